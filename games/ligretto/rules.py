@@ -1,0 +1,740 @@
+"""Ligretto and Ligretto Mini rules engine: rules L1-L16 and G0-G2, both presets in one module.
+
+Pure: no Django, no clock, no global random; each deal uses random.Random(match seed, round).
+"""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, field, replace
+from typing import Any, NamedTuple
+
+from games.engine import Action, Event, IllegalAction, View
+
+SEAT_LIMITS = {"ligretto-mini": (2, 2), "ligretto": (2, 12)}
+COLORS = {"ligretto-mini": ("red", "green", "blue"), "ligretto": ("red", "yellow", "green", "blue")}
+TOP_VALUE = {"ligretto-mini": 9, "ligretto": 10}
+STACK_SIZE = {"ligretto-mini": 7, "ligretto": 10}
+MAX_ROUNDS = 50
+MAX_TARGET = 10_000
+FLIP_COUNT = 3
+DUMP_VERSION = 1
+
+
+class Card(NamedTuple):
+    """One card; `owner` is the seat whose back it carries (L15 scores by it)."""
+
+    color: str
+    value: int
+    owner: int
+
+
+# Tuples everywhere: a State is never mutated after it is built, so `apply` can share every
+# part it does not touch with the previous state (cheap structural copies, G2).
+@dataclass(slots=True)
+class Player:
+    """One seat's cards: row slots (bottom..top), stack (top last), hand (next first), waste."""
+
+    row: tuple[tuple[Card, ...], ...]
+    stack: tuple[Card, ...]
+    hand: tuple[Card, ...]
+    waste: tuple[Card, ...]
+
+
+@dataclass(slots=True)
+class Pile:
+    """A centre pile; its id is its index in `State.center`."""
+
+    color: str
+    cards: tuple[Card, ...]
+    closed: bool = False
+
+
+@dataclass(slots=True)
+class State:
+    """A whole match: the current round's cards plus the finished rounds' points."""
+
+    preset: str
+    options: dict[str, Any]
+    seed: int
+    round: int
+    status: str  # "playing" | "round_over" | "finished"
+    players: tuple[Player, ...]
+    center: tuple[Pile, ...] = ()
+    scores: tuple[tuple[int, ...], ...] = ()
+    ready: tuple[int, ...] = ()
+    end_reason: str | None = None
+    end_message: str | None = None
+    # Derived from `center`; rebuilt lazily, never dumped.
+    _wanted: dict[tuple[str, int], int] | None = field(default=None, compare=False, repr=False)
+
+    @property
+    def seats(self) -> int:
+        return len(self.players)
+
+
+# --------------------------------------------------------------------------- options and deal
+
+
+def _preset(preset: str) -> str:
+    if preset not in SEAT_LIMITS:
+        raise IllegalAction("invalid_options", f"Unknown game {preset!r}.")
+    return preset
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def check_options(
+    seats: int, options: dict[str, Any] | None, preset: str = "ligretto"
+) -> dict[str, Any]:
+    """Return the options with defaults filled, or raise invalid_seats / invalid_options."""
+    preset = _preset(preset)
+    low, high = SEAT_LIMITS[preset]
+    if not _is_int(seats) or not low <= seats <= high:
+        raise IllegalAction(
+            "invalid_seats",
+            f"This game needs {low} players."
+            if low == high
+            else f"This game needs {low} to {high} players.",
+        )
+    if options is None:
+        options = {}
+    if not isinstance(options, dict):
+        raise IllegalAction("invalid_options", "Options must be an object.")
+    allowed = {"rounds", "row_variant"} | ({"target"} if preset == "ligretto" else set())
+    unknown = sorted(set(options) - allowed)
+    if unknown:
+        raise IllegalAction("invalid_options", f"Unknown option {unknown[0]!r}.")
+    row_variant = options.get("row_variant", False)
+    if not isinstance(row_variant, bool):
+        raise IllegalAction("invalid_options", "row_variant must be true or false.")
+    if "rounds" in options and "target" in options:
+        raise IllegalAction(
+            "invalid_options", "Give either a target or a number of rounds, not both."
+        )
+    if "rounds" in options or preset == "ligretto-mini":
+        rounds = options.get("rounds", 1)
+        if not _is_int(rounds) or not 1 <= rounds <= MAX_ROUNDS:
+            raise IllegalAction(
+                "invalid_options", f"rounds must be a whole number from 1 to {MAX_ROUNDS}."
+            )
+        return {"rounds": rounds, "row_variant": row_variant}
+    target = options.get("target", 99)
+    if not _is_int(target) or not 1 <= target <= MAX_TARGET:
+        raise IllegalAction(
+            "invalid_options", f"target must be a whole number from 1 to {MAX_TARGET}."
+        )
+    return {"target": target, "row_variant": row_variant}
+
+
+def row_size(preset: str, seats: int) -> int:
+    """Return the number of row cards per player (L3)."""
+    if preset == "ligretto-mini":
+        return 3
+    return 5 if seats == 2 else 4 if seats == 3 else 3
+
+
+def deck(preset: str, owner: int) -> list[Card]:
+    """Return one player's full deck in a fixed order (L2)."""
+    return [Card(c, v, owner) for c in COLORS[preset] for v in range(1, TOP_VALUE[preset] + 1)]
+
+
+def _deal(preset: str, seats: int, seed: int, round_no: int) -> tuple[Player, ...]:
+    # G1: the deal depends on the match seed and the round number only (str seeds hash stably).
+    rng = random.Random(f"ligretto:{seed}:{round_no}")
+    n_row, n_stack = row_size(preset, seats), STACK_SIZE[preset]
+    players = []
+    for seat in range(seats):
+        cards = deck(preset, seat)
+        rng.shuffle(cards)
+        row = tuple((c,) for c in cards[:n_row])
+        stack = tuple(cards[n_row : n_row + n_stack])
+        hand = tuple(cards[n_row + n_stack :])
+        players.append(Player(row=row, stack=stack, hand=hand, waste=()))
+    return tuple(players)
+
+
+def _start_round(state: State, round_no: int) -> tuple[State, list[Event]]:
+    players = _deal(state.preset, state.seats, state.seed, round_no)
+    new = replace(
+        state,
+        round=round_no,
+        status="playing",
+        players=players,
+        center=(),
+        ready=(),
+        end_reason=None,
+        end_message=None,
+        _wanted=None,
+    )
+    events: list[Event] = [{"type": "round_dealt", "round": round_no}]
+    # L14+: a deal that is already deadlocked ends at once.
+    if _deadlocked(new):
+        new, ended = _end_round(new, "deadlock", None)
+        events += ended
+    return new, events
+
+
+def new_match(
+    seats: int, options: dict[str, Any] | None, seed: int, preset: str = "ligretto"
+) -> State:
+    """Validate the options and deal round 1 from `seed`."""
+    opts = check_options(seats, options, preset)
+    if not _is_int(seed):
+        raise IllegalAction("invalid_options", "The seed must be an integer.")
+    empty = State(preset=preset, options=opts, seed=seed, round=0, status="playing", players=())
+    empty.players = tuple(Player((), (), (), ()) for _ in range(seats))
+    state, _ = _start_round(empty, 1)
+    return state
+
+
+# --------------------------------------------------------------------------- centre and fitting
+
+
+def _wanted(state: State) -> dict[tuple[str, int], int]:
+    """Map (colour, value) a centre pile accepts next -> the lowest such pile id."""
+    wanted = state._wanted
+    if wanted is None:
+        wanted = {}
+        for pid, pile in enumerate(state.center):
+            if not pile.closed:
+                wanted.setdefault((pile.color, pile.cards[-1].value + 1), pid)
+        state._wanted = wanted
+    return wanted
+
+
+def _fits(card: Card, wanted: dict[tuple[str, int], int]) -> bool:
+    return card.value == 1 or (card.color, card.value) in wanted
+
+
+def _fits_row(card: Card, row: tuple[tuple[Card, ...], ...]) -> bool:
+    # L16: onto an own row top exactly one higher and of a different colour.
+    for slot in row:
+        if slot and slot[-1].value == card.value + 1 and slot[-1].color != card.color:
+            return True
+    return False
+
+
+def _flip_reachable(hand: tuple[Card, ...], waste: tuple[Card, ...]) -> list[Card]:
+    """Return every waste top that flipping from here would show (L14+), the current top aside.
+
+    A flip moves the next three cards in order onto the waste, so waste + hand is the same
+    sequence before and after any flip: the first pass shows every third card of the hand (and
+    its last), every later pass every third card of waste + hand (and its last), forever alike.
+    """
+    out = list(hand[2::3])
+    if len(hand) % 3:
+        out.append(hand[-1])
+    cycle = waste + hand
+    out += cycle[2::3]
+    if len(cycle) % 3:
+        out.append(cycle[-1])
+    return out
+
+
+def _player_can_play(state: State, p: Player, wanted: dict[tuple[str, int], int]) -> bool:
+    variant = state.options["row_variant"]
+    for slot in p.row:
+        if slot and _fits(slot[-1], wanted):
+            return True
+    for top in (p.stack[-1:], p.waste[-1:]):
+        if top and (_fits(top[0], wanted) or (variant and _fits_row(top[0], p.row))):
+            return True
+    for card in _flip_reachable(p.hand, p.waste):
+        if _fits(card, wanted) or (variant and _fits_row(card, p.row)):
+            return True
+    return False
+
+
+def _deadlocked(state: State) -> bool:
+    """Return whether no seat can play anything now or after any number of flips (L14)."""
+    wanted = _wanted(state)
+    # Cheap pass over the visible tops first: almost always someone can play.
+    for p in state.players:
+        for slot in p.row:
+            if slot and _fits(slot[-1], wanted):
+                return False
+        if p.stack and _fits(p.stack[-1], wanted):
+            return False
+        if p.waste and _fits(p.waste[-1], wanted):
+            return False
+    return not any(_player_can_play(state, p, wanted) for p in state.players)
+
+
+# --------------------------------------------------------------------------- legal actions
+
+
+def legal_actions(state: State, seat: int) -> list[Action]:
+    """List every action `seat` may send now, plays without piles (L12+)."""
+    if not _is_int(seat) or not 0 <= seat < state.seats:
+        return []
+    if state.status == "round_over":
+        return [] if seat in state.ready else [{"type": "ready"}]
+    if state.status != "playing":
+        return []
+    p = state.players[seat]
+    wanted = _wanted(state)
+    out: list[Action] = []
+    for i, slot in enumerate(p.row):
+        if slot and _fits(slot[-1], wanted):
+            out.append({"type": "play", "from": "row", "index": i})
+    if p.stack and _fits(p.stack[-1], wanted):
+        out.append({"type": "play", "from": "stack"})
+    if p.waste and _fits(p.waste[-1], wanted):
+        out.append({"type": "play", "from": "waste"})
+    if state.options["row_variant"]:
+        for source, top in (("stack", p.stack[-1:]), ("waste", p.waste[-1:])):
+            if not top:
+                continue
+            for i, slot in enumerate(p.row):
+                if _row_accepts(slot, top[0]):
+                    out.append({"type": "play", "from": source, "to": "row", "index": i})
+    if p.hand or p.waste:
+        out.append({"type": "flip"})
+    return out
+
+
+def _row_accepts(slot: tuple[Card, ...], card: Card) -> bool:
+    return bool(slot) and slot[-1].value == card.value + 1 and slot[-1].color != card.color
+
+
+# --------------------------------------------------------------------------- apply
+
+
+def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    """Apply one action of `seat` atomically; return the new state and its events (L7-L16)."""
+    if not _is_int(seat) or not 0 <= seat < state.seats:
+        raise IllegalAction("no_such_seat", "There is no such seat in this match.")
+    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
+        raise IllegalAction("bad_action", "An action is an object with a type.")
+    kind = action["type"]
+    if kind == "ready":
+        return _ready(state, seat)
+    if kind == "play":
+        return _play(state, seat, action)
+    if kind == "flip":
+        return _flip(state, seat)
+    raise IllegalAction("bad_action", f"Unknown action type {kind!r}.")
+
+
+def _require_playing(state: State) -> None:
+    if state.status != "playing":
+        raise IllegalAction("round_over", "The round is over; no more cards can be played.")
+
+
+def _index(action: Action, p: Player) -> int:
+    index = action.get("index")
+    if not _is_int(index):
+        raise IllegalAction("bad_action", "A row play needs an integer index.")
+    if not 0 <= index < len(p.row):
+        raise IllegalAction("no_such_slot", "There is no such row slot.")
+    return index
+
+
+def _play(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+    source = action.get("from")
+    if source not in ("row", "stack", "waste"):
+        raise IllegalAction("bad_action", "A play comes from the row, the stack or the waste.")
+    pile_id = action.get("pile")
+    if pile_id is not None and not _is_int(pile_id):
+        raise IllegalAction("bad_action", "A pile is named by its integer id.")
+    to = action.get("to")
+    if to is not None and to != "row":
+        raise IllegalAction("bad_action", 'A play goes to the centre or "to": "row".')
+    if to == "row" and (source == "row" or pile_id is not None):
+        raise IllegalAction("bad_action", "Only a stack or waste top can go onto the row.")
+    _require_playing(state)
+    p = state.players[seat]
+    if to == "row":
+        return _play_to_row(state, seat, p, source, _index(action, p))
+
+    index = None
+    if source == "row":
+        index = _index(action, p)
+        slot = p.row[index]
+        if not slot:
+            raise IllegalAction("empty_slot", "That row slot is empty.")
+        card = slot[-1]
+    elif source == "stack":
+        if not p.stack:
+            raise IllegalAction("empty_stack", "Your Ligretto stack is empty.")
+        card = p.stack[-1]
+    else:
+        if not p.waste:
+            raise IllegalAction(
+                "empty_waste", "Your waste is empty; flip cards off your hand first."
+            )
+        card = p.waste[-1]
+
+    target = _target_pile(state, card, pile_id)
+    center = list(state.center)
+    if target is None:
+        target = len(center)
+        center.append(Pile(card.color, (card,)))
+    else:
+        old = center[target]
+        center[target] = Pile(old.color, old.cards + (card,))
+    closed = card.value == TOP_VALUE[state.preset]
+    if closed:
+        center[target].closed = True
+
+    events: list[Event] = []
+    ev: Event = {
+        "type": "card_played",
+        "seat": seat,
+        "from": source,
+        "pile": target,
+        "card": _card(card),
+    }
+    if index is not None:
+        ev["index"] = index
+    if pile_id is not None and pile_id != target:
+        ev["asked_pile"] = pile_id
+    events.append(ev)
+    if closed:
+        events.append({"type": "pile_closed", "pile": target, "color": card.color})
+
+    row, stack, waste = p.row, p.stack, p.waste
+    if source == "row":
+        rest = row[index][:-1]
+        if not rest and stack:
+            # L10: an emptied slot takes the stack top at once.
+            rest = (stack[-1],)
+            stack = stack[:-1]
+            events.append(
+                {"type": "row_refilled", "seat": seat, "index": index, "card": _card(rest[0])}
+            )
+        row = row[:index] + (rest,) + row[index + 1 :]
+    elif source == "stack":
+        stack = stack[:-1]
+    else:
+        waste = waste[:-1]
+    players = list(state.players)
+    players[seat] = Player(row=row, stack=stack, hand=p.hand, waste=waste)
+    new = replace(state, players=tuple(players), center=tuple(center), _wanted=None)
+    return _after_move(new, seat, events)
+
+
+def _target_pile(state: State, card: Card, pile_id: int | None) -> int | None:
+    """Return the pile id `card` goes to (None: a new pile), or refuse it (L9, L12+)."""
+    center = state.center
+    if pile_id is not None and not 0 <= pile_id < len(center):
+        raise IllegalAction("no_such_pile", "There is no such pile in the centre.")
+    if card.value == 1:
+        return None  # L9: a 1 always starts a new pile
+    if pile_id is not None:
+        named = center[pile_id]
+        if (
+            not named.closed
+            and named.color == card.color
+            and named.cards[-1].value == card.value - 1
+        ):
+            return pile_id
+    found = _wanted(state).get((card.color, card.value))
+    if found is not None:
+        return found
+    # Someone was quicker if a pile of this colour has already passed this card's value.
+    piles = [center[pile_id]] if pile_id is not None else center
+    if any(pl.color == card.color and pl.cards[-1].value >= card.value for pl in piles):
+        raise IllegalAction("too_slow", "Too slow: someone else got there first.")
+    raise IllegalAction("does_not_fit", "That card fits on no pile in the centre.")
+
+
+def _play_to_row(
+    state: State, seat: int, p: Player, source: str, index: int
+) -> tuple[State, list[Event]]:
+    if not state.options["row_variant"]:
+        raise IllegalAction("row_variant_off", "Cards go onto the row only with the row variant.")
+    if source == "stack":
+        if not p.stack:
+            raise IllegalAction("empty_stack", "Your Ligretto stack is empty.")
+        card = p.stack[-1]
+    else:
+        if not p.waste:
+            raise IllegalAction(
+                "empty_waste", "Your waste is empty; flip cards off your hand first."
+            )
+        card = p.waste[-1]
+    slot = p.row[index]
+    if not slot:
+        raise IllegalAction("empty_slot", "That row slot is empty.")
+    if not _row_accepts(slot, card):
+        raise IllegalAction(
+            "does_not_fit", "A row card takes only a card one lower of another colour."
+        )
+    row = p.row[:index] + (slot + (card,),) + p.row[index + 1 :]
+    stack = p.stack[:-1] if source == "stack" else p.stack
+    waste = p.waste[:-1] if source == "waste" else p.waste
+    players = list(state.players)
+    players[seat] = Player(row=row, stack=stack, hand=p.hand, waste=waste)
+    new = replace(state, players=tuple(players))
+    events: list[Event] = [
+        {
+            "type": "card_moved",
+            "seat": seat,
+            "from": source,
+            "to": "row",
+            "index": index,
+            "card": _card(card),
+        }
+    ]
+    return _after_move(new, seat, events)
+
+
+def _flip(state: State, seat: int) -> tuple[State, list[Event]]:
+    _require_playing(state)
+    p = state.players[seat]
+    hand, waste = p.hand, p.waste
+    if not hand and not waste:
+        raise IllegalAction("nothing_to_flip", "Your hand and waste are both empty.")
+    events: list[Event] = []
+    if not hand:
+        # L11: one flip turns the whole waste over (no shuffle) as the new hand, then flips on.
+        hand, waste = waste, ()
+        events.append({"type": "waste_turned", "seat": seat, "count": len(hand)})
+    k = min(FLIP_COUNT, len(hand))
+    waste, hand = waste + hand[:k], hand[k:]
+    events.append({"type": "hand_flipped", "seat": seat, "count": k, "waste_top": _card(waste[-1])})
+    players = list(state.players)
+    players[seat] = Player(row=p.row, stack=p.stack, hand=hand, waste=waste)
+    new = replace(state, players=tuple(players))
+    return _after_move(new, seat, events)
+
+
+def _after_move(state: State, seat: int, events: list[Event]) -> tuple[State, list[Event]]:
+    # L13: only the mover's stack can have just run out; L14: anyone's move can lock everyone.
+    if not state.players[seat].stack:
+        state, ended = _end_round(state, "stack_empty", seat)
+        events += ended
+    elif _deadlocked(state):
+        state, ended = _end_round(state, "deadlock", None)
+        events += ended
+    return state, events
+
+
+# --------------------------------------------------------------------------- round and match end
+
+
+def in_center(state: State) -> list[int]:
+    """Return how many of each seat's cards lie in the centre, closed piles included."""
+    counts = [0] * state.seats
+    for pile in state.center:
+        for card in pile.cards:
+            counts[card.owner] += 1
+    return counts
+
+
+def round_points(state: State) -> list[int]:
+    """Score the round as it lies (L15): +1 per own card in the centre, -2 per stack card."""
+    return [c - 2 * len(p.stack) for c, p in zip(in_center(state), state.players, strict=True)]
+
+
+def totals(state: State) -> list[int]:
+    """Return each seat's total over the finished rounds."""
+    sums = [0] * state.seats
+    for points in state.scores:
+        for s, v in enumerate(points):
+            sums[s] += v
+    return sums
+
+
+def _match_over(state: State) -> bool:
+    if "rounds" in state.options:
+        return len(state.scores) >= state.options["rounds"]
+    return max(totals(state)) >= state.options["target"]
+
+
+def winners(state: State) -> list[int]:
+    """Return the seats with the highest total (equal totals share the win)."""
+    sums = totals(state)
+    best = max(sums)
+    return [s for s, v in enumerate(sums) if v == best]
+
+
+def _end_round(state: State, reason: str, seat: int | None) -> tuple[State, list[Event]]:
+    points = round_points(state)
+    if reason == "stack_empty":
+        message = f"Round {state.round} is over: seat {seat} emptied their Ligretto stack."
+    else:
+        message = (
+            f"Round {state.round} is over: nobody can play any card, even by flipping through "
+            "their hand, so it is scored as it stands."
+        )
+    new = replace(
+        state,
+        status="round_over",
+        scores=state.scores + (tuple(points),),
+        ready=(),
+        end_reason=reason,
+        end_message=message,
+    )
+    event: Event = {
+        "type": "round_ended",
+        "round": state.round,
+        "reason": reason,
+        "message": message,
+        "points": points,
+        "totals": totals(new),
+        "match_over": _match_over(new),
+    }
+    if seat is not None:
+        event["seat"] = seat
+    return new, [event]
+
+
+def _ready(state: State, seat: int) -> tuple[State, list[Event]]:
+    if state.status == "playing":
+        raise IllegalAction("not_round_over", "The round is still being played.")
+    if state.status == "finished" or seat in state.ready:
+        raise IllegalAction("already_ready", "You are already ready.")
+    ready = tuple(sorted(state.ready + (seat,)))
+    new = replace(state, ready=ready)
+    events: list[Event] = [{"type": "player_ready", "seat": seat}]
+    if len(ready) < state.seats:
+        return new, events
+    if _match_over(new):
+        new = replace(new, status="finished")
+        win = winners(new)
+        events.append(
+            {
+                "type": "match_finished",
+                "totals": totals(new),
+                "winners": win,
+                "message": "The match is over: "
+                + (
+                    f"seat {win[0]} wins."
+                    if len(win) == 1
+                    else "seats " + ", ".join(map(str, win)) + " share the win."
+                ),
+            }
+        )
+        return new, events
+    new, dealt = _start_round(new, new.round + 1)
+    return new, events + dealt
+
+
+# --------------------------------------------------------------------------- views
+
+
+def _card(card: Card | None) -> dict[str, Any] | None:
+    return None if card is None else {"color": card.color, "value": card.value}
+
+
+def player_view(state: State, seat: int | None) -> View:
+    """Return everything `seat` (None: a spectator) may see; hidden cards never appear."""
+    counts = in_center(state)
+    center = [
+        {
+            "pile": pid,
+            "color": pile.color,
+            "top": pile.cards[-1].value,
+            "count": len(pile.cards),
+            "closed": pile.closed,
+        }
+        for pid, pile in enumerate(state.center)
+    ]
+    tableaus = [
+        {
+            "seat": s,
+            "row": [_card(slot[-1]) if slot else None for slot in p.row],
+            "row_depth": [len(slot) for slot in p.row],
+            "stack_top": _card(p.stack[-1]) if p.stack else None,
+            "stack_count": len(p.stack),
+            "hand_count": len(p.hand),
+            "waste_top": _card(p.waste[-1]) if p.waste else None,
+            "waste_count": len(p.waste),
+            "in_center": counts[s],
+        }
+        for s, p in enumerate(state.players)
+    ]
+    view: View = {
+        "game": state.preset,
+        "options": dict(state.options),
+        "status": state.status,
+        "round": state.round,
+        "center": center,
+        "tableaus": tableaus,
+        "legal": legal_actions(state, seat) if seat is not None else [],
+        "scores": [{"round": i + 1, "points": list(p)} for i, p in enumerate(state.scores)],
+        "totals": totals(state),
+        "ready": list(state.ready),
+        "end_reason": state.end_reason,
+        "end_message": state.end_message,
+        "top_value": TOP_VALUE[state.preset],
+    }
+    if state.status == "finished":
+        view["winners"] = winners(state)
+    return view
+
+
+# --------------------------------------------------------------------------- dump / load (G0)
+
+
+def _dc(card: Card) -> list[Any]:
+    return [card.color, card.value, card.owner]
+
+
+def _lc(data: list[Any]) -> Card:
+    color, value, owner = data
+    return Card(color, value, owner)
+
+
+def dump(state: State) -> dict[str, Any]:
+    """Return the state as JSON-native data; cards are [colour, value, owner] (G0)."""
+    return {
+        "version": DUMP_VERSION,
+        "preset": state.preset,
+        "options": dict(state.options),
+        "seed": state.seed,
+        "round": state.round,
+        "status": state.status,
+        "players": [
+            {
+                "row": [[_dc(c) for c in slot] for slot in p.row],
+                "stack": [_dc(c) for c in p.stack],
+                "hand": [_dc(c) for c in p.hand],
+                "waste": [_dc(c) for c in p.waste],
+            }
+            for p in state.players
+        ],
+        "center": [
+            {"color": pl.color, "cards": [_dc(c) for c in pl.cards], "closed": pl.closed}
+            for pl in state.center
+        ],
+        "scores": [list(p) for p in state.scores],
+        "ready": list(state.ready),
+        "end_reason": state.end_reason,
+        "end_message": state.end_message,
+    }
+
+
+def load(data: dict[str, Any]) -> State:
+    """Rebuild a state from `dump` data (stack and waste top last, hand next card first)."""
+    players = tuple(
+        Player(
+            row=tuple(tuple(_lc(c) for c in slot) for slot in p["row"]),
+            stack=tuple(_lc(c) for c in p["stack"]),
+            hand=tuple(_lc(c) for c in p["hand"]),
+            waste=tuple(_lc(c) for c in p.get("waste", ())),
+        )
+        for p in data["players"]
+    )
+    center = tuple(
+        Pile(pl["color"], tuple(_lc(c) for c in pl["cards"]), bool(pl.get("closed", False)))
+        for pl in data.get("center", ())
+    )
+    return State(
+        preset=data["preset"],
+        options=dict(data["options"]),
+        seed=data.get("seed", 0),
+        round=data.get("round", 1),
+        status=data.get("status", "playing"),
+        players=players,
+        center=center,
+        scores=tuple(tuple(p) for p in data.get("scores", ())),
+        ready=tuple(data.get("ready", ())),
+        end_reason=data.get("end_reason"),
+        end_message=data.get("end_message"),
+    )
