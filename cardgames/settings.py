@@ -164,3 +164,7 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# Behind a reverse proxy, trust its X-Forwarded-For to tell client addresses (login rate limit).
+TRUSTED_PROXY = envbool("TRUSTED_PROXY", "False")
+WSGI_APPLICATION = "cardgames.wsgi.application"

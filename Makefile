@@ -1,0 +1,81 @@
+# cardgames: `make run` serves the site on http://127.0.0.1:8000; `make test` runs every check.
+SHELL := /bin/bash
+.DEFAULT_GOAL := run
+VENV := .venv
+PY := $(VENV)/bin/python
+HOST ?= 127.0.0.1
+PORT ?= 8000
+# The whole suite must finish well inside CI's budget; a hang fails instead of waiting forever.
+TEST_TIMEOUT ?= 1200
+
+.PHONY: run install install-dev chromium lint test test-fast test-browser test-scale migrate superuser clean
+
+# Django 6 needs Python >= 3.12: prefer pyenv's 3.13.0, else any python3.13 / 3.12 on PATH.
+$(PY):
+	@py=""; \
+	for cand in "$$(pyenv prefix 3.13.0 2>/dev/null)/bin/python3.13" python3.13 python3.12 python3; do \
+	  if command -v "$$cand" >/dev/null 2>&1 && "$$cand" -c 'import sys; sys.exit(sys.version_info < (3, 12))' 2>/dev/null; then \
+	    py="$$cand"; break; fi; \
+	done; \
+	if [ -z "$$py" ]; then echo "cardgames needs Python 3.12 or newer (3.13 preferred); none was found." >&2; exit 1; fi; \
+	echo "Creating $(VENV) with $$py ($$("$$py" --version))"; \
+	"$$py" -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(VENV)/.installed: $(PY) pyproject.toml
+	$(PY) -m pip install --quiet -e .
+	@touch $@
+
+$(VENV)/.installed-dev: $(VENV)/.installed pyproject.toml
+	$(PY) -m pip install --quiet -e '.[dev]'
+	@touch $@
+
+install: $(VENV)/.installed
+install-dev: $(VENV)/.installed-dev
+
+# Browser tests drive Debian's Chromium; a browser download is neither possible nor wanted here.
+chromium:
+	@command -v chromium >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium for the browser tests"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	@chromium --version
+
+migrate: install
+	$(PY) manage.py migrate --noinput
+
+run: migrate
+	$(PY) manage.py collectstatic --noinput -v 0
+	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) cardgames.asgi:application
+
+superuser: migrate
+	$(PY) manage.py createsuperuser
+
+lint: install-dev
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(PY) manage.py makemigrations --check --dry-run
+	$(PY) manage.py check
+
+# Everything but the browser, then the browser flows in their own process (Playwright's event
+# loop and the asyncio consumer tests must not share one), then the PostgreSQL + Redis path.
+test: lint chromium
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m "not browser and not scale"
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m browser tests/browser
+	$(MAKE) test-scale
+
+test-fast: install-dev
+	$(VENV)/bin/pytest -m "not browser and not scale" -x -q
+
+test-browser: install-dev chromium
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m browser tests/browser
+
+# The scale-out configuration against the machine's real PostgreSQL and Redis.
+test-scale: install-dev
+	@../shared/services-up >/dev/null 2>&1 || true
+	DATABASE_URL=$${SCALE_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test} \
+	REDIS_URL=$${SCALE_REDIS_URL:-redis://127.0.0.1:6379/0} \
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m "not browser" tests/lobby
+
+clean:
+	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

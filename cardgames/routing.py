@@ -1,0 +1,8 @@
+from django.urls import path
+
+from lobby import consumers
+
+websocket_urlpatterns = [
+    path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),
+    path("ws/rooms/<int:room_id>/", consumers.RoomConsumer.as_asgi()),
+]

@@ -1,0 +1,108 @@
+"""Rooms and their seats: who sits where, and where the room stands."""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+from django.urls import reverse
+
+from games.registry import GAMES
+
+GAME_CHOICES = [(slug, game.name) for slug, game in GAMES.items()]
+
+
+def _invite_code() -> str:
+    return secrets.token_urlsafe(12)
+
+
+class Room(models.Model):
+    class Status(models.TextChoices):
+        OPEN = "open", "Open"  # waiting for players
+        PLAYING = "playing", "Playing"
+        FINISHED = "finished", "Finished"  # played to the end; kept in history
+        CLOSED = "closed", "Closed"  # everyone left; kept for the record, never listed
+
+    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    seats = models.PositiveSmallIntegerField()
+    options = models.JSONField(default=dict, blank=True)
+    host = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="hosted_rooms"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
+    # Whoever holds the invite link may join; the room's own id stays a public address.
+    invite_code = models.CharField(max_length=32, unique=True, default=_invite_code)
+    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(null=True, blank=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "-created_at"])]
+
+    def __str__(self) -> str:
+        return f"Room {self.pk} ({self.get_game_display()}, {self.status})"
+
+    def get_absolute_url(self) -> str:
+        return reverse("lobby:room", args=[self.pk])
+
+    def get_invite_url(self) -> str:
+        return reverse("lobby:invite", args=[self.invite_code])
+
+    @property
+    def game_info(self):  # noqa: ANN201 - a games.registry.Game
+        return GAMES[self.game]
+
+    @property
+    def is_open(self) -> bool:
+        return self.status == self.Status.OPEN
+
+
+class Seat(models.Model):
+    """One place at a room's table, held by a user or a bot (never both, never neither)."""
+
+    class BotLevel(models.TextChoices):
+        EASY = "easy", "Easy bot"
+        NORMAL = "normal", "Normal bot"
+        FAST = "fast", "Fast bot"
+
+    room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seat_set")
+    index = models.PositiveSmallIntegerField()  # turn order, clockwise, from 0
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="seats",
+    )
+    bot_level = models.CharField(max_length=10, choices=BotLevel.choices, blank=True)
+    joined_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["room", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["room", "index"], name="one_holder_per_seat"),
+            models.UniqueConstraint(
+                fields=["room", "user"], condition=Q(user__isnull=False), name="one_seat_per_user"
+            ),
+            models.CheckConstraint(
+                condition=(Q(user__isnull=False) & Q(bot_level=""))
+                | (Q(user__isnull=True) & ~Q(bot_level="")),
+                name="user_xor_bot",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.room_id}#{self.index}: {self.name}"
+
+    @property
+    def is_bot(self) -> bool:
+        return not self.user_id
+
+    @property
+    def name(self) -> str:
+        if self.user_id:
+            return self.user.username
+        return f"{self.get_bot_level_display()} {self.index + 1}"

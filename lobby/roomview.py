@@ -1,0 +1,43 @@
+"""What a room page shows to one viewer: shared by the HTTP view and the room's socket."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from lobby.models import Room
+
+OPTION_LABELS = {"rounds": "Rounds", "target": "Target points", "row_variant": "Row variant"}
+
+
+def room_context(room: Room, user, base_url: str, error: str | None = None) -> dict[str, Any]:
+    """Return the template context of `room` as `user` sees it; `base_url` is scheme://host."""
+    seats = {seat.index: seat for seat in room.seat_set.select_related("user")}
+    signed_in = user is not None and user.is_authenticated
+    my_seat = next((s for s in seats.values() if signed_in and s.user_id == user.pk), None)
+    is_host = signed_in and room.host_id == user.pk
+    filled = len(seats)
+    info = room.game_info
+    return {
+        "room": room,
+        "seat_rows": [(i, seats.get(i)) for i in range(room.seats)],
+        "option_rows": [
+            (OPTION_LABELS.get(key, key), _option_text(value))
+            for key, value in room.options.items()
+        ],
+        "my_seat": my_seat,
+        "is_host": is_host,
+        "filled": filled,
+        "free": room.seats - filled,
+        "can_join": signed_in and room.is_open and my_seat is None and filled < room.seats,
+        "can_start": is_host and room.is_open and filled >= info.min_seats,
+        "min_seats": info.min_seats,
+        "bot_levels": info.bot_levels if is_host and room.is_open else (),
+        "invite_url": base_url + room.get_invite_url(),
+        "error": error,
+    }
+
+
+def _option_text(value: Any) -> str:
+    if isinstance(value, bool):
+        return "on" if value else "off"
+    return str(value)

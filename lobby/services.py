@@ -1,0 +1,180 @@
+"""The one write path for rooms and seats, used by the browser views and (later) the API.
+
+Every change runs in a transaction on a locked room row, then tells the lobby and the room's
+watchers after commit. Refusals raise RoomError with a code, a sentence and an HTTP status.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import Any
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from games.engine import IllegalAction
+from games.registry import GAMES
+from lobby import live
+from lobby.models import Room, Seat
+
+
+class RoomError(Exception):
+    """A refused room operation: `.code` for machines, `.message` for people, `.status` for HTTP."""
+
+    def __init__(self, code: str, message: str, status: int = 409) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+
+
+def check_room(game: str, seats: Any, options: Any) -> dict[str, Any]:
+    """Return the normalized options for a new room, or raise RoomError (400)."""
+    if game not in GAMES:
+        raise RoomError("invalid_game", f"There is no game called {game!r}.", 400)
+    info = GAMES[game]
+    if isinstance(seats, bool) or not isinstance(seats, int):
+        raise RoomError("invalid_seats", "The number of seats must be a whole number.", 400)
+    if not info.min_seats <= seats <= info.max_seats:
+        if info.min_seats == info.max_seats:
+            allowed = f"exactly {info.min_seats}"
+        else:
+            allowed = f"{info.min_seats} to {info.max_seats}"
+        raise RoomError("invalid_seats", f"{info.name} is played by {allowed} players.", 400)
+    if options is not None and not isinstance(options, dict):
+        raise RoomError("invalid_options", "The options must be an object.", 400)
+    try:
+        return info.check_options(seats, options or {})
+    except IllegalAction as refusal:
+        raise RoomError(refusal.code, refusal.message, 400) from refusal
+
+
+def create_room(user, game: str, seats: Any, options: Any = None) -> Room:
+    """Open a room for `game`; its creator hosts it and sits in seat 0."""
+    clean_options = check_room(game, seats, options)
+    with transaction.atomic():
+        room = Room.objects.create(game=game, seats=seats, options=clean_options, host=user)
+        Seat.objects.create(room=room, index=0, user=user)
+        _after_commit(room.pk)
+    return room
+
+
+def join_room(room_id: int, user) -> Seat:
+    """Seat `user` in the lowest free seat of an open room."""
+    try:
+        with transaction.atomic():
+            room = _locked_room(room_id)
+            seats = list(room.seat_set.all())
+            if any(seat.user_id == user.pk for seat in seats):
+                raise RoomError("already_seated", "You already have a seat in this room.")
+            _require_open(room)
+            taken = {seat.index for seat in seats}
+            free = [i for i in range(room.seats) if i not in taken]
+            if not free:
+                raise RoomError("room_full", "Every seat in this room is taken.")
+            seat = Seat.objects.create(room=room, index=free[0], user=user)
+            _after_commit(room.pk)
+    except IntegrityError as clash:
+        # Two joins raced past the checks (SQLite does not lock rows): the constraint decides.
+        raise RoomError("room_full", "That seat was just taken; please try again.") from clash
+    return seat
+
+
+def leave_room(room_id: int, user) -> Room:
+    """Give up the user's seat; an emptied room closes, a departing host hands the room on."""
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        seat = room.seat_set.filter(user=user).first()
+        if seat is None:
+            raise RoomError("not_seated", "You have no seat in this room.")
+        if room.status in (Room.Status.FINISHED, Room.Status.CLOSED):
+            raise RoomError("room_over", "This room is over; there is nothing to leave.")
+        if room.status == Room.Status.OPEN:
+            seat.delete()
+        else:
+            # A game in progress keeps its seats: a bot takes over so the others can play on.
+            seat.user = None
+            seat.bot_level = Seat.BotLevel.NORMAL
+            seat.save(update_fields=["user", "bot_level"])
+        humans = room.seat_set.filter(user__isnull=False).order_by("joined_at", "index")
+        successor = humans.first()
+        if successor is None:
+            room.status = Room.Status.CLOSED
+            room.ended_at = timezone.now()
+        elif room.host_id == user.pk:
+            room.host_id = successor.user_id
+        room.save()
+        _after_commit(room.pk)
+    return room
+
+
+def add_bots(room_id: int, user, count: Any = 1, level: Any = "normal") -> Room:
+    """Let the host fill up to `count` free seats with bots of `level`."""
+    if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+        raise RoomError("invalid_count", "The number of bots must be a whole number from 1.", 400)
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        _require_host(room, user)
+        _require_open(room)
+        if level not in room.game_info.bot_levels:
+            levels = ", ".join(room.game_info.bot_levels)
+            raise RoomError(
+                "invalid_level", f"{room.game_info.name} bots come in these levels: {levels}.", 400
+            )
+        taken = set(room.seat_set.values_list("index", flat=True))
+        free = [i for i in range(room.seats) if i not in taken]
+        if not free:
+            raise RoomError("room_full", "Every seat in this room is taken.")
+        Seat.objects.bulk_create(Seat(room=room, index=i, bot_level=level) for i in free[:count])
+        _after_commit(room.pk)
+    return room
+
+
+def start_room(room_id: int, user) -> Room:
+    """Let the host start the room once enough seats are filled; empty seats are dropped."""
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        _require_host(room, user)
+        if room.status != Room.Status.OPEN:
+            raise RoomError("already_started", "This room has already started.")
+        seats = list(room.seat_set.order_by("index"))
+        need = room.game_info.min_seats
+        if len(seats) < need:
+            raise RoomError(
+                "not_enough_players",
+                f"{room.game_info.name} needs at least {need} players; invite someone or add bots.",
+            )
+        # Close the gaps so that turn order is 0..n-1 (seat numbers are the game's seats).
+        for new_index, seat in enumerate(seats):
+            if seat.index != new_index:
+                Seat.objects.filter(pk=seat.pk).update(index=new_index)
+        room.seats = len(seats)
+        room.status = Room.Status.PLAYING
+        room.started_at = timezone.now()
+        room.save(update_fields=["seats", "status", "started_at"])
+        _after_commit(room.pk)
+    return room
+
+
+def _locked_room(room_id: int) -> Room:
+    try:
+        return Room.objects.select_for_update().get(pk=room_id)
+    except Room.DoesNotExist:
+        raise RoomError("no_such_room", "There is no such room.", 404) from None
+
+
+def _require_host(room: Room, user) -> None:
+    if room.host_id != user.pk:
+        raise RoomError("not_host", "Only the host of this room may do that.", 403)
+
+
+def _require_open(room: Room) -> None:
+    if room.status == Room.Status.PLAYING:
+        raise RoomError("already_started", "This room has already started.")
+    if room.status != Room.Status.OPEN:
+        raise RoomError("room_over", "This room is over.")
+
+
+def _after_commit(room_id: int) -> None:
+    transaction.on_commit(partial(live.room_changed, room_id))
+    transaction.on_commit(live.lobby_changed)

@@ -1,0 +1,16 @@
+from django.urls import path
+
+from lobby import views
+
+app_name = "lobby"
+
+urlpatterns = [
+    path("", views.index, name="index"),
+    path("rooms/new/", views.create_room, name="create"),
+    path("rooms/<int:room_id>/", views.room_detail, name="room"),
+    path("rooms/<int:room_id>/join/", views.join, name="join"),
+    path("rooms/<int:room_id>/leave/", views.leave, name="leave"),
+    path("rooms/<int:room_id>/start/", views.start, name="start"),
+    path("rooms/<int:room_id>/bots/", views.add_bots, name="bots"),
+    path("invite/<str:code>/", views.invite, name="invite"),
+]
