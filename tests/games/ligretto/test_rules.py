@@ -1,0 +1,793 @@
+"""Ligretto rules L1-L16 and G0-G2, one or more tests per rule id, mostly on hand-crafted states."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+
+import pytest
+
+from games.engine import IllegalAction
+from games.ligretto import rules as R
+from games.registry import rules_for
+
+from .helpers import build, check_invariants, view_cards, visible_cards
+
+# A player whose visible cards fit nowhere, so hand-crafted states stay "playing".
+IDLE = {"row": ["g7", "g8", "g9"], "stack": ["b7", "b8"], "hand": []}
+# A player holding a 1 he never plays, so that no deadlock ends the round (L14).
+KEEP = {"row": ["b1", "g8", "g9"], "stack": ["b7", "b8"], "hand": []}
+
+
+def refuse(state, seat, action, code):
+    """Assert the action is refused with `code` and the state is left exactly as it was."""
+    before = R.dump(state)
+    with pytest.raises(IllegalAction) as err:
+        R.apply(state, seat, action)
+    assert err.value.code == code, err.value.code
+    assert err.value.message and err.value.message.endswith((".", "!"))
+    assert R.dump(state) == before
+    return err.value
+
+
+def types(events):
+    return [e["type"] for e in events]
+
+
+# --------------------------------------------------------------------------- L1 players
+
+
+def test_L1_it_accepts_exactly_two_for_mini_and_two_to_twelve_for_ligretto():
+    assert R.check_options(2, None, "ligretto-mini") == {"rounds": 1, "row_variant": False}
+    for seats in (1, 3):
+        with pytest.raises(IllegalAction) as err:
+            R.check_options(seats, None, "ligretto-mini")
+        assert err.value.code == "invalid_seats"
+    for seats in range(2, 13):
+        assert R.check_options(seats, {}, "ligretto") == {"target": 99, "row_variant": False}
+    for seats in (0, 1, 13, True, "4"):
+        with pytest.raises(IllegalAction) as err:
+            R.new_match(seats, None, 1, preset="ligretto")
+        assert err.value.code == "invalid_seats"
+
+
+def test_L1_it_exposes_the_seat_limits_through_the_registry():
+    assert (rules_for("ligretto-mini").min_seats, rules_for("ligretto-mini").max_seats) == (2, 2)
+    assert (rules_for("ligretto").min_seats, rules_for("ligretto").max_seats) == (2, 12)
+
+
+# --------------------------------------------------------------------------- L2-L5 the deal
+
+
+@pytest.mark.parametrize("preset,seats", [("ligretto-mini", 2), ("ligretto", 2), ("ligretto", 7)])
+def test_L2_it_deals_each_player_his_own_full_deck(preset, seats):
+    state = R.new_match(seats, None, 3, preset=preset)
+    check_invariants(state)
+    colors = {
+        "ligretto-mini": {"red", "green", "blue"},
+        "ligretto": {"red", "yellow", "green", "blue"},
+    }
+    size = {"ligretto-mini": 27, "ligretto": 40}[preset]
+    for seat in range(seats):
+        mine = R.deck(preset, seat)
+        assert len(mine) == len(set(mine)) == size
+        assert {card.color for card in mine} == colors[preset]
+        assert {card.value for card in mine} == set(range(1, R.TOP_VALUE[preset] + 1))
+        p = state.players[seat]
+        held = [x for slot in p.row for x in slot] + list(p.stack) + list(p.hand)
+        assert all(card.owner == seat for card in held)
+
+
+@pytest.mark.parametrize(
+    "preset,seats,row",
+    [("ligretto-mini", 2, 3), ("ligretto", 2, 5), ("ligretto", 3, 4)]
+    + [("ligretto", n, 3) for n in range(4, 13)],
+)
+def test_L3_it_lays_out_the_row_size_for_the_player_count(preset, seats, row):
+    state = R.new_match(seats, None, 11, preset=preset)
+    view = R.player_view(state, 0)
+    for t in view["tableaus"]:
+        assert len(t["row"]) == row and t["row_depth"] == [1] * row
+        assert all(card is not None for card in t["row"])
+
+
+@pytest.mark.parametrize("preset,stack", [("ligretto-mini", 7), ("ligretto", 10)])
+def test_L4_it_deals_a_face_up_stack_showing_only_its_top(preset, stack):
+    state = R.new_match(2, None, 5, preset=preset)
+    view = R.player_view(state, 0)
+    for seat, t in enumerate(view["tableaus"]):
+        assert t["stack_count"] == stack
+        top = state.players[seat].stack[-1]
+        assert t["stack_top"] == {"color": top.color, "value": top.value}
+
+
+@pytest.mark.parametrize(
+    "preset,seats,hand",
+    [("ligretto-mini", 2, 17), ("ligretto", 2, 25), ("ligretto", 3, 26), ("ligretto", 4, 27)],
+)
+def test_L5_it_keeps_the_remaining_cards_face_down_in_hand(preset, seats, hand):
+    state = R.new_match(seats, None, 9, preset=preset)
+    for t in R.player_view(state, 0)["tableaus"]:
+        assert t["hand_count"] == hand
+        assert t["waste_count"] == 0 and t["waste_top"] is None
+
+
+# --------------------------------------------------------------------------- L6 match end
+
+
+def end_round_now(state, seat=0):
+    """Finish the current round of a hand-crafted state by playing seat's last stack card."""
+    new, events = R.apply(state, seat, {"type": "play", "from": "stack"})
+    assert new.status == "round_over"
+    return new, events
+
+
+def test_L6_it_plays_one_round_of_mini_by_default_then_finishes_when_all_are_ready():
+    state = build(
+        [
+            {"row": ["r5", "g5", "b5"], "stack": ["r1"]},
+            {"row": ["r6", "g6", "b6"], "stack": ["b9"]},
+        ],
+        preset="ligretto-mini",
+    )
+    state, events = end_round_now(state)
+    assert events[-1]["match_over"] is True
+    assert R.player_view(state, 0)["status"] == "round_over"
+    state, events = R.apply(state, 1, {"type": "ready"})
+    assert state.status == "round_over" and types(events) == ["player_ready"]
+    assert R.legal_actions(state, 1) == [] and R.legal_actions(state, 0) == [{"type": "ready"}]
+    state, events = R.apply(state, 0, {"type": "ready"})
+    assert state.status == "finished"
+    assert types(events) == ["player_ready", "match_finished"]
+    assert events[-1]["winners"] == [0] and events[-1]["totals"] == [1, -2]
+    view = R.player_view(state, 0)
+    assert view["status"] == "finished" and view["legal"] == [] and view["winners"] == [0]
+    refuse(state, 0, {"type": "ready"}, "already_ready")
+    refuse(state, 0, {"type": "flip"}, "round_over")
+
+
+def test_L6_it_deals_the_next_round_until_the_fixed_number_of_rounds():
+    state = build(
+        [
+            {"row": ["r5", "g5", "b5"], "stack": ["r1"]},
+            {"row": ["r6", "g6", "b6"], "stack": ["b9"]},
+        ],
+        preset="ligretto-mini",
+        options={"rounds": 2},
+    )
+    state, events = end_round_now(state)
+    assert events[-1]["match_over"] is False
+    state, _ = R.apply(state, 0, {"type": "ready"})
+    state, events = R.apply(state, 1, {"type": "ready"})
+    assert "round_dealt" in types(events)
+    assert state.round == 2 and state.status == "playing" and state.center == ()
+    check_invariants(state)
+    assert R.player_view(state, 0)["scores"] == [{"round": 1, "points": [1, -2]}]
+
+
+def test_L6_it_finishes_ligretto_once_someone_reaches_the_target_at_a_round_end():
+    players = [
+        {"row": ["r5", "g5", "b5"], "stack": ["r1"]},
+        {"row": ["r6", "g6", "b6"], "stack": ["b9"]},
+    ]
+    state = build(players, options={"target": 10}, scores=[[5, 3]])
+    state, events = end_round_now(state)  # 5 + 1 = 6 < 10: the match goes on
+    assert events[-1]["match_over"] is False
+    state = build(players, options={"target": 10}, scores=[[9, 3]])
+    state, events = end_round_now(state)  # 9 + 1 = 10 >= 10
+    assert events[-1]["match_over"] is True and events[-1]["totals"] == [10, 1]
+    for seat in (0, 1):
+        state, events = R.apply(state, seat, {"type": "ready"})
+    assert state.status == "finished" and events[-1]["winners"] == [0]
+
+
+def test_L6_it_lets_equal_totals_share_the_win():
+    players = [
+        {"row": ["r5", "g5", "b5"], "stack": ["r1"]},
+        {"row": ["r6", "g6", "b6"], "stack": ["b9"]},
+    ]
+    state = build(players, preset="ligretto-mini", scores=[[2, 5]], options={"rounds": 2})
+    state, _ = end_round_now(state)  # totals 3 and 3
+    for seat in (0, 1):
+        state, events = R.apply(state, seat, {"type": "ready"})
+    assert events[-1]["winners"] == [0, 1] and "share" in events[-1]["message"]
+
+
+@pytest.mark.parametrize(
+    "preset,options",
+    [
+        ("ligretto", {"colour": 1}),
+        ("ligretto", {"rounds": 0}),
+        ("ligretto", {"rounds": 51}),
+        ("ligretto", {"rounds": True}),
+        ("ligretto", {"rounds": "3"}),
+        ("ligretto", {"rounds": 2.0}),
+        ("ligretto", {"target": 0}),
+        ("ligretto", {"target": False}),
+        ("ligretto", {"target": 50, "rounds": 2}),
+        ("ligretto", {"row_variant": 1}),
+        ("ligretto", ["rounds"]),
+        ("ligretto-mini", {"target": 20}),
+        ("ligretto-mini", {"rounds": -1}),
+    ],
+)
+def test_L6_it_refuses_invalid_options(preset, options):
+    with pytest.raises(IllegalAction) as err:
+        R.check_options(2, options, preset)
+    assert err.value.code == "invalid_options"
+
+
+def test_L6_it_fills_option_defaults_and_keeps_its_own_output():
+    assert R.check_options(4, {"rounds": 3}, "ligretto") == {"rounds": 3, "row_variant": False}
+    assert R.check_options(4, {"target": 50, "row_variant": True}, "ligretto") == {
+        "target": 50,
+        "row_variant": True,
+    }
+    assert R.check_options(2, {"rounds": 5, "row_variant": True}, "ligretto-mini") == {
+        "rounds": 5,
+        "row_variant": True,
+    }
+    for preset in ("ligretto", "ligretto-mini"):
+        once = R.check_options(2, None, preset)
+        assert R.check_options(2, once, preset) == once
+
+
+# --------------------------------------------------------------------------- L7 simultaneous
+
+
+def test_L7_it_lets_any_seat_act_at_any_time_without_turns():
+    state = build(
+        [
+            {"row": ["r1", "g5", "b5"], "stack": ["b8", "b9"], "hand": ["y3", "r3", "g1"]},
+            {"row": ["y1", "g6", "b6"], "stack": ["b8", "b9"], "hand": ["y3", "r3", "g1"]},
+        ]
+    )
+    for seat in (1, 0, 0, 1):
+        assert R.legal_actions(state, seat)
+        state, _ = R.apply(state, seat, R.legal_actions(state, seat)[0])
+    assert state.status == "playing"  # the engine never has a "starting" state (L7+)
+
+
+# --------------------------------------------------------------------------- L8 what may be played
+
+
+def test_L8_it_plays_a_row_card_the_stack_top_or_the_waste_top_to_the_centre():
+    state = build(
+        [
+            {
+                "row": ["r1", "g5", "b5"],
+                "stack": ["b8", "y1"],
+                "waste": ["g9", "b1"],
+                "hand": ["g8"],
+            },
+            IDLE,
+        ]
+    )
+    legal = R.legal_actions(state, 0)
+    assert {"type": "play", "from": "row", "index": 0} in legal
+    assert {"type": "play", "from": "stack"} in legal
+    assert {"type": "play", "from": "waste"} in legal
+    state, events = R.apply(state, 0, {"type": "play", "from": "waste"})
+    assert events[0] == {
+        "type": "card_played",
+        "seat": 0,
+        "from": "waste",
+        "pile": 0,
+        "card": {"color": "blue", "value": 1},
+    }
+    assert R.player_view(state, 1)["tableaus"][0]["waste_top"] == {"color": "green", "value": 9}
+
+
+def test_L8_it_refuses_cards_that_are_not_face_up_tops():
+    state = build([{"row": ["r5", "g5", "b5"], "stack": ["r1", "b8"], "hand": ["y1"]}, IDLE])
+    refuse(state, 0, {"type": "play", "from": "hand"}, "bad_action")
+    refuse(state, 0, {"type": "play", "from": "stack"}, "does_not_fit")  # r1 lies below b8
+    refuse(state, 0, {"type": "play", "from": "waste"}, "empty_waste")
+
+
+# --------------------------------------------------------------------------- L9 centre piles
+
+
+def test_L9_it_starts_a_new_pile_with_every_one_even_when_a_pile_is_named():
+    state = build([{"row": ["r1", "g1", "b5"], "stack": ["b8", "b9"]}, IDLE], center=[["r1", "r2"]])
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0, "pile": 0})
+    assert events[0]["pile"] == 1
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 1})
+    assert events[0]["pile"] == 2
+    center = R.player_view(state, None)["center"]
+    assert [(p["pile"], p["color"], p["top"], p["count"]) for p in center] == [
+        (0, "red", 2, 2),
+        (1, "red", 1, 1),
+        (2, "green", 1, 1),
+    ]
+
+
+def test_L9_it_takes_only_the_same_colour_exactly_one_higher_on_anyones_pile():
+    state = build(
+        [{"row": ["r3", "g3", "r4"], "stack": ["b8", "b9"]}, IDLE],
+        center=[["r1@1", "r2@1"], ["g1@1"]],
+    )
+    refuse(state, 0, {"type": "play", "from": "row", "index": 2}, "does_not_fit")
+    refuse(state, 0, {"type": "play", "from": "row", "index": 1}, "does_not_fit")
+    refuse(state, 0, {"type": "play", "from": "row", "index": 1, "pile": 0}, "does_not_fit")
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert events[0]["pile"] == 0
+    assert R.player_view(state, 0)["center"][0]["top"] == 3
+
+
+def test_L9_it_closes_a_pile_at_the_top_value_and_keeps_it_listed():
+    state = build(
+        [{"row": ["b10", "g5", "y5"], "stack": ["r7", "r8"]}, IDLE],
+        center=[["b" + str(v) for v in range(1, 10)]],
+    )
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert types(events)[:2] == ["card_played", "pile_closed"]
+    pile = R.player_view(state, 0)["center"][0]
+    assert pile == {"pile": 0, "color": "blue", "top": 10, "count": 10, "closed": True}
+    mini = build(
+        [
+            {"row": ["r9", "g5", "b5"], "stack": ["b7", "b8"]},
+            {"row": ["g7", "g8", "g9"], "stack": ["b7"]},
+        ],
+        center=[["r" + str(v) for v in range(1, 9)]],
+        preset="ligretto-mini",
+    )
+    mini, events = R.apply(mini, 0, {"type": "play", "from": "row", "index": 0})
+    assert "pile_closed" in types(events) and mini.center[0].closed
+
+
+def test_L9_it_allows_several_piles_of_one_colour_and_picks_the_lowest_that_fits():
+    state = build(
+        [{"row": ["r3", "g5", "b5"], "stack": ["b8", "b9"]}, IDLE],
+        center=[["r1", "r2", "r3"], ["r1@1", "r2@1"], ["r1@1", "r2@1"]],
+    )
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert events[0]["pile"] == 1
+
+
+# --------------------------------------------------------------------------- L10 refill
+
+
+def test_L10_it_refills_an_emptied_row_slot_from_the_stack_top_at_once():
+    state = build([{"row": ["g5", "r1", "b5"], "stack": ["b8", "y4", "y7"]}, KEEP])
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 1})
+    assert types(events) == ["card_played", "row_refilled"]
+    assert events[1] == {
+        "type": "row_refilled",
+        "seat": 0,
+        "index": 1,
+        "card": {"color": "yellow", "value": 7},
+    }
+    t = R.player_view(state, 0)["tableaus"][0]
+    assert t["row"][1] == {"color": "yellow", "value": 7}
+    assert t["stack_top"] == {"color": "yellow", "value": 4} and t["stack_count"] == 2
+
+
+def test_L10_it_leaves_other_slots_and_stack_alone_on_stack_and_waste_plays():
+    state = build([{"row": ["g5", "r6", "b5"], "stack": ["b8", "y1"], "waste": ["r1"]}, KEEP])
+    state, events = R.apply(state, 0, {"type": "play", "from": "waste"})
+    assert types(events) == ["card_played"]
+    state, events = R.apply(state, 0, {"type": "play", "from": "stack"})
+    assert types(events) == ["card_played"]
+    assert [x.value for slot in state.players[0].row for x in slot] == [5, 6, 5]
+
+
+# --------------------------------------------------------------------------- L11 hand
+
+
+def test_L11_it_flips_three_cards_in_order_showing_the_third():
+    state = build(
+        [{"row": ["g5", "r6", "b5"], "stack": ["b8", "b9"], "hand": ["r7", "y9", "g8", "y6"]}, KEEP]
+    )
+    state, events = R.apply(state, 0, {"type": "flip"})
+    assert events == [
+        {"type": "hand_flipped", "seat": 0, "count": 3, "waste_top": {"color": "green", "value": 8}}
+    ]
+    t = R.player_view(state, 0)["tableaus"][0]
+    assert (t["hand_count"], t["waste_count"]) == (1, 3)
+    assert t["waste_top"] == {"color": "green", "value": 8}
+
+
+def test_L11_it_flips_all_that_are_left_when_fewer_than_three():
+    state = build(
+        [
+            {
+                "row": ["g5", "r6", "b5"],
+                "stack": ["b8", "b9"],
+                "hand": ["r7", "y9"],
+                "waste": ["y8"],
+            },
+            KEEP,
+        ]
+    )
+    state, events = R.apply(state, 0, {"type": "flip"})
+    assert events[0]["count"] == 2 and events[0]["waste_top"] == {"color": "yellow", "value": 9}
+    assert state.players[0].hand == () and len(state.players[0].waste) == 3
+
+
+def test_L11_it_turns_the_whole_waste_over_unshuffled_then_flips_three_in_one_action():
+    waste = ["r7", "y9", "g8", "y6", "b6"]  # bottom .. top
+    state = build(
+        [{"row": ["g5", "r6", "b5"], "stack": ["b8", "b9"], "hand": [], "waste": waste}, KEEP]
+    )
+    state, events = R.apply(state, 0, {"type": "flip"})
+    assert types(events) == ["waste_turned", "hand_flipped"]
+    assert events[0]["count"] == 5
+    # The first card turned off the old hand is again the first off the new one.
+    assert events[1]["waste_top"] == {"color": "green", "value": 8}
+    p = state.players[0]
+    assert [x.value for x in p.hand] == [6, 6] and [x.value for x in p.waste] == [7, 9, 8]
+
+
+def test_L11_it_refuses_a_flip_with_nothing_in_hand_or_waste():
+    state = build([{"row": ["g5", "r6", "b5"], "stack": ["b8", "b9"]}, IDLE])
+    refuse(state, 0, {"type": "flip"}, "nothing_to_flip")
+    assert {"type": "flip"} not in R.legal_actions(state, 0)
+
+
+def test_L11_it_plays_only_the_waste_top():
+    state = build(
+        [
+            {
+                "row": ["g5", "r6", "b5"],
+                "stack": ["b8", "b9"],
+                "hand": ["y2"],
+                "waste": ["r1", "g9"],
+            },
+            IDLE,
+        ]
+    )
+    refuse(state, 0, {"type": "play", "from": "waste"}, "does_not_fit")
+
+
+# --------------------------------------------------------------------------- L12 races
+
+
+def race_state():
+    return build(
+        [
+            {"row": ["r4", "g5", "b5"], "stack": ["b8", "b9"]},
+            {"row": ["r4", "g6", "b6"], "stack": ["b8", "b9"]},
+            KEEP,
+        ],
+        center=[["r1@2", "r2@2", "r3@2"], ["y1@2"]],
+    )
+
+
+def test_L12_it_refuses_the_slower_of_two_plays_on_the_same_pile_as_too_slow():
+    state = race_state()
+    state, _ = R.apply(state, 0, {"type": "play", "from": "row", "index": 0, "pile": 0})
+    refuse(state, 1, {"type": "play", "from": "row", "index": 0, "pile": 0}, "too_slow")
+    refuse(state, 1, {"type": "play", "from": "row", "index": 0}, "too_slow")
+    assert state.players[1].row[0][0].value == 4  # the card stays where it was
+    check_cards_conserved(state)
+
+
+def check_cards_conserved(state):
+    seen = Counter()
+    for p in state.players:
+        for slot in p.row:
+            seen.update(slot)
+        seen.update(p.stack + p.hand + p.waste)
+    for pile in state.center:
+        seen.update(pile.cards)
+    assert all(n == 1 for n in seen.values())
+
+
+def test_L12_it_sends_a_play_for_a_taken_pile_to_the_lowest_pile_that_fits():
+    state = build(
+        [
+            {"row": ["r4", "g5", "b5"], "stack": ["b8", "b9"]},
+            {"row": ["r4", "g6", "b6"], "stack": ["b8", "b9"]},
+            IDLE,
+        ],
+        center=[["y1@2"], ["r1@2", "r2@2", "r3@2"], ["r1@2", "r2@2", "r3@2"]],
+    )
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0, "pile": 2})
+    assert events[0]["pile"] == 2 and "asked_pile" not in events[0]
+    state, events = R.apply(state, 1, {"type": "play", "from": "row", "index": 0, "pile": 2})
+    assert events[0]["pile"] == 1 and events[0]["asked_pile"] == 2
+
+
+def test_L12_it_refuses_a_named_pile_of_another_colour_as_does_not_fit_and_an_unknown_one():
+    state = race_state()
+    refuse(state, 0, {"type": "play", "from": "row", "index": 1, "pile": 0}, "does_not_fit")
+    refuse(state, 0, {"type": "play", "from": "row", "index": 0, "pile": 7}, "no_such_pile")
+    refuse(state, 0, {"type": "play", "from": "row", "index": 0, "pile": -1}, "no_such_pile")
+
+
+def test_L12_it_lists_legal_plays_without_piles():
+    for action in R.legal_actions(race_state(), 0):
+        assert "pile" not in action
+
+
+# --------------------------------------------------------------------------- L13 round end
+
+
+def test_L13_it_ends_the_round_the_instant_a_stack_play_empties_the_stack():
+    state = build(
+        [
+            {"row": ["g5", "r6", "b5"], "stack": ["y1"], "hand": ["r1"]},
+            {"row": ["r1", "g6", "b6"], "stack": ["b9"]},
+        ]
+    )
+    state, events = R.apply(state, 0, {"type": "play", "from": "stack"})
+    assert state.status == "round_over"
+    end = events[-1]
+    assert end["type"] == "round_ended" and end["reason"] == "stack_empty" and end["seat"] == 0
+    assert "seat 0 emptied" in end["message"]
+    assert R.player_view(state, 0)["end_message"] == end["message"]
+    refuse(state, 1, {"type": "play", "from": "row", "index": 0}, "round_over")
+    refuse(state, 1, {"type": "flip"}, "round_over")
+    assert R.legal_actions(state, 1) == [{"type": "ready"}]
+
+
+def test_L13_it_ends_the_round_when_a_refill_takes_the_last_stack_card():
+    state = build([{"row": ["g5", "r1", "b5"], "stack": ["y9"]}, IDLE])
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 1})
+    assert types(events) == ["card_played", "row_refilled", "round_ended"]
+    assert events[-1]["reason"] == "stack_empty"
+
+
+def test_L13_it_refuses_ready_while_the_round_is_played():
+    refuse(race_state(), 0, {"type": "ready"}, "not_round_over")
+
+
+# --------------------------------------------------------------------------- L14 deadlock
+
+
+def test_L14_it_ends_the_round_when_nobody_can_play_even_by_flipping():
+    # Seat 0 plays its last fitting card; g1 hides at hand position 1, never a waste top.
+    state = build(
+        [
+            {"row": ["r1", "g5", "b5"], "stack": ["b8", "b9"], "hand": ["y5", "g1", "y7"]},
+            {"row": ["r3", "g6", "b6"], "stack": ["b8", "b9"], "hand": []},
+        ]
+    )
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert types(events) == ["card_played", "row_refilled", "round_ended"]
+    assert events[-1]["reason"] == "deadlock" and "flipping" in events[-1]["message"]
+    assert events[-1]["points"] == [1 - 2, -4]
+
+
+def test_L14_it_counts_cards_a_later_flip_would_show():
+    # g1 is the third card of the hand: the next flip shows it, so play goes on.
+    base = {"row": ["r1", "g5", "b5"], "stack": ["b8", "b9"]}
+    state = build([{**base, "hand": ["y5", "y6", "g1"]}, IDLE])
+    state, _ = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert state.status == "playing"
+    # The last card of a short hand is shown too.
+    state = build([{**base, "hand": ["y5", "g1"]}, IDLE])
+    state, _ = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert state.status == "playing"
+    # After the waste is turned over, every third card of waste + hand is shown: here waste[1].
+    state = build([{**base, "hand": ["y5"], "waste": ["y6", "y7", "g1", "y8"]}, IDLE])
+    state, _ = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert state.status == "playing"
+    for _ in range(2):
+        state, _ = R.apply(state, 0, {"type": "flip"})
+    assert state.players[0].waste[-1].color == "green"
+
+
+def test_L14_it_ends_the_round_when_a_flip_buries_the_last_playable_card():
+    # The waste top g1 fits, but flipping past it leaves it at a place no flip ever shows.
+    state = build(
+        [
+            {
+                "row": ["r3", "g5", "b5"],
+                "stack": ["b8", "b9"],
+                "hand": ["y5", "y6", "y7"],
+                "waste": ["y2", "g1"],
+            },
+            IDLE,
+        ]
+    )
+    assert state.status == "playing"
+    state, events = R.apply(state, 0, {"type": "flip"})
+    assert events[-1]["type"] == "round_ended" and events[-1]["reason"] == "deadlock"
+
+
+def test_L14_it_counts_row_moves_of_the_variant_as_plays():
+    players = [{"row": ["r1", "g5", "b5"], "stack": ["y4", "b9"]}, IDLE]
+    state = build(players, options={"row_variant": True})
+    state, _ = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert state.status == "playing"  # y4 can go onto g5 (L16)
+    state = build(players)
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert events[-1]["reason"] == "deadlock"
+
+
+def test_L14_it_ends_an_already_deadlocked_deal_at_once():
+    state = R.new_match(2, None, 24, preset="ligretto-mini")
+    assert state.status == "round_over" and state.end_reason == "deadlock"
+    assert state.center == ()
+    assert R.player_view(state, 0)["scores"] == [{"round": 1, "points": [-14, -14]}]
+    assert R.legal_actions(state, 0) == [{"type": "ready"}]
+
+
+def test_L14_it_checks_the_next_rounds_deal_too():
+    state = R.new_match(2, {"rounds": 2}, 6, preset="ligretto-mini")
+    state = R.load({**R.dump(state), "status": "round_over", "scores": [[0, 0]]})
+    state, _ = R.apply(state, 0, {"type": "ready"})
+    state, events = R.apply(state, 1, {"type": "ready"})
+    assert types(events) == ["player_ready", "round_dealt", "round_ended"]
+    assert events[-1]["reason"] == "deadlock" and state.round == 2 and state.status == "round_over"
+
+
+# --------------------------------------------------------------------------- L15 scoring
+
+
+def test_L15_it_scores_own_centre_cards_and_minus_two_per_stack_card():
+    state = build(
+        [
+            {
+                "row": ["g5", "g6", "b5"],
+                "stack": ["b8", "b9", "r3"],
+                "hand": ["y2", "y3"],
+                "waste": ["r5"],
+            },
+            {"row": ["g7", "g8", "b6"], "stack": ["y10", "r4"], "hand": ["y4"]},
+        ],
+        center=[["r1", "r2@1"], ["b1@1", "b2", "b3@1"], ["y" + str(v) for v in range(1, 10)]],
+    )
+    assert R.in_center(state) == [11, 3]
+    state, events = R.apply(state, 0, {"type": "play", "from": "stack"})  # r3 on pile 0
+    state, events = R.apply(state, 1, {"type": "play", "from": "stack"})  # r4 on pile 0
+    state, events = R.apply(state, 1, {"type": "play", "from": "stack"})  # y10 closes, ends
+    # Seat 0: 12 in the centre (closed y pile included), 2 left in the stack.
+    assert events[-1]["points"] == [12 - 4, 5 - 0]
+    view = R.player_view(state, 0)
+    assert view["scores"] == [{"round": 1, "points": [8, 5]}] and view["totals"] == [8, 5]
+    assert [t["in_center"] for t in view["tableaus"]] == [12, 5]
+
+
+# --------------------------------------------------------------------------- L16 row variant
+
+
+def variant_state(**kw):
+    return build(
+        [
+            {
+                "row": ["r6", ["g5", "r4"], "b5"],
+                "stack": ["b8", "y5"],
+                "waste": ["g3"],
+                "hand": ["y9"],
+            },
+            KEEP,
+        ],
+        options={"row_variant": True},
+        **kw,
+    )
+
+
+def test_L16_it_puts_a_stack_or_waste_top_one_lower_of_another_colour_on_a_row_card():
+    state = variant_state()
+    legal = R.legal_actions(state, 0)
+    assert {"type": "play", "from": "stack", "to": "row", "index": 0} in legal
+    assert {"type": "play", "from": "waste", "to": "row", "index": 1} in legal
+    assert {"type": "play", "from": "stack", "to": "row", "index": 2} not in legal  # same value
+    state, events = R.apply(state, 0, {"type": "play", "from": "waste", "to": "row", "index": 1})
+    assert events[0] == {
+        "type": "card_moved",
+        "seat": 0,
+        "from": "waste",
+        "to": "row",
+        "index": 1,
+        "card": {"color": "green", "value": 3},
+    }
+    t = R.player_view(state, 0)["tableaus"][0]
+    assert t["row_depth"] == [1, 3, 1] and t["row"][1] == {"color": "green", "value": 3}
+
+
+def test_L16_it_refuses_the_same_colour_or_a_wrong_value():
+    state = build(
+        [{"row": ["y6", "r7", "b5"], "stack": ["b8", "y5"]}, IDLE], options={"row_variant": True}
+    )
+    refuse(state, 0, {"type": "play", "from": "stack", "to": "row", "index": 0}, "does_not_fit")
+    refuse(state, 0, {"type": "play", "from": "stack", "to": "row", "index": 1}, "does_not_fit")
+    refuse(state, 0, {"type": "play", "from": "waste", "to": "row", "index": 1}, "empty_waste")
+    refuse(state, 0, {"type": "play", "from": "row", "to": "row", "index": 1}, "bad_action")
+    refuse(state, 0, {"type": "play", "from": "stack", "to": "row", "index": 3}, "no_such_slot")
+
+
+def test_L16_it_is_off_by_default():
+    state = build([{"row": ["r6", "g5", "b5"], "stack": ["b8", "y5"]}, IDLE])
+    assert all("to" not in a for a in R.legal_actions(state, 0))
+    refuse(state, 0, {"type": "play", "from": "stack", "to": "row", "index": 0}, "row_variant_off")
+
+
+def test_L16_it_plays_the_slot_top_and_refills_only_an_emptied_slot():
+    state = variant_state(center=[["g1@1", "g2@1", "g3@1", "g4@1"], ["r1@1", "r2@1", "r3@1"]])
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 1})  # r4 leaves
+    assert types(events) == ["card_played"] and events[0]["pile"] == 1
+    assert state.players[0].row[1][-1].value == 5 and len(state.players[0].stack) == 2
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 1})  # g5 leaves
+    assert types(events) == ["card_played", "row_refilled"]
+    assert events[1]["card"] == {"color": "yellow", "value": 5}
+    assert R.player_view(state, 0)["tableaus"][0]["row_depth"] == [1, 1, 1]
+
+
+def test_L16_it_ends_the_round_when_a_row_move_empties_the_stack():
+    state = build(
+        [{"row": ["r6", "g5", "b5"], "stack": ["y5"]}, IDLE], options={"row_variant": True}
+    )
+    state, events = R.apply(state, 0, {"type": "play", "from": "stack", "to": "row", "index": 0})
+    assert events[-1]["type"] == "round_ended" and events[-1]["reason"] == "stack_empty"
+
+
+# --------------------------------------------------------------------------- G0-G2
+
+
+def test_G0_it_dumps_json_native_data_that_survives_a_round_trip():
+    state = R.new_match(5, {"rounds": 3, "row_variant": True}, 42)
+    for _ in range(30):
+        for seat in range(5):
+            legal = R.legal_actions(state, seat)
+            if legal and state.status == "playing":
+                state, _ = R.apply(state, seat, legal[0])
+    data = R.dump(state)
+    text = json.dumps(data)
+    assert json.loads(text) == data
+    assert R.dump(R.load(json.loads(text))) == data
+    assert R.load(data) == state
+    assert R.player_view(R.load(data), 2) == R.player_view(state, 2)
+
+
+def test_G1_it_deals_the_same_round_from_the_same_seed_and_another_from_another():
+    a = R.new_match(4, None, 123)
+    assert R.dump(a) == R.dump(R.new_match(4, None, 123))
+    assert R.dump(a)["players"] != R.dump(R.new_match(4, None, 124))["players"]
+    round2 = R._start_round(a, 2)[0]
+    assert R.dump(round2)["players"] != R.dump(a)["players"]
+    assert R.dump(R._start_round(a, 2)[0]) == R.dump(round2)
+
+
+def test_G2_it_refuses_malformed_actions_and_unknown_seats_leaving_the_state_unchanged():
+    state = race_state()
+    refuse(state, 3, {"type": "flip"}, "no_such_seat")
+    refuse(state, -1, {"type": "flip"}, "no_such_seat")
+    refuse(state, True, {"type": "flip"}, "no_such_seat")
+    refuse(state, "0", {"type": "flip"}, "no_such_seat")
+    for bad in (
+        None,
+        [],
+        {},
+        {"type": 3},
+        {"type": "jump"},
+        {"type": "play"},
+        {"type": "play", "from": "row"},
+        {"type": "play", "from": "row", "index": "0"},
+        {"type": "play", "from": "row", "index": True},
+        {"type": "play", "from": "stack", "pile": "0"},
+        {"type": "play", "from": "stack", "pile": False},
+        {"type": "play", "from": "stack", "to": "centre"},
+        {"type": "play", "from": "stack", "to": "row", "index": 0, "pile": 1},
+    ):
+        refuse(state, 0, bad, "bad_action")
+    refuse(state, 0, {"type": "play", "from": "row", "index": 5}, "no_such_slot")
+
+
+def test_G2_it_refuses_plays_from_empty_places():
+    state = build([{"row": [[], "g5", "b5"], "stack": ["b8"], "hand": ["r1"]}, IDLE])
+    refuse(state, 0, {"type": "play", "from": "row", "index": 0}, "empty_slot")
+    refuse(state, 0, {"type": "play", "from": "waste"}, "empty_waste")
+    state = build([{"row": ["r5", "g5", "b5"], "stack": []}, IDLE], status="round_over")
+    refuse(state, 0, {"type": "play", "from": "stack"}, "round_over")
+
+
+def test_G2_it_never_changes_the_input_state_on_success():
+    state = race_state()
+    before = R.dump(state)
+    for seat in range(3):
+        for action in R.legal_actions(state, seat):
+            R.apply(state, seat, action)
+    assert R.dump(state) == before
+
+
+def test_G2_views_show_only_public_cards():
+    state = R.new_match(3, None, 8)
+    state, _ = R.apply(state, 1, {"type": "flip"})
+    expected = visible_cards(state)
+
+    for seat in (None, 0, 1, 2):
+        assert view_cards(R.player_view(state, seat)) == expected
