@@ -1,0 +1,96 @@
+"""Two people in two browsers: sign up, open a room, see it live, join by invite, start."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import Page, expect
+
+PASSWORD = "correct horse battery staple"
+
+
+def sign_up(page: Page, username: str) -> None:
+    page.goto("/accounts/signup/")
+    page.fill("#id_username", username)
+    page.fill("#id_password1", PASSWORD)
+    page.fill("#id_password2", PASSWORD)
+    page.click("button[type=submit]")
+
+
+def wait_live(page: Page) -> None:
+    # The socket opens asynchronously; acting before it is up would miss pushes.
+    expect(page.locator('#live-status[data-connected="true"]')).to_be_visible()
+
+
+def test_two_people_open_join_and_start_a_room(person):
+    alice, bob = person(), person()
+
+    sign_up(bob, "bob")
+    expect(bob).to_have_url(re.compile(r"/$"))
+    wait_live(bob)
+    expect(bob.locator("#open-rooms")).to_contain_text("No open rooms yet")
+
+    sign_up(alice, "alice")
+    alice.goto("/rooms/new/")
+    alice.select_option("#id_game", "ligretto")
+    alice.fill("#id_seats", "3")
+    alice.click("button[type=submit]")
+    expect(alice).to_have_url(re.compile(r"/rooms/\d+/$"))
+    wait_live(alice)
+    room_id = re.search(r"/rooms/(\d+)/$", alice.url).group(1)
+    expect(alice.locator("#seat-0")).to_contain_text("alice")
+    expect(alice.locator("#seat-1")).to_contain_text("free")
+
+    # Bob's lobby shows the new room without a reload.
+    expect(bob.locator(f"#room-{room_id}")).to_contain_text("hosted by alice")
+    expect(bob.locator(f"#room-{room_id}")).to_contain_text("1 of 3 seats taken")
+
+    invite = alice.locator("#invite-link").input_value()
+    assert "/invite/" in invite
+    bob.goto(invite)
+    expect(bob).to_have_url(re.compile(rf"/rooms/{room_id}/$"))
+    wait_live(bob)
+
+    # Both see the seat list change live.
+    expect(alice.locator("#seat-1")).to_contain_text("bob")
+    expect(bob.locator("#seat-0")).to_contain_text("alice")
+    expect(bob.locator("#seat-1")).to_contain_text("bob")
+    expect(bob.locator("#start-button")).to_have_count(0)  # only the host starts
+
+    alice.click("#start-button")
+    expect(alice.locator("#room-status")).to_have_attribute("data-status", "playing")
+    expect(bob.locator("#room-status")).to_have_attribute("data-status", "playing")
+    expect(bob.locator("#room-seats li")).to_have_count(2)  # the empty third seat was dropped
+
+
+def test_a_visitor_signs_up_through_an_invite_and_sees_refusals(person):
+    alice, carol = person(), person()
+    sign_up(alice, "alice2")
+    alice.goto("/rooms/new/")
+    alice.select_option("#id_game", "ligretto-mini")
+    alice.fill("#id_seats", "3")
+    alice.click("button[type=submit]")
+    expect(alice.locator(".errorlist")).to_contain_text("exactly 2")
+    alice.fill("#id_seats", "2")
+    alice.click("button[type=submit]")
+    wait_live(alice)
+    alice.click("#start-button", force=True)  # disabled: nothing must happen
+    expect(alice.locator("#room-status")).to_have_attribute("data-status", "open")
+
+    invite = alice.locator("#invite-link").input_value()
+    carol.goto(invite)
+    expect(carol).to_have_url(re.compile(r"/accounts/signup/"))
+    carol.fill("#id_username", "carol")
+    carol.fill("#id_password1", PASSWORD)
+    carol.fill("#id_password2", PASSWORD)
+    carol.click("button[type=submit]")
+    expect(carol).to_have_url(re.compile(r"/rooms/\d+/$"))
+    wait_live(carol)
+    expect(carol.locator("#seat-1")).to_contain_text("carol")
+    expect(alice.locator("#seat-1")).to_contain_text("carol")
+    expect(alice.locator("#start-button")).to_be_enabled()
+
+    carol.click("#leave-button")
+    expect(alice.locator("#seat-1")).to_contain_text("free")
+    carol.click("#join-button")
+    expect(alice.locator("#seat-1")).to_contain_text("carol")

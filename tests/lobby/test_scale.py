@@ -1,0 +1,95 @@
+"""The scale-out path against the real PostgreSQL and Redis (`make test-scale`).
+
+Run with DATABASE_URL and REDIS_URL set; these tests fail (never skip) when they are not.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.conf import settings
+from django.db import connection, connections
+
+from cardgames.asgi import application
+from lobby import services
+from lobby.models import Room
+from tests.conftest import make_user
+
+ROOT = Path(__file__).resolve().parents[2]
+pytestmark = [pytest.mark.scale, pytest.mark.django_db(transaction=True)]
+
+
+def test_it_runs_on_postgresql_and_redis():
+    assert connection.vendor == "postgresql", "set DATABASE_URL to a PostgreSQL database"
+    backend = settings.CHANNEL_LAYERS["default"]["BACKEND"]
+    assert backend == "channels_redis.pubsub.RedisPubSubChannelLayer", "set REDIS_URL"
+
+
+def test_simultaneous_joins_fill_each_seat_exactly_once():
+    alice = make_user("alice")
+    room = services.create_room(alice, "ligretto", 4)
+    players = [make_user(f"p{i}") for i in range(8)]
+    barrier = threading.Barrier(len(players))
+    outcomes: list[str] = []
+
+    def join(user) -> None:
+        barrier.wait()
+        try:
+            services.join_room(room.pk, user)
+            outcomes.append("joined")
+        except services.RoomError as refusal:
+            outcomes.append(refusal.code)
+        finally:
+            connections.close_all()
+
+    threads = [threading.Thread(target=join, args=(user,)) for user in players]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert sorted(outcomes) == ["joined"] * 3 + ["room_full"] * 5
+    indices = sorted(room.seat_set.values_list("index", flat=True))
+    assert indices == [0, 1, 2, 3]
+
+
+@pytest.mark.asyncio
+async def test_a_change_made_by_another_process_reaches_this_processs_sockets():
+    alice = await sync_to_async(make_user)("alice")
+    room = await sync_to_async(services.create_room)(alice, "ligretto", 3)
+    lobby = WebsocketCommunicator(
+        application, "/ws/lobby/", headers=[(b"origin", b"http://localhost")]
+    )
+    assert (await lobby.connect())[0]
+    await lobby.receive_from()
+
+    # Another Daphne process, as far as the channel layer knows: its own interpreter.
+    db = settings.DATABASES["default"]
+    url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
+    script = (
+        "from django.contrib.auth.models import User; from lobby import services;"
+        f"bob = User.objects.create_user('bob', password='x-long-enough-1');"
+        f"services.join_room({room.pk}, bob)"
+    )
+    result = await sync_to_async(subprocess.run)(
+        [sys.executable, "manage.py", "shell", "--no-imports", "-c", script],
+        cwd=ROOT,
+        env={**os.environ, "DATABASE_URL": url},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    update = await lobby.receive_from(timeout=5)
+    assert f'id="room-{room.pk}"' in update and "2 of 3 seats taken" in update
+    await lobby.disconnect()
+    seated = await sync_to_async(lambda: Room.objects.get(pk=room.pk).seat_set.count())()
+    assert seated == 2
+    # The ORM's worker thread keeps a connection that would block dropping the test database.
+    await sync_to_async(connections.close_all)()

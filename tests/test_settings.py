@@ -1,0 +1,67 @@
+"""The settings as an operator meets them: production is real, development needs nothing."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def run_manage(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    clean = {k: v for k, v in os.environ.items() if k not in ("DATABASE_URL", "REDIS_URL")}
+    return subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_production_settings_pass_the_deploy_check():
+    result = run_manage(
+        "check",
+        "--deploy",
+        "--fail-level",
+        "WARNING",
+        DEBUG="False",
+        SECRET_KEY="k" * 20 + "a-long-random-production-secret-0123456789",
+        ALLOWED_HOSTS="cards.example.org",
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_refuses_to_start_without_a_secret_key():
+    result = run_manage("check", DEBUG="False", ALLOWED_HOSTS="cards.example.org")
+    assert result.returncode != 0
+    assert "SECRET_KEY" in result.stderr
+
+
+def test_the_environment_switches_database_and_channel_layer():
+    code = (
+        "from django.conf import settings as s;"
+        "print(s.DATABASES['default']['ENGINE']);"
+        "print(s.CHANNEL_LAYERS['default']['BACKEND'])"
+    )
+    default = run_manage("shell", "--no-imports", "-c", code)
+    assert default.stdout.split() == [
+        "django.db.backends.sqlite3",
+        "channels.layers.InMemoryChannelLayer",
+    ]
+    scaled = run_manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        code,
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/test",
+        REDIS_URL="redis://127.0.0.1:6379/0",
+    )
+    assert scaled.stdout.split() == [
+        "django.db.backends.postgresql",
+        "channels_redis.pubsub.RedisPubSubChannelLayer",
+    ]
