@@ -1,0 +1,164 @@
+"""Ligretto properties over random seeds and actions, 2-12 seats (L2, L9, L14, G0-G2)."""
+
+from __future__ import annotations
+
+import json
+import random
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from games.engine import IllegalAction
+from games.ligretto import rules as R
+
+from .helpers import check_invariants, view_cards, visible_cards
+
+FAST = settings(max_examples=50, deadline=None)
+
+
+@st.composite
+def matches(draw):
+    preset = draw(st.sampled_from(["ligretto-mini", "ligretto"]))
+    seats = 2 if preset == "ligretto-mini" else draw(st.integers(2, 12))
+    options = {"rounds": draw(st.integers(1, 2)), "row_variant": draw(st.booleans())}
+    seed = draw(st.integers(0, 2**31))
+    steps = draw(st.lists(st.tuples(st.integers(0, 99), st.integers(0, 99)), max_size=200))
+    return preset, seats, options, seed, steps
+
+
+def every_action(state, seat):
+    """Every action shape a client might send, legal or not."""
+    p = state.players[seat]
+    out = [{"type": "flip"}, {"type": "ready"}, {"type": "play", "from": "stack"}]
+    out += [{"type": "play", "from": "waste"}]
+    out += [{"type": "play", "from": "row", "index": i} for i in range(len(p.row))]
+    out += [{"type": "play", "from": "stack", "to": "row", "index": i} for i in range(len(p.row))]
+    out += [{"type": "play", "from": "waste", "to": "row", "index": i} for i in range(len(p.row))]
+    return out
+
+
+def run(preset, seats, options, seed, steps, check=None):
+    state = R.new_match(seats, options, seed, preset=preset)
+    log = []
+    for x, y in steps:
+        seat = x % seats
+        legal = R.legal_actions(state, seat)
+        if not legal:
+            continue
+        action = legal[y % len(legal)]
+        before = R.dump(state) if check else None
+        new, events = R.apply(state, seat, action)
+        assert all(e["type"] for e in events)
+        if check:
+            assert R.dump(state) == before  # G2: the input state is never changed
+            check(new, seat)
+        state = new
+        log.append((seat, action))
+    return state, log
+
+
+@FAST
+@given(matches())
+def test_L2_L9_every_card_stays_in_exactly_one_place_and_piles_are_runs(match):
+    run(*match, check=lambda state, seat: check_invariants(state))
+
+
+@FAST
+@given(matches())
+def test_G2_apply_accepts_exactly_the_legal_actions(match):
+    preset, seats, options, seed, steps = match
+    state, _ = run(preset, seats, options, seed, steps)
+    for seat in range(seats):
+        legal = R.legal_actions(state, seat)
+        for action in every_action(state, seat):
+            before = R.dump(state)
+            try:
+                R.apply(state, seat, action)
+                assert action in legal
+            except IllegalAction as err:
+                assert action not in legal, err.code
+                assert R.dump(state) == before
+
+
+def shuffle_hidden(state, rng):
+    """Return a state differing from `state` only in what nobody may see."""
+    players = []
+    for p in state.players:
+        hand = list(p.hand)
+        rng.shuffle(hand)
+        below = list(p.stack[:-1])
+        rng.shuffle(below)
+        under = list(p.waste[:-1])
+        rng.shuffle(under)
+        rows = []
+        for slot in p.row:
+            inner = list(slot[:-1])
+            rng.shuffle(inner)
+            rows.append(tuple(inner) + slot[-1:])
+        players.append(
+            R.Player(
+                tuple(rows), tuple(below) + p.stack[-1:], tuple(hand), tuple(under) + p.waste[-1:]
+            )
+        )
+    return R.replace(state, players=tuple(players))
+
+
+@FAST
+@given(matches(), st.integers(0, 1000))
+def test_G2_views_hold_no_hidden_card(match, salt):
+    preset, seats, options, seed, steps = match
+    state, _ = run(preset, seats, options, seed, steps)
+    other = shuffle_hidden(state, random.Random(salt))
+    expected = visible_cards(state)
+    for seat in [None, *range(seats)]:
+        view = R.player_view(state, seat)
+        assert view_cards(view) == expected
+        assert R.player_view(other, seat) == view
+
+
+@FAST
+@given(matches())
+def test_G0_G1_dump_load_round_trips_and_replays_are_identical(match):
+    preset, seats, options, seed, steps = match
+    state, log = run(preset, seats, options, seed, steps)
+    data = R.dump(state)
+    assert json.loads(json.dumps(data)) == data
+    assert R.dump(R.load(json.loads(json.dumps(data)))) == data
+    again = R.new_match(seats, options, seed, preset=preset)
+    for seat, action in log:
+        again, _ = R.apply(again, seat, action)
+    assert R.dump(again) == data
+
+
+def can_play_by_brute_force(state):
+    """Return whether some seat has a play now or after flipping through his whole cycle twice."""
+    for seat, p in enumerate(state.players):
+        hand, waste = p.hand, p.waste
+        for _ in range(2 * (len(hand) + len(waste)) + 2):
+            trial = R.replace(
+                state,
+                status="playing",
+                players=state.players[:seat]
+                + (R.Player(p.row, p.stack, hand, waste),)
+                + state.players[seat + 1 :],
+            )
+            if any(a["type"] == "play" for a in R.legal_actions(trial, seat)):
+                return True
+            if not hand and not waste:
+                break
+            if not hand:
+                hand, waste = waste, ()
+            hand, waste = hand[3:], waste + hand[:3]
+    return False
+
+
+@FAST
+@given(matches())
+def test_L14_deadlock_is_detected_exactly(match):
+    def check(state, seat):
+        if state.status == "playing":
+            assert can_play_by_brute_force(state)
+        elif state.end_reason == "deadlock":
+            assert not can_play_by_brute_force(state)
+
+    run(*match, check=check)
