@@ -102,19 +102,26 @@ class _Bot:
         others = min(self.cost(s) for s in self.rows if s != seat)
         return mine if mine > 0 and mine > others - 1 else 0.0
 
-    def score_after_swap(self, seat: int, p: Place, value: Any) -> float:
+    def score_after_swap(self, seat: int, p: Place, value: Any, hidden: int | None = None) -> float:
+        """Return the estimated cost of `seat`'s area with `value` at `p` (doubling risk added)."""
+        if hidden is None:
+            hidden = self.hidden_left(seat)
         old = self.at(p)
         self.put(p, value)
-        c = self.cost(seat) + self.risk(seat)
+        c = self.cost(seat)
+        # Only a move that turns the last face-down card can end the round.
+        if hidden - (old == H) <= 0:
+            c += self.risk(seat)
         self.put(p, old)
         return c
 
     def best_swap(self, seat: int, value: int, places: list[Place]) -> tuple[float, Place | None]:
         """Return (gain, place) of the best swap of `value` into one of `places`."""
         base = self.cost(seat)
+        hidden = self.hidden_left(seat)
         best: tuple[float, Place | None] = (float("-inf"), None)
         for p in places:
-            gain = base - self.score_after_swap(seat, p, value)
+            gain = base - self.score_after_swap(seat, p, value, hidden)
             gain += self.rng.random() * 1e-3  # break ties without a bias to the first place
             if gain > best[0]:
                 best = (gain, p)
@@ -193,6 +200,7 @@ class _Bot:
         mine = {p for row in self.rows[self.me] for p in row}
         targets = self.own_area_places()
         best = (knockers[0], float("-inf"))
+        gains: dict[int, float] = {}  # the gain depends only on the value taken
         for k in knockers:
             froms = [
                 p for row in self.rows[k] for p in row if p not in mine and self.at(p) is not None
@@ -200,19 +208,22 @@ class _Bot:
             for f in froms:
                 v = self.at(f)
                 value = int(UNKNOWN) if v == H else v
-                gain, _ = self.best_swap(self.me, value, targets)
+                if value not in gains:
+                    gains[value] = self.best_swap(self.me, value, targets)[0]
+                gain = gains[value]
                 if gain > best[1]:
                     best = (k, gain)
         return best
 
     def take_normal(self) -> dict[str, Any]:
         base = self.cost(self.me)
+        hidden = self.hidden_left(self.me)
         best: tuple[float, dict[str, Any] | None] = (float("-inf"), None)
         for a in self.legal:
             f, t = _key(a["from"]), _key(a["to"])
             v = self.at(f)
             value = int(UNKNOWN) if v == H else v
-            gain = base - self.score_after_swap(self.me, t, value)
+            gain = base - self.score_after_swap(self.me, t, value, hidden)
             # Prefer robbing the knocker of a low card when the gain is the same.
             gain += (11 - value) * 0.01 + self.rng.random() * 1e-3
             if gain > best[0]:

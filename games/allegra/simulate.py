@@ -25,6 +25,7 @@ class MatchResult:
     gives: int = 0
     triples: int = 0
     doublings: int = 0
+    apply_seconds: float = 0.0  # time spent in the rules' apply alone
     log: list[list[Any]] = field(default_factory=list)  # [seat, action] in order
 
 
@@ -56,7 +57,9 @@ def play_match(
         if not offers:
             raise RuntimeError(f"no bot acts (seed {seed}, action {result.actions})")
         _, seat, action = min(offers, key=lambda o: o[0])
+        t0 = time.perf_counter()
         state, events = game.apply(state, seat, action)
+        result.apply_seconds += time.perf_counter() - t0
         result.actions += 1
         if keep_log:
             result.log.append([seat, action])
@@ -86,12 +89,14 @@ def run(seats: int, matches: int, seed: int, levels: list[str]) -> dict[str, Any
     seat_count = Counter(levels)
     total_by_level: Counter[str] = Counter()
     sums = Counter()
+    apply_seconds = 0.0
     start = time.perf_counter()
     for m in range(matches):
         # Rotate the levels so no level keeps the same seat.
         shift = m % seats
         lv = levels[shift:] + levels[:shift]
         r = play_match(seats, lv, seed * 100_003 + m)
+        apply_seconds += r.apply_seconds
         for w in r.winners:
             wins[lv[w]] += 1 / len(r.winners)
         for s, t in enumerate(r.totals):
@@ -113,6 +118,7 @@ def run(seats: int, matches: int, seed: int, levels: list[str]) -> dict[str, Any
         **{k: sums[k] for k in ("actions", "knocks", "gives", "triples", "doublings")},
         "seconds": round(elapsed, 2),
         "actions_per_second": round(sums["actions"] / elapsed) if elapsed else 0,
+        "apply_per_second": round(sums["actions"] / apply_seconds) if apply_seconds else 0,
     }
 
 
@@ -135,7 +141,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     )
     print(
         f"  {res['actions']} actions in {res['seconds']} s = "
-        f"{res['actions_per_second']} actions/s (bots included)"
+        f"{res['actions_per_second']} actions/s (bots and views included); "
+        f"rules apply alone {res['apply_per_second']} actions/s"
     )
     return res
 
