@@ -14,7 +14,8 @@ def sign_up(page: Page, username: str) -> None:
     page.fill("#id_username", username)
     page.fill("#id_password1", PASSWORD)
     page.fill("#id_password2", PASSWORD)
-    page.click("button[type=submit]")
+    page.click("main button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/signup/" not in url)
 
 
 def wait_live(page: Page) -> None:
@@ -34,7 +35,7 @@ def test_two_people_open_join_and_start_a_room(person):
     alice.goto("/rooms/new/")
     alice.select_option("#id_game", "ligretto")
     alice.fill("#id_seats", "3")
-    alice.click("button[type=submit]")
+    alice.click("main button[type=submit]")
     expect(alice).to_have_url(re.compile(r"/rooms/\d+/$"))
     wait_live(alice)
     room_id = re.search(r"/rooms/(\d+)/$", alice.url).group(1)
@@ -69,10 +70,10 @@ def test_a_visitor_signs_up_through_an_invite_and_sees_refusals(person):
     alice.goto("/rooms/new/")
     alice.select_option("#id_game", "ligretto-mini")
     alice.fill("#id_seats", "3")
-    alice.click("button[type=submit]")
+    alice.click("main button[type=submit]")
     expect(alice.locator(".errorlist")).to_contain_text("exactly 2")
     alice.fill("#id_seats", "2")
-    alice.click("button[type=submit]")
+    alice.click("main button[type=submit]")
     wait_live(alice)
     alice.click("#start-button", force=True)  # disabled: nothing must happen
     expect(alice.locator("#room-status")).to_have_attribute("data-status", "open")
@@ -83,7 +84,7 @@ def test_a_visitor_signs_up_through_an_invite_and_sees_refusals(person):
     carol.fill("#id_username", "carol")
     carol.fill("#id_password1", PASSWORD)
     carol.fill("#id_password2", PASSWORD)
-    carol.click("button[type=submit]")
+    carol.click("main button[type=submit]")
     expect(carol).to_have_url(re.compile(r"/rooms/\d+/$"))
     wait_live(carol)
     expect(carol.locator("#seat-1")).to_contain_text("carol")
