@@ -60,7 +60,7 @@ lint: install-dev
 # Everything but the browser, then the browser flows in their own process (Playwright's event
 # loop and the asyncio consumer tests must not share one), then the PostgreSQL + Redis path.
 test: lint chromium
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m "not browser and not scale"
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m browser tests/browser
 	$(MAKE) test-scale
 

@@ -82,9 +82,11 @@ def add_bots(request: HttpRequest, room_id: int) -> HttpResponse:
 def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
     """Run one room operation for the signed-in user and show the room as it now stands."""
     if not request.user.is_authenticated:
+        login = redirect_to_login(Room(pk=room_id).get_absolute_url())
         if request.htmx:
-            return HttpResponse("Please log in first.", status=401)
-        return redirect_to_login(Room(pk=room_id).get_absolute_url())
+            # A session that expired under an open page: send the whole page to the login.
+            return HttpResponse(status=401, headers={"HX-Redirect": login["Location"]})
+        return login
     try:
         operation(room_id, request.user)
     except services.RoomError as refusal:

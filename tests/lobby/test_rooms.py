@@ -91,7 +91,9 @@ def test_a_logged_out_visitor_cannot_create_join_leave_or_start(alice):
         response = visitor.post(reverse(name, args=[room.pk]))
         assert response.status_code == 302, name
         assert response["Location"].startswith(reverse("login"))
-        assert visitor.post(reverse(name, args=[room.pk]), **HTMX).status_code == 401
+        response = visitor.post(reverse(name, args=[room.pk]), **HTMX)
+        assert response.status_code == 401
+        assert response["HX-Redirect"].startswith(reverse("login") + "?next=")
     assert Room.objects.count() == 1
     assert seat_names(room) == [(0, "alice")]
     room.refresh_from_db()
