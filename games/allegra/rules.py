@@ -260,6 +260,18 @@ def seat_name(seat: int) -> str:
 # Triples (A8)
 
 
+def _equal_face_up(a: Cell, b: Cell, c: Cell) -> bool:
+    return (
+        a is not None
+        and b is not None
+        and c is not None
+        and a[1]
+        and b[1]
+        and c[1]
+        and a[0] == b[0] == c[0]
+    )
+
+
 def find_triples(s: State) -> set[Place]:
     """Return every place that belongs to at least one triple, over all areas."""
     g = s.grids
@@ -268,31 +280,13 @@ def find_triples(s: State) -> set[Place]:
         for row in area_rows(s.seats, seat):
             cells = [g[p[0]][p[1]][p[2]] for p in row]
             for k in range(3):
-                a, b, c = cells[k], cells[k + 1], cells[k + 2]
-                if (
-                    a is not None
-                    and b is not None
-                    and c is not None
-                    and a[1]
-                    and b[1]
-                    and c[1]
-                    and a[0] == b[0] == c[0]
-                ):
+                if _equal_face_up(cells[k], cells[k + 1], cells[k + 2]):
                     marked.update(row[k : k + 3])
     # Columns are whole grid columns, so checking every grid once covers every area.
     for seat in range(s.seats):
         grid = g[seat]
         for col in range(COLS):
-            a, b, c = grid[0][col], grid[1][col], grid[2][col]
-            if (
-                a is not None
-                and b is not None
-                and c is not None
-                and a[1]
-                and b[1]
-                and c[1]
-                and a[0] == b[0] == c[0]
-            ):
+            if _equal_face_up(grid[0][col], grid[1][col], grid[2][col]):
                 marked.update((seat, r, col) for r in range(ROWS))
     return marked
 

@@ -6,7 +6,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from games.allegra import rules as R
+from games.engine import IllegalAction
 
 HID = "?"  # a face-down card whose value make_state picks from the cards left over
 
@@ -98,3 +101,12 @@ def P(seat: int, row: int, col: int) -> dict[str, int]:  # noqa: N802 - reads li
 def types(events: list[dict[str, Any]]) -> list[str]:
     """Return the event types in order."""
     return [e["type"] for e in events]
+
+
+def refused(code: str, s: R.State, seat: Any, action: Any) -> None:
+    """Assert that `action` is refused with `code` and leaves `s` unchanged (G2)."""
+    before = R.dump(s)
+    with pytest.raises(IllegalAction) as exc:
+        R.apply(s, seat, action)
+    assert exc.value.code == code, exc.value.message
+    assert R.dump(s) == before

@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-import pytest
-
 from games.allegra import rules as R
-from games.engine import IllegalAction
 
-from .helpers import HIDDEN, P, grid, make_state, types
+from .helpers import HIDDEN, P, grid, make_state, refused, types
 
 EMPTY = (". . . .",) * 3
-
-
-def refused(code: str, s: R.State, seat, action) -> None:
-    before = R.dump(s)
-    with pytest.raises(IllegalAction) as exc:
-        R.apply(s, seat, action)
-    assert exc.value.code == code, exc.value.message
-    assert R.dump(s) == before
 
 
 def test_A6_empty_discard_pile_cannot_be_drawn() -> None:

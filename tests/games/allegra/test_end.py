@@ -7,17 +7,8 @@ import random
 import pytest
 
 from games.allegra import rules as R
-from games.engine import IllegalAction
 
-from .helpers import HIDDEN, P, count_cards, grid, make_state, types
-
-
-def refused(code: str, s: R.State, seat, action) -> None:
-    before = R.dump(s)
-    with pytest.raises(IllegalAction) as exc:
-        R.apply(s, seat, action)
-    assert exc.value.code == code, exc.value.message
-    assert R.dump(s) == before
+from .helpers import HIDDEN, P, count_cards, grid, make_state, refused, types
 
 
 def take_discard_and_swap(s: R.State, seat: int, place: dict) -> tuple[R.State, list[dict]]:

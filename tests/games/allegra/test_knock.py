@@ -5,17 +5,8 @@ from __future__ import annotations
 import pytest
 
 from games.allegra import rules as R
-from games.engine import IllegalAction
 
-from .helpers import HIDDEN, P, count_cards, grid, make_state, types
-
-
-def refused(code: str, s: R.State, seat, action) -> None:
-    before = R.dump(s)
-    with pytest.raises(IllegalAction) as exc:
-        R.apply(s, seat, action)
-    assert exc.value.code == code, exc.value.message
-    assert R.dump(s) == before
+from .helpers import HIDDEN, P, count_cards, grid, make_state, refused, types
 
 
 def deciding(grids, drawn: int = 0, **kw) -> R.State:

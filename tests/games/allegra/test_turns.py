@@ -7,18 +7,8 @@ import copy
 import pytest
 
 from games.allegra import rules as R
-from games.engine import IllegalAction
 
-from .helpers import HIDDEN, P, count_cards, grid, make_state, types
-
-
-def refused(code: str, s: R.State, seat, action) -> None:
-    before = R.dump(s)
-    with pytest.raises(IllegalAction) as exc:
-        R.apply(s, seat, action)
-    assert exc.value.code == code, exc.value.message
-    assert exc.value.message and exc.value.message.endswith(".")
-    assert R.dump(s) == before  # G2: the state is unchanged
+from .helpers import HIDDEN, P, count_cards, grid, make_state, refused, types
 
 
 def two() -> R.State:
