@@ -41,29 +41,16 @@ def make_user(username: str = "alice", password: str = PASSWORD, **kw):
     return get_user_model().objects.create_user(username=username, password=password, **kw)
 
 
-@pytest.fixture
-def alice(db):
-    return make_user("alice")
+def _cast(name: str):  # noqa: ANN202 - a pytest fixture
+    @pytest.fixture(name=name)
+    def member(db):  # noqa: ANN001, ANN202
+        return make_user(name)
+
+    return member
 
 
-@pytest.fixture
-def bob(db):
-    return make_user("bob")
-
-
-@pytest.fixture
-def carol(db):
-    return make_user("carol")
-
-
-@pytest.fixture
-def dave(db):
-    return make_user("dave")
-
-
-@pytest.fixture
-def eve(db):
-    return make_user("eve")
+alice, bob, carol, dave = (_cast(n) for n in ("alice", "bob", "carol", "dave"))
+eve = _cast("eve")  # the spectator
 
 
 def client_for(user):
