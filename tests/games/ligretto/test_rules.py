@@ -771,6 +771,10 @@ def test_G2_it_refuses_plays_from_empty_places():
     state = build([{"row": [[], "g5", "b5"], "stack": ["b8"], "hand": ["r1"]}, IDLE])
     refuse(state, 0, {"type": "play", "from": "row", "index": 0}, "empty_slot")
     refuse(state, 0, {"type": "play", "from": "waste"}, "empty_waste")
+    # Only a loaded state can be playing with an empty stack (L13 ends the round first).
+    state = build([{"row": ["r6", "g5", "b5"], "stack": []}, IDLE], options={"row_variant": True})
+    refuse(state, 0, {"type": "play", "from": "stack"}, "empty_stack")
+    refuse(state, 0, {"type": "play", "from": "stack", "to": "row", "index": 0}, "empty_stack")
     state = build([{"row": ["r5", "g5", "b5"], "stack": []}, IDLE], status="round_over")
     refuse(state, 0, {"type": "play", "from": "stack"}, "round_over")
 
