@@ -53,6 +53,18 @@ class RoomForm(forms.Form):
             self.add_error(field, refusal.message)
         return data
 
+    # Which option fields a game takes (rules.md L6, L16, A1); the page shows only these.
+    GAME_FIELDS = {
+        "ligretto-mini": ("rounds", "row_variant"),
+        "ligretto": ("rounds", "target", "row_variant"),
+        "allegra": ("rounds",),
+    }
+
+    def fields_for(self, game: str) -> list[forms.BoundField]:
+        """Return the bound option fields that `game` takes."""
+        return [self[name] for name in self.GAME_FIELDS.get(game, ())]
+
     @staticmethod
-    def game_names() -> dict[str, str]:
-        return {slug: g.name for slug, g in GAMES.items()}
+    def seat_limits(game: str) -> tuple[int, int]:
+        info = GAMES.get(game) or GAMES["ligretto"]
+        return info.min_seats, info.max_seats

@@ -21,14 +21,25 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @login_required
+@vary_on_headers("HX-Request")
 def create_room(request: HttpRequest) -> HttpResponse:
-    form = RoomForm(request.POST or None)
+    form = RoomForm(request.POST or None, initial={"game": request.GET.get("game", "ligretto")})
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         room = services.create_room(request.user, data["game"], data["seats"], data["options"])
         return redirect(room)
+    game = request.POST.get("game") or request.GET.get("game") or "ligretto"
+    min_seats, max_seats = form.seat_limits(game)
+    context = {
+        "form": form,
+        "option_fields": form.fields_for(game),
+        "min_seats": min_seats,
+        "max_seats": max_seats,
+    }
+    # Changing the game re-renders just the fields that depend on it.
+    template = "lobby/room_form.html#game-fields" if request.htmx else "lobby/room_form.html"
     status = 400 if request.method == "POST" else 200
-    return render(request, "lobby/room_form.html", {"form": form}, status=status)
+    return render(request, template, context, status=status)
 
 
 @vary_on_headers("HX-Request")

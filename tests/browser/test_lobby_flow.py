@@ -34,6 +34,7 @@ def test_two_people_open_join_and_start_a_room(person):
     sign_up(alice, "alice")
     alice.goto("/rooms/new/")
     alice.select_option("#id_game", "ligretto")
+    alice.wait_for_load_state("networkidle")  # the game's own fields are swapped in
     alice.fill("#id_seats", "3")
     alice.click("main button[type=submit]")
     expect(alice).to_have_url(re.compile(r"/rooms/\d+/$"))
@@ -69,6 +70,8 @@ def test_a_visitor_signs_up_through_an_invite_and_sees_refusals(person):
     sign_up(alice, "alice2")
     alice.goto("/rooms/new/")
     alice.select_option("#id_game", "ligretto-mini")
+    expect(alice.locator("#id_seats_helptext")).to_have_text("Exactly 2 players.")
+    expect(alice.locator("#id_target")).to_have_count(0)
     alice.fill("#id_seats", "3")
     alice.click("main button[type=submit]")
     expect(alice.locator(".errorlist")).to_contain_text("exactly 2")

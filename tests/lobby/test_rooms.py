@@ -334,3 +334,17 @@ def test_the_lobby_lists_open_and_playing_rooms(alice, bob):
     open_part, playing_part = page.split('id="playing-rooms-heading"')
     assert f'id="room-{open_room.pk}"' in open_part
     assert f'id="room-{played.pk}"' in playing_part
+
+
+def test_the_room_form_offers_each_game_only_its_own_options(alice):
+    client = client_for(alice)
+    page = client.get(reverse("lobby:create") + "?game=allegra", **HTMX).content.decode()
+    assert page.strip().startswith('<fieldset id="game-fields">') and "<html" not in page
+    assert 'name="rounds"' in page
+    assert 'name="target"' not in page and 'name="row_variant"' not in page
+    assert 'min="2" max="6"' in page
+    page = client.get(reverse("lobby:create") + "?game=ligretto-mini", **HTMX).content.decode()
+    assert 'name="row_variant"' in page and 'name="target"' not in page
+    assert "Exactly 2 players" in page
+    page = client.get(reverse("lobby:create")).content.decode()
+    assert 'name="target"' in page and 'min="2" max="12"' in page  # Ligretto by default
