@@ -17,7 +17,6 @@ import asyncio
 import http.cookiejar
 import os
 import re
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,42 +28,9 @@ from pathlib import Path
 
 import websockets
 
-ROOT = Path(__file__).resolve().parents[1]
+from cardgames.devserver import ROOT, free_port, start_daphne, stop
+
 PASSWORD = "correct horse battery staple"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_daphne(port: int, env: dict[str, str]) -> subprocess.Popen:
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "cardgames.asgi:application",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return process
-        except OSError:
-            time.sleep(0.1)
-    process.kill()
-    raise RuntimeError("Daphne did not start")
 
 
 def fresh_database(url: str) -> None:
@@ -173,8 +139,7 @@ async def run(args: argparse.Namespace) -> None:
         )
     finally:
         for server in servers:
-            server.terminate()
-            server.wait(10)
+            stop(server)
 
 
 def main() -> None:

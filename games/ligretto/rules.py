@@ -357,16 +357,8 @@ def _play(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         if not slot:
             raise IllegalAction("empty_slot", "That row slot is empty.")
         card = slot[-1]
-    elif source == "stack":
-        if not p.stack:
-            raise IllegalAction("empty_stack", "Your Ligretto stack is empty.")
-        card = p.stack[-1]
     else:
-        if not p.waste:
-            raise IllegalAction(
-                "empty_waste", "Your waste is empty; flip cards off your hand first."
-            )
-        card = p.waste[-1]
+        card = _pile_top(p, source)
 
     target = _target_pile(state, card, pile_id)
     center = list(state.center)
@@ -442,21 +434,23 @@ def _target_pile(state: State, card: Card, pile_id: int | None) -> int | None:
     raise IllegalAction("does_not_fit", "That card fits on no pile in the centre.")
 
 
+def _pile_top(p: Player, source: str) -> Card:
+    """Return the top of the player's stack or waste, refusing an empty one."""
+    if source == "stack":
+        if not p.stack:
+            raise IllegalAction("empty_stack", "Your Ligretto stack is empty.")
+        return p.stack[-1]
+    if not p.waste:
+        raise IllegalAction("empty_waste", "Your waste is empty; flip cards off your hand first.")
+    return p.waste[-1]
+
+
 def _play_to_row(
     state: State, seat: int, p: Player, source: str, index: int
 ) -> tuple[State, list[Event]]:
     if not state.options["row_variant"]:
         raise IllegalAction("row_variant_off", "Cards go onto the row only with the row variant.")
-    if source == "stack":
-        if not p.stack:
-            raise IllegalAction("empty_stack", "Your Ligretto stack is empty.")
-        card = p.stack[-1]
-    else:
-        if not p.waste:
-            raise IllegalAction(
-                "empty_waste", "Your waste is empty; flip cards off your hand first."
-            )
-        card = p.waste[-1]
+    card = _pile_top(p, source)
     slot = p.row[index]
     if not slot:
         raise IllegalAction("empty_slot", "That row slot is empty.")

@@ -9,17 +9,15 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, sync_playwright
 
-ROOT = Path(__file__).resolve().parents[2]
+from cardgames.devserver import ROOT, free_port, start_daphne, stop
+
 CHROMIUM_ARGS = [
     "--headless",
     "--no-sandbox",
@@ -38,25 +36,6 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.browser)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def _wait_for_port(port: int, process: subprocess.Popen, timeout: float = 30) -> None:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"Daphne exited with {process.returncode}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.1)
-    raise RuntimeError(f"Daphne did not listen on {port} within {timeout}s")
-
-
 @pytest.fixture(scope="session")
 def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     db = tmp_path_factory.mktemp("browser") / "site.sqlite3"
@@ -73,33 +52,13 @@ def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         env=env,
         check=True,
     )
-    port = _free_port()
     log = open(db.with_suffix(".log"), "w")  # noqa: SIM115 - closed after the server stops
-    process = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "daphne",
-            "-b",
-            "127.0.0.1",
-            "-p",
-            str(port),
-            "cardgames.asgi:application",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
+    port = free_port()
+    process = start_daphne(port, env, log)
     try:
-        _wait_for_port(port, process)
         yield f"http://127.0.0.1:{port}"
     finally:
-        process.terminate()
-        try:
-            process.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            process.kill()
+        stop(process)
         log.close()
 
 

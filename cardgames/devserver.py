@@ -1,0 +1,66 @@
+"""Start a real Daphne on a free local port in a subprocess: for browser tests and benchmarks.
+
+pytest-django's live_server is WSGI only (no WebSockets), so the flows that need sockets run
+against this instead.
+"""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    """Return a TCP port that was free on 127.0.0.1 a moment ago."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def start_daphne(
+    port: int, env: dict[str, str], log: IO | int = subprocess.DEVNULL, timeout: float = 30
+) -> subprocess.Popen:
+    """Start Daphne serving the site on 127.0.0.1:`port` and wait until it listens."""
+    process = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "daphne",
+            "-b",
+            "127.0.0.1",
+            "-p",
+            str(port),
+            "cardgames.asgi:application",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"Daphne exited with {process.returncode}")
+        try:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                return process
+        except OSError:
+            time.sleep(0.1)
+    stop(process)
+    raise RuntimeError(f"Daphne did not listen on {port} within {timeout}s")
+
+
+def stop(process: subprocess.Popen) -> None:
+    """Stop a Daphne started here, forcefully if it does not stop within 10 s."""
+    process.terminate()
+    try:
+        process.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
