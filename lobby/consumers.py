@@ -35,11 +35,12 @@ class LobbyConsumer(AsyncWebsocketConsumer):
 class RoomConsumer(AsyncWebsocketConsumer):
     async def connect(self) -> None:
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
+        # Join the group before rendering, so that no change falls between the two.
+        await self.channel_layer.group_add(live.room_group(self.room_id), self.channel_name)
         html = await self._render()
         if html is None:
             await self.close(code=4404)
             return
-        await self.channel_layer.group_add(live.room_group(self.room_id), self.channel_name)
         await self.accept()
         await self.send(text_data=html + CONNECTED)
 
