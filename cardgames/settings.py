@@ -88,10 +88,15 @@ DATABASES = {
     )
 }
 if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
-    # Wait for the write lock instead of failing at once when two requests write together.
-    DATABASES["default"].setdefault("OPTIONS", {})["timeout"] = 20
-    # A file-backed test database lets a Daphne subprocess see what the tests write.
-    DATABASES["default"]["TEST"] = {"NAME": os.environ.get("TEST_DB_NAME") or None}
+    DATABASES["default"]["OPTIONS"] = {
+        # SQLite ignores SELECT ... FOR UPDATE; taking the write lock when a transaction
+        # begins makes every locked read-modify-write run one at a time, as on PostgreSQL.
+        "transaction_mode": "IMMEDIATE",
+        # Wait for that lock instead of failing at once when two requests write together.
+        "timeout": 20,
+    }
+    # A file, not shared memory, so that threads in the tests lock it as processes do.
+    DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
 if REDIS_URL:
