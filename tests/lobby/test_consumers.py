@@ -33,6 +33,7 @@ async def test_the_lobby_sends_the_list_on_connect_and_new_rooms_live():
     room = await sync_to_async(services.create_room)(alice, "ligretto", 4)
     update = await lobby.receive_from()
     assert f'id="room-{room.pk}"' in update and "1 of 4 seats taken" in update
+    assert room.invite_code not in update  # the broadcast goes to everyone: no invite in it
     await lobby.disconnect()
 
 
