@@ -4,7 +4,7 @@ Pure: no Django, no clock, no global random; shuffles use `random.Random` seeded
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
@@ -182,33 +182,19 @@ def new_match(
 
 
 def _clone(s: State) -> State:
-    # Cells are immutable tuples, so copying the rows is a full copy.
-    return State(
-        seats=s.seats,
-        rounds=s.rounds,
-        seed=s.seed,
-        round=s.round,
-        round_seed=s.round_seed,
-        first=s.first,
+    # Only the lists change in place; every other field is immutable and can be shared.
+    # Cells are immutable tuples, so copying the rows copies the grids.
+    return replace(
+        s,
         grids=[[row[:] for row in g] for g in s.grids],
         deck=s.deck[:],
         discard=s.discard[:],
-        status=s.status,
-        phase=s.phase,
-        turn=s.turn,
         revealed=s.revealed[:],
-        drawn=s.drawn,
-        drawn_from=s.drawn_from,
         knocks=s.knocks[:],
-        knocker=s.knocker,
-        hand=s.hand,
-        ender=s.ender,
         final_lap=s.final_lap[:],
-        reshuffles=s.reshuffles,
         removed=s.removed[:],
         scores=s.scores[:],  # score entries are never mutated once written
         ready=s.ready[:],
-        message=s.message,
     )
 
 

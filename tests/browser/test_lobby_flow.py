@@ -74,7 +74,7 @@ def test_a_visitor_signs_up_through_an_invite_and_sees_refusals(person):
     expect(alice.locator("#id_target")).to_have_count(0)
     alice.fill("#id_seats", "3")
     alice.click("main button[type=submit]")
-    expect(alice.locator(".errorlist")).to_contain_text("exactly 2")
+    expect(alice.locator(".errorlist")).to_contain_text("needs 2 players")
     alice.fill("#id_seats", "2")
     alice.click("main button[type=submit]")
     wait_live(alice)

@@ -45,7 +45,7 @@ def test_it_fills_in_each_games_default_options(alice, game, seats, extra, expec
 @pytest.mark.parametrize(
     ("form", "message"),
     [
-        ({"game": "ligretto-mini", "seats": 3}, b"exactly 2"),
+        ({"game": "ligretto-mini", "seats": 3}, b"needs 2 players"),
         ({"game": "ligretto", "seats": 13}, b"2 to 12"),
         ({"game": "ligretto", "seats": 1}, b"2 to 12"),
         ({"game": "allegra", "seats": 7}, b"2 to 6"),
