@@ -177,3 +177,12 @@ LOGGING = {
 # Behind a reverse proxy, trust its X-Forwarded-For to tell client addresses (login rate limit).
 TRUSTED_PROXY = envbool("TRUSTED_PROXY", "False")
 WSGI_APPLICATION = "cardgames.wsgi.application"
+
+# Live tables (games/): the countdown before each round (L7), how long a player's socket may be
+# gone before a bot stands in, the bots' pace (a multiplier of each level's delays; 0 = at once),
+# and the bot driver's lease (a dead process's rooms are taken over within this many seconds).
+TABLE_COUNTDOWN = float(os.environ.get("TABLE_COUNTDOWN", "3"))
+LEAVER_GRACE = float(os.environ.get("LEAVER_GRACE", "30"))
+BOT_PACE = float(os.environ.get("BOT_PACE", "1"))
+BOT_DRIVER = envbool("BOT_DRIVER", "True")
+DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))

@@ -12,6 +12,7 @@ from typing import Any
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
+from games import play, presence
 from games.engine import IllegalAction
 from games.registry import GAMES
 from lobby import live
@@ -86,6 +87,7 @@ def leave_room(room_id: int, user) -> Room:
             seat.user = None
             seat.bot_level = Seat.BotLevel.NORMAL
             seat.save(update_fields=["user", "bot_level"])
+            presence.left_for_good(room.pk, user)
         humans = room.seat_set.filter(user__isnull=False).order_by("joined_at", "index")
         successor = humans.first()
         if successor is None:
@@ -138,10 +140,12 @@ def start_room(room_id: int, user) -> Room:
         for new_index, seat in enumerate(seats):
             if seat.index != new_index:
                 Seat.objects.filter(pk=seat.pk).update(index=new_index)
+                seat.index = new_index
         room.seats = len(seats)
         room.status = Room.Status.PLAYING
         room.started_at = timezone.now()
         room.save(update_fields=["seats", "status", "started_at"])
+        play.start_match(room, seats)
         _after_commit(room.pk)
     return room
 
@@ -163,6 +167,11 @@ def _require_open(room: Room) -> None:
         raise RoomError("already_started", "This room has already started.")
     if room.status != Room.Status.OPEN:
         raise RoomError("room_over", "This room is over.")
+
+
+def after_commit_notify(room_id: int) -> None:
+    """Tell the room's page and the lobby about a change once the transaction commits."""
+    _after_commit(room_id)
 
 
 def _after_commit(room_id: int) -> None:

@@ -10,6 +10,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from games import play
+from games.views import table_page
 from lobby import live, services
 from lobby.forms import RoomForm
 from lobby.models import Room
@@ -45,6 +47,10 @@ def create_room(request: HttpRequest) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def room_detail(request: HttpRequest, room_id: int) -> HttpResponse:
     room = get_object_or_404(Room.objects.select_related("host"), pk=room_id)
+    if room.status != Room.Status.OPEN:
+        table = play.load_table(room.pk)
+        if table is not None:
+            return table_page(request, table)
     return _room_page(request, room)
 
 

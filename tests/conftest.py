@@ -35,6 +35,15 @@ def _fast_password_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
+@pytest.fixture(autouse=True)
+def _tables_without_clock(settings):
+    # No countdown and no background bot driver unless a test asks for them: tests that need
+    # bots drive them themselves (games.driver.MatchBots) so every step is awaited.
+    settings.TABLE_COUNTDOWN = 0
+    settings.BOT_DRIVER = False
+    settings.BOT_PACE = 0
+
+
 def make_user(username: str = "alice", password: str = PASSWORD, **kw):
     from django.contrib.auth import get_user_model
 

@@ -1,0 +1,124 @@
+"""The table's WebSocket: thin transport between one browser and games.play / games.push.
+
+On (re)connect it sends the whole table; then it forwards the bytes each change pushes (the
+room's public parts, and this seat's own part), checking versions: a socket that sees a gap
+gets the whole table again. Actions arrive as JSON from htmx's ws-send and go through the one
+write path; a refusal comes back to this socket only, as a short note on the card.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncWebsocketConsumer
+from django.utils.html import escape
+
+from games import play, presence, push
+from games.engine import IllegalAction
+
+CONNECTED = '<span id="live-status" class="live" data-connected="true">live</span>'
+# Keys htmx's ws-send adds that are not part of an action.
+TRANSPORT_KEYS = {"HEADERS"}
+
+
+class TableConsumer(AsyncWebsocketConsumer):
+    room_id: int
+    seat: int | None = None
+    version = 0
+    pending: tuple[int, str] | None = None  # this seat's part, waiting for its public frame
+
+    async def connect(self) -> None:
+        self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
+        self.user = self.scope.get("user")
+        seat = await database_sync_to_async(presence.seat_for)(self.room_id, self.user)
+        if seat is False:
+            await self.close(code=4404)
+            return
+        self.seat = seat
+        # Join the groups before rendering, so that no change falls between the two.
+        await self.channel_layer.group_add(push.table_group(self.room_id), self.channel_name)
+        if self.seat is not None:
+            await self.channel_layer.group_add(
+                push.seat_group(self.room_id, self.seat), self.channel_name
+            )
+            await database_sync_to_async(presence.connected)(self.room_id, self.seat)
+        await self.accept()
+        await self._send_full()
+
+    async def disconnect(self, code: int) -> None:
+        if not hasattr(self, "room_id") or self.seat is False:
+            return
+        await self.channel_layer.group_discard(push.table_group(self.room_id), self.channel_name)
+        if self.seat is not None:
+            await self.channel_layer.group_discard(
+                push.seat_group(self.room_id, self.seat), self.channel_name
+            )
+            await database_sync_to_async(presence.disconnected)(self.room_id, self.seat)
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        try:
+            message = json.loads(text_data or "")
+        except ValueError:
+            message = None
+        if not isinstance(message, dict):
+            await self._refused("bad_action", "That message was not understood.", None)
+            return
+        trigger = (message.get("HEADERS") or {}).get("HX-Trigger")
+        action = {k: _number(v) for k, v in message.items() if k not in TRANSPORT_KEYS}
+        if action.get("type") == "sync":
+            await self._send_full()
+            return
+        if self.seat is None:
+            await self._refused("spectator", "You are watching this table; only players act.", None)
+            return
+        try:
+            await database_sync_to_async(play.act)(self.room_id, self.seat, action)
+        except IllegalAction as refusal:
+            await self._refused(refusal.code, refusal.message, trigger)
+
+    async def table_private(self, event: dict[str, Any]) -> None:
+        self.pending = (event["version"], event["html"])
+
+    async def table_public(self, event: dict[str, Any]) -> None:
+        version = event["version"]
+        if version <= self.version:
+            return  # already shown (a full render overtook it)
+        own = self.seat is not None and self.seat in event["private"]
+        if (version != self.version + 1 and not event["full"]) or (
+            own and (self.pending is None or self.pending[0] != version)
+        ):
+            await self._send_full()  # something went missing: the whole table again
+            return
+        html = event["html"]
+        if own and self.pending is not None:
+            html = self.pending[1] + html
+        self.pending = None
+        self.version = version
+        await self.send(text_data=html)
+
+    async def _send_full(self) -> None:
+        version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
+        self.version = version
+        self.pending = None
+        await self.send(text_data=html + CONNECTED)
+
+    async def _refused(self, code: str, message: str, trigger: Any) -> None:
+        target = escape(trigger) if isinstance(trigger, str) else ""
+        await self.send(
+            text_data=f'<div id="table-flash" class="flash" role="alert" data-code="{escape(code)}"'
+            f' data-target="{target}">{escape(message)}</div>'
+        )
+
+
+def _render_full(room_id: int, seat: int | None) -> tuple[int, str]:
+    table = play.load_table(room_id)
+    return table.version, push.render_full(table, seat)
+
+
+def _number(value: Any) -> Any:
+    # Form fields arrive as strings; the engines want integers for indexes, piles and seats.
+    if isinstance(value, str) and value.lstrip("-").isdigit() and len(value) < 6:
+        return int(value)
+    return value

@@ -1,0 +1,201 @@
+"""The bot driver: plays bot seats, ends countdowns and replaces leavers, inside Daphne.
+
+Every process runs one driver (started with the first request it serves). A driver holds a
+lease on each match it drives, renewed every second in the database; a match whose lease has
+run out (its process died) is claimed by another driver within `DRIVER_LEASE` seconds, so
+exactly one process drives a room's bots at a time. Bots act through the same write path as
+people (`games.play.act`), from their seat's view only (G3), at their level's pace times
+`settings.BOT_PACE` (0 in tests: full speed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import random
+import secrets
+import socket
+import time
+from datetime import timedelta
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.db import close_old_connections
+from django.db.models import Q
+from django.utils import timezone
+
+from games import play, presence
+from games.engine import IllegalAction
+from games.models import Match
+
+log = logging.getLogger(__name__)
+
+RENEW_EVERY = 1.0  # seconds between lease renewals and leaver checks
+
+
+class Driver:
+    """Drives the matches whose lease this process holds, one asyncio task per match."""
+
+    def __init__(self) -> None:
+        self.id = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"[:64]
+        self.held: set[int] = set()
+        self.tasks: dict[int, asyncio.Task] = {}
+        self.stopping = False
+
+    async def run(self) -> None:
+        """Claim and renew leases forever; start a task for each newly held match."""
+        while not self.stopping:
+            try:
+                held = await database_sync_to_async(self.claim)()
+            except Exception:  # the database may be away for a moment; never let the driver die
+                log.exception("bot driver: claiming leases failed")
+                held = set()
+            self.held = held
+            for room_id in held:
+                task = self.tasks.get(room_id)
+                if task is None or task.done():
+                    self.tasks[room_id] = asyncio.create_task(self.drive(room_id))
+            for room_id in list(self.tasks):
+                if room_id not in held and self.tasks[room_id].done():
+                    del self.tasks[room_id]
+            await asyncio.sleep(RENEW_EVERY)
+
+    async def stop(self) -> None:
+        self.stopping = True
+        for task in self.tasks.values():
+            task.cancel()
+        await asyncio.gather(*self.tasks.values(), return_exceptions=True)
+        await database_sync_to_async(self.release)()
+
+    def claim(self) -> set[int]:
+        """Renew this process's leases and take over playing matches whose lease ran out."""
+        close_old_connections()
+        now = timezone.now()
+        until = now + timedelta(seconds=settings.DRIVER_LEASE)
+        # One UPDATE: the database settles two drivers reaching for the same lease.
+        Match.objects.filter(status=Match.Status.PLAYING).filter(
+            Q(driver=self.id) | Q(driver_until__isnull=True) | Q(driver_until__lt=now)
+        ).update(driver=self.id, driver_until=until)
+        return set(
+            Match.objects.filter(status=Match.Status.PLAYING, driver=self.id).values_list(
+                "room_id", flat=True
+            )
+        )
+
+    def release(self) -> None:
+        Match.objects.filter(driver=self.id).update(driver="", driver_until=None)
+
+    async def drive(self, room_id: int) -> None:
+        """Play one match's bots and timers while this process holds its lease."""
+        bots = MatchBots(room_id)
+        while room_id in self.held and not self.stopping:
+            try:
+                wait = await database_sync_to_async(bots.step)()
+            except Exception:
+                log.exception("bot driver: room %s failed a step", room_id)
+                wait = 1.0
+            if wait is None:
+                return  # the match is over
+            await asyncio.sleep(wait)
+
+
+class MatchBots:
+    """One match's bots: each bot seat chooses from its view, waits its delay, then acts."""
+
+    def __init__(self, room_id: int, rng: random.Random | None = None) -> None:
+        self.room_id = room_id
+        self.rng = rng or random.Random()
+        self.due: dict[int, float] = {}  # seat -> monotonic time of its next action
+        self.pending: dict[int, dict[str, Any] | None] = {}
+        self.released: int | None = None  # the round whose countdown end was pushed
+        self.next_check = 0.0
+
+    def step(self) -> float | None:
+        """Do whatever is due now; return seconds until the next thing is due (None: done)."""
+        close_old_connections()
+        now = _monotonic()
+        table = play.load_table(self.room_id)
+        if table is None or table.match.status == Match.Status.FINISHED:
+            return None
+        if now >= self.next_check:
+            self.next_check = now + RENEW_EVERY
+            presence.replace_absent(self.room_id)
+            table = play.load_table(self.room_id)
+        if table.counting_down():
+            left = (table.match.starts_at - timezone.now()).total_seconds()
+            return max(left, 0.0) + 0.001
+        round_no = getattr(table.state, "round", 1)
+        if self.released != round_no:
+            self.released = round_no
+            # The countdown is over: everyone's page must say so (the version grows).
+            play.touch(self.room_id, lambda t: t.match.starts_at is not None)
+            table = play.load_table(self.room_id)
+        pace = settings.BOT_PACE
+        bots = [p for p in table.players if p.is_bot]
+        for p in bots:
+            self.due.setdefault(p.seat, now)
+        for seat in list(self.due):
+            if not any(p.seat == seat for p in bots):
+                del self.due[seat]  # a human took his seat back
+                self.pending.pop(seat, None)
+        acted = False
+        for p in bots:
+            if self.due[p.seat] > now:
+                continue
+            action = self.pending.pop(p.seat, None)
+            if action is not None:
+                try:
+                    play.act(self.room_id, p.seat, action, by_bot=True)
+                    acted = True
+                except IllegalAction:
+                    pass  # too slow, or the round ended: the bot looks again
+                table = play.load_table(self.room_id)
+                if table is None or table.match.status == Match.Status.FINISHED:
+                    return None
+            level = p.bot_level or "normal"
+            action, delay = table.game.bot_choose(table.view(p.seat), level, self.rng)
+            self.pending[p.seat] = action
+            self.due[p.seat] = _monotonic() + delay * pace
+        if not self.due:
+            return min(RENEW_EVERY, max(self.next_check - _monotonic(), 0.01))
+        soonest = min(self.due.values())
+        wait = max(soonest - _monotonic(), 0.0)
+        if acted and pace == 0:
+            return 0.0
+        return min(wait, max(self.next_check - _monotonic(), 0.0) + 0.001)
+
+
+def _monotonic() -> float:
+    return time.monotonic()
+
+
+# --------------------------------------------------------------------------- starting it
+
+_driver: Driver | None = None
+_driver_task: asyncio.Task | None = None
+
+
+def ensure_started() -> None:
+    """Start this process's driver in the running loop, once (a new loop gets a new one)."""
+    global _driver, _driver_task
+    if not settings.BOT_DRIVER:
+        return
+    loop = asyncio.get_running_loop()
+    if _driver_task is not None and not _driver_task.done() and _driver_task.get_loop() is loop:
+        return
+    _driver = Driver()
+    _driver_task = loop.create_task(_driver.run())
+
+
+class StartDriver:
+    """ASGI wrapper: the first connection a process serves starts its bot driver."""
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: dict, receive: Any, send: Any) -> Any:
+        if scope["type"] in ("http", "websocket"):
+            ensure_started()
+        return await self.app(scope, receive, send)

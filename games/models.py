@@ -1,0 +1,139 @@
+"""What a started room plays: its match, rounds, players, action log and round scores.
+
+The engine's whole state lives as JSON on the current round; `Match.version` grows with every
+change anyone can see, so every push and view carries it. `games.play` is the only writer.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class Match(models.Model):
+    """One play-through of a started room: several rounds, one version counter."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", "Playing"  # rounds being played (a countdown included)
+        FINISHED = "finished", "Finished"
+
+    room = models.OneToOneField("lobby.Room", on_delete=models.CASCADE, related_name="match")
+    game = models.CharField(max_length=20)
+    options = models.JSONField(default=dict)
+    seed = models.BigIntegerField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
+    # Grows with every change (a move, a countdown ending, a player coming or going).
+    version = models.PositiveIntegerField(default=1)
+    # The current round's plays are refused before this instant (L7: a 3 s countdown).
+    starts_at = models.DateTimeField(null=True, blank=True)
+    # The process that drives this match's bots and timers, and until when its lease holds.
+    driver = models.CharField(max_length=64, blank=True)
+    driver_until = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name_plural = "matches"
+        indexes = [models.Index(fields=["status", "driver_until"])]
+
+    def __str__(self) -> str:
+        return f"Match {self.pk} of room {self.room_id} ({self.game}, v{self.version})"
+
+
+class Player(models.Model):
+    """A seat of a match: who sits there, who plays it now (a bot stands in for an absent human)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="players")
+    seat = models.PositiveSmallIntegerField()
+    # The human who holds the seat (kept after he leaves, for the score history).
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="match_players",
+    )
+    name = models.CharField(max_length=150)
+    # Set for a bot seat, for a human who left for good, and while a bot stands in for him.
+    bot_level = models.CharField(max_length=10, blank=True)
+    left = models.BooleanField(default=False)  # gave the seat up: the bot keeps it
+    stand_in = models.BooleanField(default=False)  # away too long: a bot plays until he is back
+    connections = models.PositiveIntegerField(default=0)
+    away_since = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["match", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "seat"], name="one_player_per_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.match_id}#{self.seat}: {self.name}"
+
+    @property
+    def is_bot(self) -> bool:
+        """Whether a bot plays this seat now (a bot seat, a leaver's, or a stand-in)."""
+        return self.user_id is None or self.left or self.stand_in
+
+    @property
+    def human(self) -> bool:
+        return self.user_id is not None
+
+
+class Round(models.Model):
+    """One round of a match: its seed (G1), the engine state as JSON and its version."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField()
+    seed = models.BigIntegerField()
+    state = models.JSONField()
+    version = models.PositiveIntegerField()  # the match version this state was saved at
+    started_at = models.DateTimeField(auto_now_add=True)
+    ended_at = models.DateTimeField(null=True, blank=True)
+    end_reason = models.CharField(max_length=20, blank=True)
+
+    class Meta:
+        ordering = ["match", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "number"], name="one_round_per_number"),
+        ]
+
+    def __str__(self) -> str:
+        return f"Round {self.number} of match {self.match_id}"
+
+
+class ActionLog(models.Model):
+    """Append-only: every applied action, by seat, with the version it produced (replays)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="actions")
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="actions")
+    seat = models.PositiveSmallIntegerField()
+    action = models.JSONField()
+    version = models.PositiveIntegerField()
+    by_bot = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["match", "version"]
+        indexes = [models.Index(fields=["match", "version"])]
+
+    def __str__(self) -> str:
+        return f"v{self.version} seat {self.seat}: {self.action}"
+
+
+class RoundScore(models.Model):
+    """One player's points for one finished round: the rows score history queries."""
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="scores")
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="scores")
+    seat = models.PositiveSmallIntegerField()
+    points = models.IntegerField()
+
+    class Meta:
+        ordering = ["round", "seat"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "seat"], name="one_score_per_seat"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.round}: seat {self.seat} {self.points:+d}"

@@ -1,0 +1,111 @@
+"""Who is at the table: sockets coming and going, leavers replaced by bots and given back.
+
+Connections are counted per seat in the database, so every Daphne process sees them; a seat
+whose human has had no socket for `settings.LEAVER_GRACE` seconds gets a stand-in bot (the
+bot driver checks), and his next socket gives the seat back to him.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.db.models import F
+from django.utils import timezone
+
+from games import play
+from games.models import Match, Player
+
+
+def seat_for(room_id: int, user: Any) -> int | None | bool:
+    """Return the seat `user` plays at the room's table, None to watch, False if none is there."""
+    match = Match.objects.filter(room_id=room_id).only("pk").first()
+    if match is None:
+        return False
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    return (
+        Player.objects.filter(match=match, user=user, left=False)
+        .values_list("seat", flat=True)
+        .first()
+    )
+
+
+def connected(room_id: int, seat: int) -> None:
+    """Count a socket of `seat`; his first one shows him connected and ends any stand-in."""
+
+    def change(table: play.Table) -> bool:
+        player = _player(table, seat)
+        Player.objects.filter(pk=player.pk).update(connections=F("connections") + 1)
+        player.refresh_from_db(fields=["connections"])
+        if player.connections > 1:
+            return False
+        player.away_since = None
+        player.stand_in = False
+        player.save(update_fields=["away_since", "stand_in"])
+        return True
+
+    play.touch(room_id, change)
+
+
+def disconnected(room_id: int, seat: int) -> None:
+    """Uncount a socket of `seat`; when his last one goes, his grace period starts."""
+
+    def change(table: play.Table) -> bool:
+        player = _player(table, seat)
+        Player.objects.filter(pk=player.pk, connections__gt=0).update(
+            connections=F("connections") - 1
+        )
+        player.refresh_from_db(fields=["connections"])
+        if player.connections > 0:
+            return False
+        player.away_since = timezone.now()
+        player.save(update_fields=["away_since"])
+        return table.match.status == Match.Status.PLAYING
+
+    play.touch(room_id, change)
+
+
+def replace_absent(room_id: int, now: Any = None) -> list[int]:
+    """Give a stand-in bot to every human seat away longer than the grace period."""
+    now = now or timezone.now()
+    grace = settings.LEAVER_GRACE
+    replaced: list[int] = []
+
+    def change(table: play.Table) -> bool:
+        for player in table.players:
+            if (
+                player.human
+                and not player.left
+                and not player.stand_in
+                and player.connections == 0
+                and player.away_since is not None
+                and (now - player.away_since).total_seconds() >= grace
+            ):
+                player.stand_in = True
+                player.bot_level = player.bot_level or "normal"
+                player.save(update_fields=["stand_in", "bot_level"])
+                replaced.append(player.seat)
+        return bool(replaced)
+
+    play.touch(room_id, change)
+    return replaced
+
+
+def left_for_good(room_id: int, user: Any) -> None:
+    """A player gave his seat up during the match: a bot plays it to the end."""
+
+    def change(table: play.Table) -> bool:
+        for player in table.players:
+            if player.user_id == user.pk and not player.left:
+                player.left = True
+                player.bot_level = player.bot_level or "normal"
+                player.save(update_fields=["left", "bot_level"])
+                return True
+        return False
+
+    play.touch(room_id, change)
+
+
+def _player(table: play.Table, seat: int) -> Player:
+    return next(p for p in table.players if p.seat == seat)

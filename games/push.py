@@ -1,0 +1,196 @@
+"""Push a table change to every open socket of the room, rendered once.
+
+A change renders the public parts that changed once and sends the same bytes to the room's
+group; a part private to a seat (his own interactive tableau) is rendered only for the seats
+whose part changed and sent to that seat's group. Nothing here queries the database per
+recipient: consumers forward the bytes as they come. Every frame carries the match version, so
+a socket that misses one resyncs with the whole table.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.template.loader import render_to_string
+
+from games.play import Table
+
+_SPACES = re.compile(r"\s+")
+
+
+def table_group(room_id: int) -> str:
+    return f"table.{room_id}"
+
+
+def seat_group(room_id: int, seat: int) -> str:
+    return f"table.{room_id}.seat.{seat}"
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How one game's table page is cut into parts, each a partial with a stable id.
+
+    `public(view)` maps each public part to the data it is drawn from (compared between
+    versions to find what changed); `private(view, seat)` is the data of a seat's own part.
+    Both take the spectator's view, which holds everything public.
+    """
+
+    template: str
+    public: Callable[[dict[str, Any]], dict[str, Any]]
+    private: Callable[[dict[str, Any], int], Any]
+
+
+def _ligretto_public(view: dict[str, Any]) -> dict[str, Any]:
+    parts: dict[str, Any] = {
+        "status": (
+            view["status"],
+            view["round"],
+            view.get("message"),
+            view.get("starts_at"),
+            tuple(view.get("ready", ())),
+        ),
+        "scores": (repr(view["players"]), repr(view["scores"])),
+        "center": repr(view["center"]),
+    }
+    for t in view["tableaus"]:
+        parts[f"seat-{t['seat']}"] = repr(t)
+    return parts
+
+
+def _ligretto_private(view: dict[str, Any], seat: int) -> Any:
+    return (
+        repr(view["tableaus"][seat]),
+        view["status"],
+        view["round"],
+        seat in view.get("ready", ()),
+        view.get("starts_at"),
+    )
+
+
+LAYOUTS: dict[str, Layout] = {
+    "ligretto": Layout("games/ligretto/table.html", _ligretto_public, _ligretto_private),
+    "ligretto-mini": Layout("games/ligretto/table.html", _ligretto_public, _ligretto_private),
+}
+
+
+def layout_for(game: str) -> Layout:
+    return LAYOUTS[game]
+
+
+# The last parts pushed per match in this process, with their version: a change compares with
+# them to render only what differs. When the cache is not exactly one version behind (another
+# process wrote in between, or a commit overtook another), everything is rendered.
+_last: dict[int, tuple[int, dict[str, Any], dict[int, Any]]] = {}
+
+
+def version_tag(version: int) -> str:
+    return f'<div id="table-version" data-version="{version}" hidden></div>'
+
+
+def render_context(table: Table, view: dict[str, Any], seat: int | None) -> dict[str, Any]:
+    """The template context of a table page or part (`view` is the spectator's)."""
+    players = {p["seat"]: p for p in view["players"]}
+    tableaus = [dict(t, player=players[t["seat"]]) for t in view.get("tableaus", ())]
+    return {
+        "room_id": table.match.room_id,
+        "game_name": table.game.name,
+        "view": view,
+        "seat": seat,
+        "tableaus": tableaus,
+        "me": tableaus[seat] if seat is not None and seat < len(tableaus) else None,
+        "version": view["version"],
+        "match_end": match_end_text(view.get("options") or table.match.options),
+        "final_round": view.get("status") == "round_over" and _last_round(view),
+    }
+
+
+def match_end_text(options: dict[str, Any]) -> str:
+    """Say in words how a match with these options ends (L6, L6+, A1)."""
+    target, rounds = options.get("target"), options.get("rounds")
+    if target and rounds:
+        return f"First to {target} points, or after round {rounds}, whichever comes first."
+    if target:
+        return f"First to {target} points."
+    if rounds == 1:
+        return "One round; the highest score wins."
+    return f"{rounds} rounds; the highest total wins."
+
+
+def _last_round(view: dict[str, Any]) -> bool:
+    options = view.get("options") or {}
+    rounds, target = options.get("rounds"), options.get("target")
+    if rounds and len(view.get("scores", ())) >= rounds:
+        return True
+    return bool(target) and any(p["total"] >= target for p in view["players"])
+
+
+def render_part(table: Table, view: dict[str, Any], part: str, seat: int | None = None) -> str:
+    layout = layout_for(table.match.game)
+    context = render_context(table, view, seat)
+    if part.startswith("seat-"):
+        context["t"] = context["tableaus"][int(part.removeprefix("seat-"))]
+        part = "seat"
+    # Indentation is most of a part's bytes, and every byte goes to every socket.
+    return _SPACES.sub(" ", render_to_string(f"{layout.template}#{part}", context))
+
+
+def render_full(table: Table, seat: int | None) -> str:
+    """The whole live table for one connection: every public part and the seat's own."""
+    view = table.view(None)
+    layout = layout_for(table.match.game)
+    parts = [render_part(table, view, name) for name in layout.public(view)]
+    if seat is not None:
+        parts.append(render_part(table, view, "me", seat))
+    return version_tag(table.version) + "".join(parts)
+
+
+def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
+    """Render what changed at `table.version` once and send it to the room's sockets."""
+    room_id, version = table.match.room_id, table.version
+    view = table.view(None)
+    layout = layout_for(table.match.game)
+    public = layout.public(view)
+    seats = [p.seat for p in table.players]
+    private = {s: layout.private(view, s) for s in seats}
+    cached = _last.get(table.match.pk)
+    full = cached is None or cached[0] != version - 1
+    if cached is None or cached[0] < version:
+        _last[table.match.pk] = (version, public, private)
+    changed = [k for k, v in public.items() if full or cached[1].get(k) != v]
+    mine = [s for s in seats if full or cached[2].get(s) != private[s]]
+
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    send = async_to_sync(_send_all)
+    messages: list[tuple[str, dict[str, Any]]] = []
+    # A seat's own part goes first, so that it is there when the public frame names it.
+    for s in mine:
+        html = render_part(table, view, "me", s)
+        messages.append(
+            (seat_group(room_id, s), {"type": "table.private", "version": version, "html": html})
+        )
+    html = version_tag(version) + "".join(render_part(table, view, k) for k in changed)
+    messages.append(
+        (
+            table_group(room_id),
+            {
+                "type": "table.public",
+                "version": version,
+                "html": html,
+                "full": full,
+                "private": mine,
+            },
+        )
+    )
+    send(layer, messages)
+
+
+async def _send_all(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
+    for group, message in messages:
+        await layer.group_send(group, message)

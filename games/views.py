@@ -1,0 +1,16 @@
+"""The table page: the same parts the table's socket pushes, laid out for one viewer."""
+
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+
+from games import play, push
+
+
+def table_page(request: HttpRequest, table: play.Table) -> HttpResponse:
+    """Render the room's live table for the signed-in player (or a spectator)."""
+    seat = table.seat_of(request.user)
+    view = table.view(None)
+    context = push.render_context(table, view, seat)
+    return render(request, push.layout_for(table.match.game).template, context)

@@ -1,0 +1,62 @@
+"""Rooms with a started match, a way to lay out the cards, and sockets to the table."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from channels.testing import WebsocketCommunicator
+
+from cardgames.asgi import application
+from games import play
+from games.models import Match
+from games.registry import GAMES
+from lobby import services
+
+ORIGIN = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
+
+
+def started_room(host, others=(), game: str = "ligretto-mini", bots: int = 0, **options: Any):
+    """Open, fill and start a room: `host` and `others` seated in order, then `bots` bots."""
+    seats = 1 + len(others) + bots
+    room = services.create_room(host, game, seats, options or None)
+    for user in others:
+        services.join_room(room.pk, user)
+    if bots:
+        services.add_bots(room.pk, host, count=bots, level="normal")
+    services.start_room(room.pk, host)
+    return room
+
+
+def set_state(room_id: int, change) -> None:
+    """Rewrite the current round's state with `change(dump) -> dump` (a new version)."""
+    match = Match.objects.get(room_id=room_id)
+    rnd = match.rounds.order_by("-number").first()
+    data = change(rnd.state)
+    game = GAMES[match.game]
+    rnd.state = game.dump(game.load(data))
+    match.version += 1
+    rnd.version = match.version
+    rnd.save()
+    match.save()
+
+
+def card(color: str, value: int, owner: int) -> list[Any]:
+    return [color, value, owner]
+
+
+async def table_socket(room_id: int, user=None) -> WebsocketCommunicator:
+    communicator = WebsocketCommunicator(application, f"/ws/rooms/{room_id}/table/", headers=ORIGIN)
+    if user is not None:
+        communicator.scope["user"] = user
+    connected, _ = await communicator.connect()
+    assert connected
+    return communicator
+
+
+def version_of(html: str) -> int:
+    start = html.index('data-version="') + len('data-version="')
+    return int(html[start : html.index('"', start)])
+
+
+def table(room_id: int) -> play.Table:
+    return play.load_table(room_id)

@@ -1,0 +1,176 @@
+"""The Ligretto table's socket: whole table on connect, the same bytes to everyone, races (L12)."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from games import play
+from games.models import ActionLog, Match
+from tests.conftest import make_user
+from tests.tables.helpers import card, set_state, started_room, table_socket, version_of
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+def _race_layout(data):
+    """Both players hold a red 4 on row slot 0; one red pile topped by a 3 waits in the centre."""
+    for seat, player in enumerate(data["players"]):
+        player["row"][0] = [card("red", 4, seat)]
+        player["row"][1] = [card("green", 1, seat)]  # so that the table is never at a standstill
+    data["center"] = [
+        {"color": "red", "cards": [card("red", v, 0) for v in (1, 2, 3)], "closed": False}
+    ]
+    data.update(status="playing", scores=[], ready=[], end_reason=None, end_message=None)
+    return data
+
+
+async def _cast():
+    alice = await sync_to_async(make_user)("alice")
+    bob = await sync_to_async(make_user)("bob")
+    eve = await sync_to_async(make_user)("eve")
+    room = await sync_to_async(started_room)(alice, [bob])
+    return alice, bob, eve, room
+
+
+async def _settle(*sockets):
+    # Each socket's first frames: the whole table (and a presence change or two).
+    for s in sockets:
+        while not await s.receive_nothing(timeout=0.1):
+            await s.receive_from()
+
+
+async def test_it_sends_the_whole_table_on_connect_and_pushes_plays_to_everyone():
+    alice, bob, eve, room = await _cast()
+    await sync_to_async(set_state)(room.pk, _race_layout)
+    a = await table_socket(room.pk, alice)
+    first = await a.receive_from()
+    assert 'data-connected="true"' in first and 'id="lg-me"' in first
+    assert 'id="lg-center"' in first and 'id="lg-seat-1"' in first
+    b = await table_socket(room.pk, bob)
+    e = await table_socket(room.pk, eve)  # a spectator
+    spectator_first = await e.receive_from()
+    assert 'id="lg-me"' not in spectator_first and 'id="lg-center"' in spectator_first
+    await _settle(a, b, e)
+
+    await a.send_to(text_data=json.dumps({"type": "play", "from": "row", "index": "0"}))
+    to_alice, to_bob, to_eve = (
+        await a.receive_from(),
+        await b.receive_from(),
+        await e.receive_from(),
+    )
+    # The public part is the same bytes for all; only the player who moved gets his own part.
+    assert to_bob == to_eve
+    assert to_alice.endswith(to_bob) and 'id="lg-me"' in to_alice
+    assert 'id="lg-me"' not in to_bob
+    assert 'id="pile-0"' in to_bob and 'aria-label="red 4"' in to_bob
+    assert version_of(to_bob) == await sync_to_async(lambda: play.load_table(room.pk).version)()
+    for s in (a, b, e):
+        await s.disconnect()
+
+
+async def test_a_spectator_cannot_act():
+    alice, bob, eve, room = await _cast()
+    e = await table_socket(room.pk, eve)
+    await _settle(e)
+    await e.send_to(text_data=json.dumps({"type": "flip"}))
+    answer = await e.receive_from()
+    assert 'data-code="spectator"' in answer
+    assert await sync_to_async(ActionLog.objects.count)() == 0
+    await e.disconnect()
+
+
+async def test_simultaneous_plays_onto_one_pile_have_exactly_one_winner_l12():
+    alice, bob, eve, room = await _cast()
+    a = await table_socket(room.pk, alice)
+    b = await table_socket(room.pk, bob)
+    await _settle(a, b)
+    play_row_0 = json.dumps(
+        {
+            "type": "play",
+            "from": "row",
+            "index": 0,
+            "pile": 0,
+            "HEADERS": {"HX-Trigger": "me-row-0"},
+        }
+    )
+    dealt = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).rounds.get().state)()
+    for _ in range(15):
+        # The same layout each time, from the same deal: only the race differs.
+        await sync_to_async(set_state)(room.pk, lambda _: _race_layout(copy.deepcopy(dealt)))
+        before = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
+        await asyncio.gather(a.send_to(text_data=play_row_0), b.send_to(text_data=play_row_0))
+        frames = {"a": [], "b": []}
+        for name, s in (("a", a), ("b", b)):
+            while not await s.receive_nothing(timeout=0.15):
+                frames[name].append(await s.receive_from())
+        refusals = [
+            name for name, fs in frames.items() if any('data-code="too_slow"' in f for f in fs)
+        ]
+        assert len(refusals) == 1, {
+            k: [(f[:60], 'data-code="' in f, f.count("round_over")) for f in v]
+            for k, v in frames.items()
+        }
+        refused = refusals[0]
+        assert any('data-target="me-row-0"' in f for f in frames[refused])
+        t = await sync_to_async(play.load_table)(room.pk)
+        pile = t.state.center[0]
+        assert [c.value for c in pile.cards] == [1, 2, 3, 4]  # one 4, never two
+        winner = pile.cards[-1].owner
+        loser = 1 - winner
+        assert ("a", "b")[loser] == refused
+        # The loser's red 4 stayed on his row; the winner's slot was refilled from his stack.
+        assert t.state.players[loser].row[0][-1][:2] == ("red", 4)
+        assert t.version == before + 1
+        assert all(len(p.row) == 3 for p in t.state.players)
+        held = [c for p in t.state.players for c in p.stack + p.hand + p.waste]
+        held += [c for p in t.state.players for slot in p.row for c in slot]
+        # Nothing lost or duplicated: the layout holds 2 x 27 cards plus the centre's 1-2-3.
+        assert len(held) + len(pile.cards) == 2 * 27 + 3
+    for s in (a, b):
+        await s.disconnect()
+
+
+async def test_a_socket_that_missed_a_version_gets_the_whole_table_again():
+    alice, bob, eve, room = await _cast()
+    e = await table_socket(room.pk, eve)
+    await _settle(e)
+    from channels.layers import get_channel_layer
+
+    from games import push
+
+    layer = get_channel_layer()
+    current = await sync_to_async(lambda: play.load_table(room.pk).version)()
+    await layer.group_send(
+        push.table_group(room.pk),
+        {
+            "type": "table.public",
+            "version": current + 5,
+            "html": "<p id='x'>partial</p>",
+            "full": False,
+            "private": [],
+        },
+    )
+    resync = await e.receive_from()
+    assert "partial" not in resync and 'data-connected="true"' in resync
+    assert 'id="lg-center"' in resync and 'id="lg-scores"' in resync
+    await e.disconnect()
+
+
+async def test_it_refuses_a_socket_for_a_room_that_never_started():
+    from lobby import services
+
+    alice = await sync_to_async(make_user)("alice")
+    room = await sync_to_async(services.create_room)(alice, "ligretto", 3)
+    from channels.testing import WebsocketCommunicator
+
+    from cardgames.asgi import application
+    from tests.tables.helpers import ORIGIN
+
+    s = WebsocketCommunicator(application, f"/ws/rooms/{room.pk}/table/", headers=ORIGIN)
+    connected, code = await s.connect()
+    assert not connected and code == 4404
