@@ -150,6 +150,8 @@ def start_match(room: Any, seats: list[Any]) -> Match:
             user=seat.user,
             name=seat.name,
             bot_level=seat.bot_level,
+            # A human's grace period runs from the start until his first socket (games.presence).
+            away_since=match.created_at if seat.user_id else None,
         )
         for seat in seats
     )

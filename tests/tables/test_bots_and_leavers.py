@@ -1,0 +1,92 @@
+"""Bots play whole matches through the write path; leavers get a stand-in and their seat back."""
+
+from __future__ import annotations
+
+import pytest
+
+from games import play, presence
+from games.driver import MatchBots
+from games.models import ActionLog, Match, RoundScore
+from lobby.models import Room
+from tests.conftest import make_user
+from tests.tables.helpers import started_room
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def drive_to_end(room_id: int, limit: int = 200_000) -> int:
+    """Step the room's bots (at full speed) until the match ends; return the steps taken."""
+    bots = MatchBots(room_id)
+    for step in range(limit):
+        if bots.step() is None:
+            return step
+    raise AssertionError(f"the match in room {room_id} did not end in {limit} steps")
+
+
+def test_a_twelve_seat_ligretto_match_with_bots_plays_to_its_end(settings):
+    settings.LEAVER_GRACE = 0  # the host never opens the table: a bot stands in at once
+    alice = make_user("alice")
+    room = started_room(alice, game="ligretto", bots=11, rounds=2)
+    drive_to_end(room.pk)
+
+    match = Match.objects.get(room_id=room.pk)
+    assert match.status == Match.Status.FINISHED and match.finished_at is not None
+    assert Room.objects.get(pk=room.pk).status == Room.Status.FINISHED
+    table = play.load_table(room.pk)
+    assert table.state.status == "finished"
+    # The score rows agree with the engine's score sheet, round by round and seat by seat.
+    for number, points in enumerate(table.state.scores, start=1):
+        rows = RoundScore.objects.filter(round__match=match, round__number=number)
+        assert [r.points for r in rows.order_by("seat")] == list(points)
+    assert match.rounds.count() == 2
+    # Every applied action is logged once, in version order, each by a bot.
+    versions = list(ActionLog.objects.filter(match=match).values_list("version", flat=True))
+    assert versions == sorted(set(versions)) and len(versions) > 24
+    assert not ActionLog.objects.filter(match=match, by_bot=False).exists()
+
+
+def test_a_leaver_is_replaced_after_the_grace_period_and_gets_his_seat_back(settings):
+    settings.LEAVER_GRACE = 30
+    alice, bob = make_user("alice"), make_user("bob")
+    room = started_room(alice, [bob])
+    presence.connected(room.pk, 0)
+    presence.connected(room.pk, 1)
+    presence.disconnected(room.pk, 1)
+
+    assert presence.replace_absent(room.pk) == []  # within the grace period: still his seat
+    settings.LEAVER_GRACE = 0
+    assert presence.replace_absent(room.pk) == [1]
+    table = play.load_table(room.pk)
+    bob_seat = table.players[1]
+    assert bob_seat.is_bot and bob_seat.stand_in and table.view(0)["players"][1]["bot"]
+
+    # The stand-in plays for him through the same write path.
+    bots = MatchBots(room.pk)
+    for _ in range(50):
+        bots.step()
+        if ActionLog.objects.filter(match__room_id=room.pk, seat=1, by_bot=True).exists():
+            break
+    assert ActionLog.objects.filter(match__room_id=room.pk, seat=1, by_bot=True).exists()
+
+    presence.connected(room.pk, 1)  # he is back
+    table = play.load_table(room.pk)
+    assert not table.players[1].is_bot and table.seat_of(bob) == 1
+    assert table.view(1)["players"][1] == {
+        "seat": 1,
+        "name": "bob",
+        "bot": False,
+        "connected": True,
+        "total": table.view(1)["players"][1]["total"],
+    }
+
+
+def test_a_player_who_leaves_the_room_for_good_is_played_by_a_bot_to_the_end():
+    from lobby import services
+
+    alice, bob = make_user("alice"), make_user("bob")
+    room = started_room(alice, [bob])
+    services.leave_room(room.pk, bob)
+    table = play.load_table(room.pk)
+    assert table.players[1].left and table.players[1].is_bot
+    assert table.seat_of(bob) is None  # he watches now
+    assert table.players[1].user_id == bob.pk  # the history still knows whose seat it was

@@ -1,0 +1,94 @@
+"""No page, part or push to any seat holds another seat's hidden cards (hand, stack and waste
+below the top): two tables that differ only there look the same, byte for byte, on every path."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from games import play
+from games.models import Match
+from tests.conftest import client_for, make_user
+from tests.tables.helpers import set_state, started_room, table_socket
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+def _hide_differently(data):
+    """Reorder seat 1's hidden cards: his hand, his stack below its top, his waste below its top."""
+    p = data["players"][1]
+    p["hand"] = p["hand"][::-1]
+    p["stack"] = p["stack"][:-1][::-1] + p["stack"][-1:]
+    p["waste"] = p["waste"][:-1][::-1] + p["waste"][-1:]
+    return data
+
+
+def _normalise(html: str, room_id: int) -> str:
+    html = re.sub(r'(csrfmiddlewaretoken" value=|X-CSRFToken": )"[^"]+"', r"\1-", html)
+    return html.replace(f"/rooms/{room_id}/", "/rooms/ROOM/").replace(f"#{room_id}", "#ROOM")
+
+
+async def _until(sockets, version: int) -> list[list[str]]:
+    """Every frame each socket gets up to the one that brings `version`."""
+    frames = []
+    for s in sockets:
+        got = [await s.receive_from(timeout=3)]
+        while f'data-version="{version}"' not in got[-1]:
+            got.append(await s.receive_from(timeout=3))
+        frames.append(got)
+    return frames
+
+
+async def test_hidden_cards_never_reach_any_seat_on_any_path():
+    alice, bob, eve = [await sync_to_async(make_user)(n) for n in ("alice", "bob", "eve")]
+    rooms = [await sync_to_async(started_room)(alice, [bob]) for _ in range(2)]
+    first = await sync_to_async(lambda: Match.objects.get(room_id=rooms[0].pk).rounds.get().state)()
+    # Seat 1 turns cards off his hand so that his waste has cards below its top.
+    for _ in range(3):
+        await sync_to_async(play.act)(rooms[0].pk, 1, {"type": "flip"})
+    dealt = await sync_to_async(lambda: Match.objects.get(room_id=rooms[0].pk).rounds.get().state)()
+    assert dealt != first and len(dealt["players"][1]["waste"]) > 1
+    await sync_to_async(set_state)(
+        rooms[1].pk, lambda _: _hide_differently(json.loads(json.dumps(dealt)))
+    )
+    await sync_to_async(set_state)(rooms[0].pk, lambda _: dealt)
+    for _ in range(3):  # the same version on both tables (room 0 made three flips)
+        await sync_to_async(set_state)(rooms[1].pk, lambda data: data)
+    a_state, b_state = [
+        await sync_to_async(lambda r=r: Match.objects.get(room_id=r.pk).rounds.get().state)()
+        for r in rooms
+    ]
+    assert a_state["players"][1]["hand"] != b_state["players"][1]["hand"]
+
+    # Pages, for the two players and a spectator.
+    for user in (alice, bob, eve):
+        pages = []
+        for room in rooms:
+            client = await sync_to_async(client_for)(user)
+            response = await sync_to_async(client.get)(f"/rooms/{room.pk}/")
+            assert response.status_code == 200
+            pages.append(_normalise(response.content.decode(), room.pk))
+        assert pages[0] == pages[1]
+
+    # Sockets: the whole table on connect, then every push while seat 0 plays and flips.
+    worlds = []
+    for room in rooms:
+        sockets = [await table_socket(room.pk, u) for u in (alice, bob, eve)]
+        # Connecting changes who is present: read on until the last of those changes.
+        version = await sync_to_async(lambda r=room: play.load_table(r.pk).version)()
+        worlds.append((room, sockets, await _until(sockets, version)))
+    assert worlds[0][2] == worlds[1][2]
+    for _ in range(6):
+        frames = []
+        for room, sockets, _ in worlds:
+            view = await sync_to_async(lambda r=room: play.load_table(r.pk).view(0))()
+            action = next((a for a in view["legal"] if a["type"] == "play"), {"type": "flip"})
+            await sockets[0].send_to(text_data=json.dumps(action))
+            frames.append(await _until(sockets, view["version"] + 1))
+        assert frames[0] == frames[1] and all(frames[0])
+    for _, sockets, _ in worlds:
+        for s in sockets:
+            await s.disconnect()
