@@ -89,7 +89,7 @@ class Driver:
 
     async def drive(self, room_id: int) -> None:
         """Play one match's bots and timers while this process holds its lease."""
-        bots = MatchBots(room_id)
+        bots = MatchBots(room_id, driver=self.id)
         while room_id in self.held and not self.stopping:
             try:
                 wait = await database_sync_to_async(bots.step)()
@@ -104,8 +104,9 @@ class Driver:
 class MatchBots:
     """One match's bots: each bot seat chooses from its view, waits its delay, then acts."""
 
-    def __init__(self, room_id: int, rng: random.Random | None = None) -> None:
+    def __init__(self, room_id: int, rng: random.Random | None = None, driver: str = "") -> None:
         self.room_id = room_id
+        self.driver = driver
         self.rng = rng or random.Random()
         self.due: dict[int, float] = {}  # seat -> monotonic time of its next action
         self.pending: dict[int, dict[str, Any] | None] = {}
@@ -147,7 +148,7 @@ class MatchBots:
             action = self.pending.pop(p.seat, None)
             if action is not None:
                 try:
-                    play.act(self.room_id, p.seat, action, by_bot=True)
+                    play.act(self.room_id, p.seat, action, by_bot=True, driver=self.driver)
                     acted = True
                 except IllegalAction:
                     pass  # too slow, or the round ended: the bot looks again

@@ -111,6 +111,8 @@ class ActionLog(models.Model):
     action = models.JSONField()
     version = models.PositiveIntegerField()
     by_bot = models.BooleanField(default=False)
+    # Which bot driver (process) made a bot's move: exactly one drives a room at a time.
+    driver = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -40,6 +40,7 @@ class Table:
     match: Match
     players: list[Player]
     state: State
+    round: Round | None = None  # the current round's row, without its state (see _table)
     game: Game = field(init=False)
 
     def __post_init__(self) -> None:
@@ -112,7 +113,8 @@ def _state_of(match: Match, rnd: Round, game: Game) -> State:
     cached = _states.get(match.pk)
     if cached is not None and cached[0] == match.version:
         return cached[1]
-    state = game.load(rnd.state)
+    data = Round.objects.filter(pk=rnd.pk).values_list("state", flat=True).get()
+    state = game.load(data)
     _states[match.pk] = (match.version, state)
     return state
 
@@ -127,9 +129,10 @@ def load_table(room_id: int) -> Table | None:
 
 def _table(match: Match) -> Table:
     game = GAMES[match.game]
-    rnd = match.rounds.order_by("-number").first()
+    # The state is the big column: read it only when this process has not got this version.
+    rnd = match.rounds.defer("state").order_by("-number").first()
     players = list(match.players.all())
-    return Table(match=match, players=players, state=_state_of(match, rnd, game))
+    return Table(match=match, players=players, state=_state_of(match, rnd, game), round=rnd)
 
 
 # --------------------------------------------------------------------------- starting
@@ -181,7 +184,7 @@ class Outcome:
     events: list[dict[str, Any]]
 
 
-def act(room_id: int, seat: int, action: Any, by_bot: bool = False) -> Outcome:
+def act(room_id: int, seat: int, action: Any, by_bot: bool = False, driver: str = "") -> Outcome:
     """Apply `action` for `seat` in the room's match, or raise PlayError / IllegalAction."""
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise PlayError("bad_action", 'An action is an object with a "type".', 400)
@@ -196,7 +199,7 @@ def act(room_id: int, seat: int, action: Any, by_bot: bool = False) -> Outcome:
             raise PlayError("not_started", "The round has not started yet: wait for the countdown.")
         old = table.state
         new, events = table.game.apply(old, seat, action)  # IllegalAction: nothing is written
-        _save(table, new, events, seat=seat, action=action, by_bot=by_bot)
+        _save(table, new, events, seat=seat, action=action, by_bot=by_bot, driver=driver)
     return Outcome(table=table, events=events)
 
 
@@ -207,15 +210,22 @@ def _save(
     seat: int | None = None,
     action: Action | None = None,
     by_bot: bool = False,
+    driver: str = "",
 ) -> None:
     """Persist `new` as the match's state at the next version and push it after commit."""
     match, game = table.match, table.game
     old = table.state
     match.version += 1
-    rnd = match.rounds.order_by("-number").first()
+    rnd = table.round
     if action is not None:
         ActionLog.objects.create(
-            match=match, round=rnd, seat=seat, action=action, version=match.version, by_bot=by_bot
+            match=match,
+            round=rnd,
+            seat=seat,
+            action=action,
+            version=match.version,
+            by_bot=by_bot,
+            driver=driver,
         )
     old_scores, new_scores = len(getattr(old, "scores", ())), len(getattr(new, "scores", ()))
     if new_scores > old_scores:
@@ -236,6 +246,7 @@ def _save(
         rnd.state = game.dump(new)
         rnd.version = match.version
         rnd.save(update_fields=["state", "version"])
+    table.round = rnd
     if getattr(new, "status", "") == "finished":
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()

@@ -44,6 +44,9 @@ def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "DATABASE_URL": f"sqlite:///{db}",
         "DEBUG": "True",
         "DJANGO_SETTINGS_MODULE": "cardgames.settings",
+        # Bots at twenty times a person's pace and a short countdown keep the flows quick.
+        "BOT_PACE": "0.05",
+        "TABLE_COUNTDOWN": "1",
     }
     env.pop("REDIS_URL", None)
     subprocess.run(
