@@ -104,19 +104,11 @@ class Table:
 # --------------------------------------------------------------------------- reading
 
 
-# States are immutable once built, so a process may keep the last one per match and skip
-# reloading the JSON while the version has not moved (the hot path of every play).
-_states: dict[int, tuple[int, State]] = {}
-
-
-def _state_of(match: Match, rnd: Round, game: Game) -> State:
-    cached = _states.get(match.pk)
-    if cached is not None and cached[0] == match.version:
-        return cached[1]
-    data = Round.objects.filter(pk=rnd.pk).values_list("state", flat=True).get()
-    state = game.load(data)
-    _states[match.pk] = (match.version, state)
-    return state
+# A process keeps the last table it saw per match: the round row (without its state), the
+# players and the state. States are immutable once built, and every change that anyone can see
+# grows the version, so while the locked match row shows the same version nothing needs
+# reloading (the hot path of every play: one locked read, then the writes).
+_cache: dict[int, tuple[int, Round, list[Player], State]] = {}
 
 
 def load_table(room_id: int) -> Table | None:
@@ -128,11 +120,25 @@ def load_table(room_id: int) -> Table | None:
 
 
 def _table(match: Match) -> Table:
+    cached = _cache.get(match.pk)
+    if cached is not None and cached[0] == match.version:
+        _, rnd, players, state = cached
+        return Table(match=match, players=list(players), state=state, round=rnd)
     game = GAMES[match.game]
-    # The state is the big column: read it only when this process has not got this version.
     rnd = match.rounds.defer("state").order_by("-number").first()
     players = list(match.players.all())
-    return Table(match=match, players=players, state=_state_of(match, rnd, game), round=rnd)
+    state = game.load(Round.objects.filter(pk=rnd.pk).values_list("state", flat=True).get())
+    _cache[match.pk] = (match.version, rnd, players, state)
+    return Table(match=match, players=list(players), state=state, round=rnd)
+
+
+def _remember(table: Table) -> None:
+    _cache[table.match.pk] = (table.match.version, table.round, table.players, table.state)
+
+
+def _forget(match_id: int) -> None:
+    # A change that failed half-way may have touched the cached rows in memory.
+    _cache.pop(match_id, None)
 
 
 # --------------------------------------------------------------------------- starting
@@ -161,7 +167,6 @@ def start_match(room: Any, seats: list[Any]) -> Match:
     Round.objects.create(
         match=match, number=_round_no(state), seed=seed, state=game.dump(state), version=1
     )
-    _states[match.pk] = (match.version, state)
     return match
 
 
@@ -197,9 +202,12 @@ def act(room_id: int, seat: int, action: Any, by_bot: bool = False, driver: str 
             raise PlayError("not_seated", "You have no seat at this table.", 403)
         if action["type"] != "ready" and table.counting_down():
             raise PlayError("not_started", "The round has not started yet: wait for the countdown.")
-        old = table.state
-        new, events = table.game.apply(old, seat, action)  # IllegalAction: nothing is written
-        _save(table, new, events, seat=seat, action=action, by_bot=by_bot, driver=driver)
+        new, events = table.game.apply(table.state, seat, action)  # refused: nothing written
+        try:
+            _save(table, new, events, seat=seat, action=action, by_bot=by_bot, driver=driver)
+        except BaseException:
+            _forget(match.pk)
+            raise
     return Outcome(table=table, events=events)
 
 
@@ -243,9 +251,7 @@ def _save(
         match.starts_at = _countdown_end()
         fields.append("starts_at")
     else:
-        rnd.state = game.dump(new)
-        rnd.version = match.version
-        rnd.save(update_fields=["state", "version"])
+        Round.objects.filter(pk=rnd.pk).update(state=game.dump(new), version=match.version)
     table.round = rnd
     if getattr(new, "status", "") == "finished":
         match.status = Match.Status.FINISHED
@@ -254,7 +260,7 @@ def _save(
         _finish_room(match)
     match.save(update_fields=fields)
     table.state = new
-    _states[match.pk] = (match.version, new)
+    _remember(table)
     transaction.on_commit(partial(_push, table, events))
 
 
@@ -291,11 +297,16 @@ def touch(room_id: int, change: Any) -> Table | None:
         if match is None:
             return None
         table = _table(match)
-        if change(table):
-            match.version += 1
-            match.save(update_fields=["version"])
-            _states[match.pk] = (match.version, table.state)
-            transaction.on_commit(partial(_push, table, []))
+        try:
+            changed = change(table)
+            if changed:
+                match.version += 1
+                match.save(update_fields=["version"])
+                _remember(table)
+                transaction.on_commit(partial(_push, table, []))
+        except BaseException:
+            _forget(match.pk)
+            raise
     return table
 
 

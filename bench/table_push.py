@@ -1,0 +1,235 @@
+"""Move-to-push latency of live tables: N tables x S seated players over real WebSockets.
+
+    .venv/bin/python bench/table_push.py --tables 10 --seats 4 --rate 10 --seconds 20
+    .venv/bin/python bench/table_push.py --tables 40 --seats 4 --rate 10 --seconds 20
+    .venv/bin/python bench/table_push.py --tables 10 --seats 4 --scale  # 2 Daphne, PG + Redis
+
+Every seat of every table is a signed-in WebSocket on its table. Each table sends `--rate`
+actions a second from a random seat (flips: always legal, and each one changes what everybody
+sees), and every socket of the table times the frame that carries the new version, from just
+before the action was sent. With `--scale`, two Daphne processes share PostgreSQL and Redis and
+each table's sockets are split between them, so half of every push crosses processes.
+Prints p50 / p95 / p99 in milliseconds, bytes per delivery, and lost pushes (a socket that never
+got a version it should have).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import websockets
+
+from cardgames.devserver import ROOT, free_port, start_daphne, stop
+
+sys.path.insert(0, str(ROOT / "bench"))
+from lobby_push import fresh_database  # noqa: E402
+
+VERSION = re.compile(r'id="table-version" data-version="(\d+)"')
+
+SETUP = """
+import json
+from django.conf import settings
+from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
+from django.contrib.sessions.backends.db import SessionStore
+from lobby import services
+
+User = get_user_model()
+out = []
+for t in range({tables}):
+    users = [User.objects.create_user(f"b{{t}}x{{s}}", password=None) for s in range({seats})]
+    room = services.create_room(users[0], "{game}", {seats})
+    for u in users[1:]:
+        services.join_room(room.pk, u)
+    services.start_room(room.pk, users[0])
+    cookies = []
+    for u in users:
+        session = SessionStore()
+        session[SESSION_KEY] = str(u.pk)
+        session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
+        session[HASH_SESSION_KEY] = u.get_session_auth_hash()
+        session.create()
+        cookies.append(session.session_key)
+    out.append({{"room": room.pk, "sessions": cookies}})
+print("SETUP" + json.dumps(out))
+"""
+
+
+class Table:
+    def __init__(self, room: int, sessions: list[str]) -> None:
+        self.room = room
+        self.sessions = sessions
+        self.sockets: list = []
+        self.sent: dict[int, float] = {}  # version -> when the action that made it was sent
+        self.next_version = 0
+        self.arrivals: list[dict[int, float]] = []
+        self.sizes: list[int] = []
+        self.refused = 0
+
+
+async def reader(table: Table, index: int, ws, stop_at: list[float]) -> None:
+    seen = table.arrivals[index]
+    while True:
+        try:
+            frame = await asyncio.wait_for(ws.recv(), timeout=1)
+        except TimeoutError:
+            if stop_at and time.perf_counter() > stop_at[0]:
+                return
+            continue
+        now = time.perf_counter()
+        match = VERSION.search(frame)
+        if match is None:
+            if 'id="table-flash"' in frame:
+                table.refused += 1
+            continue
+        version = int(match.group(1))
+        seen.setdefault(version, now)
+        table.sizes.append(len(frame.encode()))
+
+
+async def actor(table: Table, rate: float, until: float, rng: random.Random) -> None:
+    flip = json.dumps({"type": "flip"})
+    # Nothing else changes these tables (no bots, nobody comes or goes) and a flip is always
+    # accepted, so each action makes exactly the next version.
+    table.next_version = max(max(a) for a in table.arrivals) + 1
+    while time.perf_counter() < until:
+        seat = rng.randrange(len(table.sockets))
+        table.sent[table.next_version] = time.perf_counter()
+        table.next_version += 1
+        await table.sockets[seat].send(flip)
+        await asyncio.sleep(rng.expovariate(rate))
+
+
+async def run(args: argparse.Namespace) -> None:
+    workdir = Path(tempfile.mkdtemp(prefix="bench-"))
+    env = {
+        **os.environ,
+        "DEBUG": "False",
+        "SECRET_KEY": "bench-only",
+        "ALLOWED_HOSTS": "127.0.0.1,localhost",
+        "SECURE_SSL_REDIRECT": "False",
+        "TABLE_COUNTDOWN": "0",
+        "LOG_LEVEL": "WARNING",
+        "DJANGO_SETTINGS_MODULE": "cardgames.settings",
+    }
+    if args.scale:
+        env["DATABASE_URL"] = args.database_url
+        env["REDIS_URL"] = args.redis_url
+        env["CHANNELS_PREFIX"] = f"bench{os.getpid()}"
+        fresh_database(args.database_url)
+    else:
+        env["DATABASE_URL"] = f"sqlite:///{workdir / 'bench.sqlite3'}"
+        env.pop("REDIS_URL", None)
+    manage = [sys.executable, "manage.py"]
+    subprocess.run([*manage, "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
+    setup = SETUP.format(tables=args.tables, seats=args.seats, game=args.game)
+    done = subprocess.run(
+        [*manage, "shell", "--no-imports", "-c", setup],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    rooms = json.loads(done.stdout[done.stdout.index("SETUP") + 5 :])
+    ports = [free_port()] + ([free_port()] if args.scale else [])
+    servers = [start_daphne(port, env) for port in ports]
+    rng = random.Random(args.seed)
+    try:
+        tables = [Table(r["room"], r["sessions"]) for r in rooms]
+        for table in tables:
+            for i, session in enumerate(table.sessions):
+                port = ports[i % len(ports)]
+                ws = await websockets.connect(
+                    f"ws://127.0.0.1:{port}/ws/rooms/{table.room}/table/",
+                    origin=f"http://127.0.0.1:{port}",
+                    additional_headers={"Cookie": f"sessionid={session}"},
+                    max_size=None,
+                )
+                table.sockets.append(ws)
+                table.arrivals.append({})
+        stop_at: list[float] = []
+        readers = [
+            asyncio.create_task(reader(t, i, ws, stop_at))
+            for t in tables
+            for i, ws in enumerate(t.sockets)
+        ]
+        await asyncio.sleep(2)  # the whole tables and the presence changes settle
+        for t in tables:
+            t.sizes.clear()
+            t.refused = 0
+        start = time.perf_counter()
+        until = start + args.seconds
+        await asyncio.gather(*(actor(t, args.rate, until, rng) for t in tables))
+        stop_at.append(time.perf_counter() + 2)  # the last pushes arrive
+        await asyncio.gather(*readers)
+        latencies: list[float] = []
+        lost = expected = 0
+        for t in tables:
+            for version, sent in t.sent.items():
+                for seen in t.arrivals:
+                    expected += 1
+                    if version in seen:
+                        latencies.append((seen[version] - sent) * 1000)
+                    elif not any(v > version for v in seen):
+                        lost += 1  # never arrived, and no later version covered it
+        latencies.sort()
+        sizes = [s for t in tables for s in t.sizes]
+        refused = sum(t.refused for t in tables)
+
+        def pct(p: float) -> float:
+            return latencies[min(len(latencies) - 1, int(p * (len(latencies) - 1)))]
+
+        mode = "2 Daphne + PostgreSQL + Redis" if args.scale else "1 Daphne + SQLite + in-memory"
+        actions = sum(len(t.sent) for t in tables)
+        print(
+            f"{mode}: {args.tables} tables x {args.seats} seats, {args.rate}/s per table, "
+            f"{args.seconds} s: {actions} actions, {expected} deliveries expected"
+        )
+        print(
+            f"move-to-push ms: p50 {statistics.median(latencies):.1f}  p95 {pct(0.95):.1f}  "
+            f"p99 {pct(0.99):.1f}  max {latencies[-1]:.1f}"
+        )
+        print(
+            f"bytes per delivery: mean {statistics.mean(sizes):.0f}  "
+            f"lost pushes: {lost}  late (covered by a newer version): "
+            f"{expected - len(latencies) - lost}  refused actions: {refused}"
+        )
+        if refused:
+            print("WARNING: refused actions shift the version count; the figures are not valid")
+        for t in tables:
+            for ws in t.sockets:
+                await ws.close()
+    finally:
+        for server in servers:
+            stop(server)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tables", type=int, default=10)
+    parser.add_argument("--seats", type=int, default=4)
+    parser.add_argument("--rate", type=float, default=10.0, help="actions per second per table")
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--game", default="ligretto")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--scale", action="store_true")
+    parser.add_argument(
+        "--database-url", default="postgres://postgres@127.0.0.1:5432/cardgames_bench"
+    )
+    parser.add_argument("--redis-url", default="redis://127.0.0.1:6379/0")
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()
