@@ -4,7 +4,10 @@ from typing import Any
 
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
+from django.http import QueryDict
 
+from games.engine import IllegalAction
+from games.ligretto.rules import describe_end
 from games.registry import GAMES
 from lobby.models import GAME_CHOICES
 from lobby.services import RoomError, check_room
@@ -14,19 +17,30 @@ class SignupForm(UserCreationForm):
     pass
 
 
+# The option fields a GET may carry, so the page can say how a match with them ends.
+OPTION_NAMES = ("seats", "rounds", "target", "no_target", "row_variant")
+
+# Each game's rounds, in words (rules.md L6, A1).
+ROUNDS_HELP = {
+    "ligretto-mini": "How many rounds (default 1).",
+    "ligretto": "The most rounds (default 10); the match may end sooner at the target.",
+    "allegra": "How many rounds (default 3).",
+}
+
+
 class RoomForm(forms.Form):
     game = forms.ChoiceField(choices=GAME_CHOICES, initial="ligretto")
     seats = forms.IntegerField(
         initial=2, help_text="Ligretto Mini: 2. Ligretto: 2 to 12. Allegra: 2 to 6."
     )
-    rounds = forms.IntegerField(
-        required=False,
-        min_value=1,
-        help_text="A fixed number of rounds (default: 1 for Ligretto Mini, 3 for Allegra; "
-        "Ligretto plays to a target instead).",
-    )
+    rounds = forms.IntegerField(required=False, min_value=1, help_text=ROUNDS_HELP["ligretto"])
     target = forms.IntegerField(
-        required=False, min_value=1, help_text="Ligretto only: points to win (default 99)."
+        required=False, min_value=1, help_text="Points that end the match (default 99)."
+    )
+    no_target = forms.BooleanField(
+        required=False,
+        label="No target",
+        help_text="Play the rounds out; the highest total wins.",
     )
     row_variant = forms.BooleanField(
         required=False,
@@ -34,20 +48,34 @@ class RoomForm(forms.Form):
         help_text="Ligretto family only (rule L16).",
     )
 
+    @staticmethod
+    def initial_from(query: QueryDict) -> dict[str, Any]:
+        """Return initial values from a GET, so a re-rendered form keeps what was typed."""
+        initial: dict[str, Any] = {"game": query.get("game", "ligretto")}
+        initial.update({name: query[name] for name in OPTION_NAMES if query.get(name)})
+        return initial
+
+    def _raw_options(self, values: dict[str, Any]) -> dict[str, Any]:
+        """Return the options a host asked for, as the rules take them."""
+        options: dict[str, Any] = {}
+        if values.get("rounds") not in (None, ""):
+            options["rounds"] = values["rounds"]
+        # L6+: "no target" wins over a number typed before it was ticked.
+        if values.get("no_target"):
+            options["target"] = None
+        elif values.get("target") not in (None, ""):
+            options["target"] = values["target"]
+        if values.get("row_variant"):
+            options["row_variant"] = True
+        return options
+
     def clean(self) -> dict[str, Any]:
         data = super().clean()
         game, seats = data.get("game"), data.get("seats")
         if game is None or seats is None:
             return data
-        options: dict[str, Any] = {}
-        if data.get("rounds") is not None:
-            options["rounds"] = data["rounds"]
-        if data.get("target") is not None:
-            options["target"] = data["target"]
-        if data.get("row_variant"):
-            options["row_variant"] = True
         try:
-            data["options"] = check_room(game, seats, options)
+            data["options"] = check_room(game, seats, self._raw_options(data))
         except RoomError as refusal:
             field = "seats" if refusal.code == "invalid_seats" else None
             self.add_error(field, refusal.message)
@@ -56,15 +84,45 @@ class RoomForm(forms.Form):
     # Which option fields a game takes (rules.md L6, L16, A1); the page shows only these.
     GAME_FIELDS = {
         "ligretto-mini": ("rounds", "row_variant"),
-        "ligretto": ("rounds", "target", "row_variant"),
+        "ligretto": ("target", "no_target", "rounds", "row_variant"),
         "allegra": ("rounds",),
     }
 
     def fields_for(self, game: str) -> list[forms.BoundField]:
         """Return the bound option fields that `game` takes."""
+        if game in ROUNDS_HELP:
+            self.fields["rounds"].help_text = ROUNDS_HELP[game]
         return [self[name] for name in self.GAME_FIELDS.get(game, ())]
 
     @staticmethod
     def seat_limits(game: str) -> tuple[int, int]:
         info = GAMES.get(game) or GAMES["ligretto"]
         return info.min_seats, info.max_seats
+
+    def match_end(self) -> str:
+        """Say in words how a match with the values now in the form ends (L6, L6+, A1)."""
+        if self.is_bound:
+            values: dict[str, Any] = {name: self.data.get(name) for name in self.fields}
+        else:
+            values = {name: self.initial.get(name) for name in self.fields}
+        game = values.get("game") if values.get("game") in GAMES else "ligretto"
+        options = self._raw_options(values)
+        # Typed text arrives as strings: whole numbers become ints, anything else is left for
+        # the rules to refuse in their own words.
+        for name in ("rounds", "target"):
+            if isinstance(options.get(name), str) and options[name].strip().lstrip("-").isdigit():
+                options[name] = int(options[name])
+        if game == "allegra":
+            options.pop("row_variant", None)
+        info = GAMES[game]
+        try:
+            # The seat count does not change how a match ends: judge the options alone.
+            checked = info.check_options(info.min_seats, options)
+        except IllegalAction as refusal:
+            return refusal.message
+        if game == "allegra":
+            rounds = checked["rounds"]
+            if rounds == 1:
+                return "One round; the lowest score wins."
+            return f"A fixed {rounds} rounds; the lowest total wins."
+        return describe_end(checked)

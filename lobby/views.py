@@ -25,7 +25,7 @@ def index(request: HttpRequest) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 def create_room(request: HttpRequest) -> HttpResponse:
-    form = RoomForm(request.POST or None, initial={"game": request.GET.get("game", "ligretto")})
+    form = RoomForm(request.POST or None, initial=RoomForm.initial_from(request.GET))
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         room = services.create_room(request.user, data["game"], data["seats"], data["options"])

@@ -69,6 +69,8 @@ class State:
     removed: list[int] = field(default_factory=list)  # values taken out by triples this round
     scores: list[dict[str, Any]] = field(default_factory=list)
     ready: list[int] = field(default_factory=list)
+    # What every view says just happened (api.md `message`): the deal through the opening, the
+    # final lap until the round ends, the round's scoring through round_over, then the result.
     message: str | None = None
 
 
@@ -166,6 +168,8 @@ def _deal(seats: int, rounds: int, seed: int, round_no: int, first: int | None) 
         discard=discard,
         turn=first,
         revealed=[0] * seats,
+        message=f"Round {round_no} is dealt: everyone turns two cards face up, "
+        f"then {seat_name(first)} begins.",
     )
 
 
@@ -439,6 +443,7 @@ def _do_reveal(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]])
         if all(n >= 2 for n in s.revealed):
             s.phase = "draw"
             s.turn = s.first
+            s.message = None
             ev.append({"type": "opening_ended", "turn": s.first})
             _skip_stuck(s, ev)
     else:
@@ -655,14 +660,10 @@ def _end_turn(s: State, ev: list[dict[str, Any]], skipped: bool = False) -> None
                 s.ender = cand
                 lap = [(active + j) % n for j in range(1, n + 1)]
                 s.final_lap = [x for x in lap if x != cand]
-                ev.append(
-                    {
-                        "type": "round_ending",
-                        "ender": cand,
-                        "message": f"{seat_name(cand)} has every card face up: "
-                        "everyone else gets one more turn.",
-                    }
+                s.message = (
+                    f"{seat_name(cand)} has every card face up: everyone else gets one more turn."
                 )
+                ev.append({"type": "round_ending", "ender": cand, "message": s.message})
                 break
     if s.ender is None:
         s.turn = (active + 1) % n
@@ -794,7 +795,8 @@ def player_view(state: State, seat: int | None) -> dict[str, Any]:
         "legal": legal_actions(s, seat) if mine else [],
         "scores": [{"round": e["round"], "points": e["points"][:]} for e in s.scores],
         "totals": totals,
-        "message": s.message if s.status != "playing" else None,
+        "seat": seat,
+        "message": s.message,
     }
     if s.phase == "opening" and s.status == "playing":
         view["revealed_count"] = s.revealed[:]

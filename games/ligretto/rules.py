@@ -1,4 +1,4 @@
-"""Ligretto and Ligretto Mini rules engine: rules L1-L16 and G0-G2, both presets in one module.
+"""Ligretto and Ligretto Mini rules engine: rules L1-L16 (with L6+, L14+) and G0-G2, both presets.
 
 Pure: no Django, no clock, no global random; each deal uses random.Random(match seed, round).
 """
@@ -17,8 +17,14 @@ TOP_VALUE = {"ligretto-mini": 9, "ligretto": 10}
 STACK_SIZE = {"ligretto-mini": 7, "ligretto": 10}
 MAX_ROUNDS = 50
 MAX_TARGET = 10_000
+DEFAULT_TARGET = 99
+# L6: Mini plays one round; Ligretto stops after round 10 even if nobody reached the target.
+DEFAULT_ROUNDS = {"ligretto-mini": 1, "ligretto": 10}
 FLIP_COUNT = 3
-DUMP_VERSION = 1
+# 2: options always hold `rounds` (and Ligretto `target`, maybe null), `message` and
+# `standstills` were added, `end_message` dropped. load() still reads version 1.
+DUMP_VERSION = 2
+UNBLOCKED = "Nobody could play: everyone's top hand card went to the bottom."
 
 
 class Card(NamedTuple):
@@ -64,7 +70,12 @@ class State:
     scores: tuple[tuple[int, ...], ...] = ()
     ready: tuple[int, ...] = ()
     end_reason: str | None = None
-    end_message: str | None = None
+    # What every view says just happened (api.md `message`): an unblock until the next card is
+    # played, a round's end through round_over, the match result once finished; else None.
+    message: str | None = None
+    # L14+: the standstills met since the last card was played, as `_standstill_key`s. Older
+    # ones cannot come back, because the centre (and the rows) only ever grow.
+    standstills: tuple[tuple[Any, ...], ...] = ()
     # Derived from `center`; rebuilt lazily, never dumped.
     _wanted: dict[tuple[str, int], int] | None = field(default=None, compare=False, repr=False)
 
@@ -105,28 +116,41 @@ def check_options(
         raise IllegalAction("invalid_options", "Options must be an object.")
     allowed = {"rounds", "row_variant"} | ({"target"} if preset == "ligretto" else set())
     unknown = sorted(set(options) - allowed)
+    if "target" in unknown:
+        raise IllegalAction(
+            "invalid_options", "Ligretto Mini has no target: it plays a fixed number of rounds."
+        )
     if unknown:
         raise IllegalAction("invalid_options", f"Unknown option {unknown[0]!r}.")
     row_variant = options.get("row_variant", False)
     if not isinstance(row_variant, bool):
         raise IllegalAction("invalid_options", "row_variant must be true or false.")
-    if "rounds" in options and "target" in options:
+    rounds = options.get("rounds", DEFAULT_ROUNDS[preset])
+    if not _is_int(rounds) or not 1 <= rounds <= MAX_ROUNDS:
         raise IllegalAction(
-            "invalid_options", "Give either a target or a number of rounds, not both."
+            "invalid_options", f"rounds must be a whole number from 1 to {MAX_ROUNDS}."
         )
-    if "rounds" in options or preset == "ligretto-mini":
-        rounds = options.get("rounds", 1)
-        if not _is_int(rounds) or not 1 <= rounds <= MAX_ROUNDS:
-            raise IllegalAction(
-                "invalid_options", f"rounds must be a whole number from 1 to {MAX_ROUNDS}."
-            )
+    if preset == "ligretto-mini":
         return {"rounds": rounds, "row_variant": row_variant}
-    target = options.get("target", 99)
-    if not _is_int(target) or not 1 <= target <= MAX_TARGET:
+    # L6+: a target and a round limit combine; a null target plays the rounds out.
+    target = options.get("target", DEFAULT_TARGET)
+    if target is not None and (not _is_int(target) or not 1 <= target <= MAX_TARGET):
         raise IllegalAction(
-            "invalid_options", f"target must be a whole number from 1 to {MAX_TARGET}."
+            "invalid_options",
+            f"target must be a whole number from 1 to {MAX_TARGET}, "
+            "or null for a fixed number of rounds.",
         )
-    return {"target": target, "row_variant": row_variant}
+    return {"target": target, "rounds": rounds, "row_variant": row_variant}
+
+
+def describe_end(options: dict[str, Any]) -> str:
+    """Say in words how a match with these (checked) options ends (L6, L6+)."""
+    rounds, target = options["rounds"], options.get("target")
+    if rounds == 1:
+        return "One round; the highest score wins."
+    if target is None:
+        return f"A fixed {rounds} rounds; the highest total wins."
+    return f"First to {target} points, or after round {rounds}, whichever comes first."
 
 
 def row_size(preset: str, seats: int) -> int:
@@ -166,15 +190,12 @@ def _start_round(state: State, round_no: int) -> tuple[State, list[Event]]:
         center=(),
         ready=(),
         end_reason=None,
-        end_message=None,
+        message=None,
+        standstills=(),
         _wanted=None,
     )
-    events: list[Event] = [{"type": "round_dealt", "round": round_no}]
-    # L14+: a deal that is already deadlocked ends at once.
-    if _deadlocked(new):
-        new, ended = _end_round(new, "deadlock", None)
-        events += ended
-    return new, events
+    # L14+: a deal at a standstill is unblocked at once (one already deadlocked ends at once).
+    return _settle(new, [{"type": "round_dealt", "round": round_no}])
 
 
 def new_match(
@@ -248,7 +269,7 @@ def _player_can_play(state: State, p: Player, wanted: dict[tuple[str, int], int]
     return False
 
 
-def _deadlocked(state: State) -> bool:
+def _standstill(state: State) -> bool:
     """Return whether no seat can play anything now or after any number of flips (L14)."""
     wanted = _wanted(state)
     # Cheap pass over the visible tops first: almost always someone can play.
@@ -261,6 +282,68 @@ def _deadlocked(state: State) -> bool:
         if p.waste and _fits(p.waste[-1], wanted):
             return False
     return not any(_player_can_play(state, p, wanted) for p in state.players)
+
+
+def _deadlocked(state: State) -> bool:
+    """Return whether no row top, stack top, hand or waste card of anyone fits anywhere (L14).
+
+    Only then can no number of unblocks help: an unblock turns each cycle of hand + waste by
+    one card, so within one lap of the longest cycle every hand and waste card is shown.
+    """
+    wanted = _wanted(state)
+    variant = state.options["row_variant"]
+    for p in state.players:
+        for slot in p.row:
+            if slot and _fits(slot[-1], wanted):
+                return False
+        for pile in (p.stack[-1:], p.hand, p.waste):
+            for card in pile:
+                if _fits(card, wanted) or (variant and _fits_row(card, p.row)):
+                    return False
+    return True
+
+
+def _standstill_key(state: State) -> tuple[Any, ...]:
+    """Return what tells this standstill from others met since the last card was played.
+
+    Between plays only flips and unblocks happen, and both keep each player's cycle
+    (waste + hand, read as a circle) as it is: so the cycle's first card and the waste's length
+    pin down his hand and waste exactly, while the centre, rows and stacks stay put.
+    """
+    key: list[Any] = []
+    for p in state.players:
+        first = p.waste[0] if p.waste else p.hand[0] if p.hand else None
+        key.append(None if first is None else (first.color, first.value, len(p.waste)))
+    return tuple(key)
+
+
+def _unblock(state: State) -> State:
+    """Turn every waste back under its hand, then move each hand's top card to its bottom."""
+    players = []
+    for p in state.players:
+        # The waste turned face down puts its first card on top (L11), under the hand.
+        cycle = p.hand + p.waste
+        players.append(Player(row=p.row, stack=p.stack, hand=cycle[1:] + cycle[:1], waste=()))
+    return replace(state, players=tuple(players))
+
+
+def _settle(state: State, events: list[Event]) -> tuple[State, list[Event]]:
+    """Unblock a standstill until some play is possible, or end the round as a deadlock (L14)."""
+    unblocks = 0
+    while _standstill(state):
+        if _deadlocked(state):
+            return _end_round(state, "deadlock", None, events)
+        key = _standstill_key(state)
+        if key in state.standstills:
+            # L14+: unblocking again would only go round in circles.
+            return _end_round(state, "deadlock", None, events, repeated=True)
+        state = _unblock(state)
+        state.standstills = (*state.standstills, key)
+        unblocks += 1
+        events.append({"type": "table_unblocked", "message": UNBLOCKED})
+    if unblocks:
+        state.message = UNBLOCKED if unblocks == 1 else f"{UNBLOCKED[:-1]} ({unblocks} times)."
+    return state, events
 
 
 # --------------------------------------------------------------------------- legal actions
@@ -405,7 +488,15 @@ def _play(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         waste = waste[:-1]
     players = list(state.players)
     players[seat] = Player(row=row, stack=stack, hand=p.hand, waste=waste)
-    new = replace(state, players=tuple(players), center=tuple(center), _wanted=None)
+    # A played card ends what the last message said and any chance of an older standstill.
+    new = replace(
+        state,
+        players=tuple(players),
+        center=tuple(center),
+        message=None,
+        standstills=(),
+        _wanted=None,
+    )
     return _after_move(new, seat, events)
 
 
@@ -463,7 +554,7 @@ def _play_to_row(
     waste = p.waste[:-1] if source == "waste" else p.waste
     players = list(state.players)
     players[seat] = Player(row=row, stack=stack, hand=p.hand, waste=waste)
-    new = replace(state, players=tuple(players))
+    new = replace(state, players=tuple(players), message=None, standstills=())
     events: list[Event] = [
         {
             "type": "card_moved",
@@ -500,12 +591,8 @@ def _flip(state: State, seat: int) -> tuple[State, list[Event]]:
 def _after_move(state: State, seat: int, events: list[Event]) -> tuple[State, list[Event]]:
     # L13: only the mover's stack can have just run out; L14: anyone's move can lock everyone.
     if not state.players[seat].stack:
-        state, ended = _end_round(state, "stack_empty", seat)
-        events += ended
-    elif _deadlocked(state):
-        state, ended = _end_round(state, "deadlock", None)
-        events += ended
-    return state, events
+        return _end_round(state, "stack_empty", seat, events)
+    return _settle(state, events)
 
 
 # --------------------------------------------------------------------------- round and match end
@@ -535,9 +622,11 @@ def totals(state: State) -> list[int]:
 
 
 def _match_over(state: State) -> bool:
-    if "rounds" in state.options:
-        return len(state.scores) >= state.options["rounds"]
-    return max(totals(state)) >= state.options["target"]
+    # L6+: after `rounds` rounds, or at the end of the first round some total reaches `target`.
+    if len(state.scores) >= state.options["rounds"]:
+        return True
+    target = state.options.get("target")
+    return target is not None and max(totals(state)) >= target
 
 
 def winners(state: State) -> list[int]:
@@ -547,35 +636,52 @@ def winners(state: State) -> list[int]:
     return [s for s, v in enumerate(sums) if v == best]
 
 
-def _end_round(state: State, reason: str, seat: int | None) -> tuple[State, list[Event]]:
+def _seats(seats: list[int]) -> str:
+    if len(seats) == 1:
+        return f"seat {seats[0]}"
+    return "seats " + ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}"
+
+
+def _end_round(
+    state: State, reason: str, seat: int | None, events: list[Event], repeated: bool = False
+) -> tuple[State, list[Event]]:
     points = round_points(state)
     if reason == "stack_empty":
-        message = f"Round {state.round} is over: seat {seat} emptied their Ligretto stack."
-    else:
-        message = (
-            f"Round {state.round} is over: nobody can play any card, even by flipping through "
-            "their hand, so it is scored as it stands."
+        why = f"seat {seat} emptied their Ligretto stack."
+    elif repeated:
+        why = (
+            "the table came back to a standstill it had already been unblocked from, "
+            "so it is scored as it stands."
         )
+    else:
+        why = "no card of any player fits anywhere, so it is scored as it stands."
     new = replace(
         state,
         status="round_over",
         scores=state.scores + (tuple(points),),
         ready=(),
         end_reason=reason,
-        end_message=message,
+        standstills=(),
+    )
+    match_over = _match_over(new)
+    new.message = f"Round {state.round} is over: {why}" + (
+        " That was the last round." if match_over else ""
     )
     event: Event = {
         "type": "round_ended",
         "round": state.round,
         "reason": reason,
-        "message": message,
+        "message": new.message,
         "points": points,
         "totals": totals(new),
-        "match_over": _match_over(new),
+        "match_over": match_over,
     }
     if seat is not None:
         event["seat"] = seat
-    return new, [event]
+    if repeated:
+        event["repeated"] = True
+    events.append(event)
+    return new, events
 
 
 def _ready(state: State, seat: int) -> tuple[State, list[Event]]:
@@ -589,20 +695,17 @@ def _ready(state: State, seat: int) -> tuple[State, list[Event]]:
     if len(ready) < state.seats:
         return new, events
     if _match_over(new):
-        new = replace(new, status="finished")
         win = winners(new)
+        best = totals(new)[win[0]]
+        points = f"{best} point{'' if best == 1 else 's'}"
+        message = "The match is over: " + (
+            f"seat {win[0]} wins with {points}."
+            if len(win) == 1
+            else f"{_seats(win)} share the win with {points}."
+        )
+        new = replace(new, status="finished", message=message)
         events.append(
-            {
-                "type": "match_finished",
-                "totals": totals(new),
-                "winners": win,
-                "message": "The match is over: "
-                + (
-                    f"seat {win[0]} wins."
-                    if len(win) == 1
-                    else "seats " + ", ".join(map(str, win)) + " share the win."
-                ),
-            }
+            {"type": "match_finished", "totals": totals(new), "winners": win, "message": message}
         )
         return new, events
     new, dealt = _start_round(new, new.round + 1)
@@ -655,8 +758,9 @@ def player_view(state: State, seat: int | None) -> View:
         "totals": totals(state),
         "ready": list(state.ready),
         "end_reason": state.end_reason,
-        "end_message": state.end_message,
         "top_value": TOP_VALUE[state.preset],
+        "seat": seat,
+        "message": state.message,
     }
     if state.status == "finished":
         view["winners"] = winners(state)
@@ -700,8 +804,20 @@ def dump(state: State) -> dict[str, Any]:
         "scores": [list(p) for p in state.scores],
         "ready": list(state.ready),
         "end_reason": state.end_reason,
-        "end_message": state.end_message,
+        "message": state.message,
+        "standstills": [[None if k is None else list(k) for k in key] for key in state.standstills],
     }
+
+
+def _load_options(data: dict[str, Any]) -> dict[str, Any]:
+    options = dict(data["options"])
+    if data.get("version", 1) < 2 and data["preset"] == "ligretto":
+        # Version 1 had either a fixed number of rounds or a target without a round limit.
+        if "target" in options:
+            options.setdefault("rounds", MAX_ROUNDS)
+        else:
+            options["target"] = None
+    return options
 
 
 def load(data: dict[str, Any]) -> State:
@@ -721,7 +837,7 @@ def load(data: dict[str, Any]) -> State:
     )
     return State(
         preset=data["preset"],
-        options=dict(data["options"]),
+        options=_load_options(data),
         seed=data.get("seed", 0),
         round=data.get("round", 1),
         status=data.get("status", "playing"),
@@ -730,5 +846,10 @@ def load(data: dict[str, Any]) -> State:
         scores=tuple(tuple(p) for p in data.get("scores", ())),
         ready=tuple(data.get("ready", ())),
         end_reason=data.get("end_reason"),
-        end_message=data.get("end_message"),
+        # Version 1 kept the round's end in `end_message`, the only message it had.
+        message=data.get("message", data.get("end_message")),
+        standstills=tuple(
+            tuple(None if k is None else tuple(k) for k in key)
+            for key in data.get("standstills", ())
+        ),
     )

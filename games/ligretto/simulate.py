@@ -30,6 +30,9 @@ class Stats:
     matches: int = 0
     rounds: int = 0
     deadlocks: int = 0
+    repeated: int = 0  # deadlocks because a standstill came back (L14+)
+    unblocks: int = 0
+    unblocked_rounds: int = 0  # rounds with at least one unblock (L14)
     actions: int = 0
     refused: Counter = field(default_factory=Counter)
     wins: list[float] = field(default_factory=list)
@@ -62,15 +65,16 @@ def play_match(
     def decide(seat: int) -> tuple[Any, float]:
         t0 = time.perf_counter()
         view = rules.player_view(state, seat)
-        view["seat"] = seat
         stats.view_seconds += time.perf_counter() - t0
         return rules.bot_choose(view, levels[seat], rng)
 
+    unblocked = False
+
     def act(seat: int, action: dict[str, Any]) -> None:
-        nonlocal state
+        nonlocal state, unblocked
         t0 = time.perf_counter()
         try:
-            state, _ = rules.apply(state, seat, action)
+            state, events = rules.apply(state, seat, action)
         except IllegalAction as err:
             stats.apply_seconds += time.perf_counter() - t0
             stats.refused[err.code] += 1
@@ -79,12 +83,21 @@ def play_match(
         stats.actions += 1
         if log is not None:
             log.append([seat, action])
+        for event in events:
+            if event["type"] == "table_unblocked":
+                stats.unblocks += 1
+                unblocked = True
+            elif event["type"] == "round_ended":
+                stats.repeated += event.get("repeated", False)
+            elif event["type"] == "round_dealt":
+                unblocked = False
 
     while state.status != "finished":
         if state.status == "round_over":
             # Counted here so that deals deadlocked at once (L14+) count too.
             stats.rounds += 1
             stats.deadlocks += state.end_reason == "deadlock"
+            stats.unblocked_rounds += unblocked
             # The service sends `ready` for bots itself; so does the simulator.
             for seat in range(seats):
                 act(seat, {"type": "ready"})
@@ -130,8 +143,8 @@ def main(argv: list[str] | None = None) -> Stats:
     parser.add_argument("--matches", type=int, default=100)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--levels", default="normal", help="comma-separated, cycled over seats")
-    parser.add_argument("--rounds", type=int, default=None, help="fixed rounds instead of target")
-    parser.add_argument("--target", type=int, default=None)
+    parser.add_argument("--rounds", type=int, default=None, help="the most rounds (L6+)")
+    parser.add_argument("--target", default=None, help='points to win, or "none" (Ligretto)')
     parser.add_argument("--row-variant", action="store_true")
     parser.add_argument("--speed", choices=["delays", "equal"], default="delays")
     args = parser.parse_args(argv)
@@ -142,7 +155,7 @@ def main(argv: list[str] | None = None) -> Stats:
     if args.rounds is not None:
         options["rounds"] = args.rounds
     if args.target is not None:
-        options["target"] = args.target
+        options["target"] = None if args.target.lower() == "none" else int(args.target)
     stats = Stats()
     t0 = time.perf_counter()
     for m in range(args.matches):
@@ -154,7 +167,11 @@ def main(argv: list[str] | None = None) -> Stats:
     )
     print(
         f"rounds {stats.rounds} ({stats.rounds / stats.matches:.2f} per match), "
-        f"deadlocks {stats.deadlocks}, refused {dict(stats.refused)}"
+        f"deadlocks {stats.deadlocks} ({100 * stats.deadlocks / stats.rounds:.1f} %, "
+        f"{stats.repeated} of them a repeated standstill), "
+        f"rounds unblocked {stats.unblocked_rounds} "
+        f"({100 * stats.unblocked_rounds / stats.rounds:.1f} %), unblocks {stats.unblocks}, "
+        f"refused {dict(stats.refused)}"
     )
     for s in range(seats):
         print(

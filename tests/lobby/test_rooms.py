@@ -25,7 +25,7 @@ def test_it_creates_a_room_with_the_host_in_seat_0(alice):
     room = Room.objects.get()
     assert response.status_code == 302 and response["Location"] == room.get_absolute_url()
     assert (room.game, room.seats, room.status, room.host) == ("ligretto", 4, "open", alice)
-    assert room.options == {"target": 50, "row_variant": False}
+    assert room.options == {"target": 50, "rounds": 10, "row_variant": False}
     assert seat_names(room) == [(0, "alice")]
 
 
@@ -33,7 +33,12 @@ def test_it_creates_a_room_with_the_host_in_seat_0(alice):
     ("game", "seats", "extra", "expected"),
     [
         ("ligretto-mini", 2, {}, {"rounds": 1, "row_variant": False}),
-        ("ligretto", 12, {"rounds": 5, "row_variant": "on"}, {"rounds": 5, "row_variant": True}),
+        (
+            "ligretto",
+            12,
+            {"rounds": 5, "row_variant": "on"},
+            {"target": 99, "rounds": 5, "row_variant": True},
+        ),
         ("allegra", 6, {}, {"rounds": 3}),
     ],
 )
@@ -49,7 +54,7 @@ def test_it_fills_in_each_games_default_options(alice, game, seats, extra, expec
         ({"game": "ligretto", "seats": 13}, b"2 to 12"),
         ({"game": "ligretto", "seats": 1}, b"2 to 12"),
         ({"game": "allegra", "seats": 7}, b"2 to 6"),
-        ({"game": "ligretto", "seats": 2, "rounds": 3, "target": 40}, b"target"),
+        ({"game": "ligretto", "seats": 2, "rounds": 51, "target": 40}, b"from 1 to 50"),
         ({"game": "allegra", "seats": 3, "row_variant": "on"}, b""),
         ({"game": "allegra", "seats": 3, "target": 50}, b""),
         ({"game": "poker", "seats": 2}, b"not one of the available choices"),
@@ -69,7 +74,8 @@ def test_service_refuses_bad_input_with_codes(alice):
         (("ligretto", 13, None), "invalid_seats"),
         (("ligretto", True, None), "invalid_seats"),
         (("ligretto", 2, {"rounds": 0}), "invalid_options"),
-        (("ligretto", 2, {"rounds": 2, "target": 9}), "invalid_options"),
+        (("ligretto", 2, {"rounds": 2, "target": "9"}), "invalid_options"),
+        (("ligretto-mini", 2, {"target": None}), "invalid_options"),
         (("ligretto", 2, {"bogus": 1}), "invalid_options"),
         (("ligretto", 2, ["rounds"]), "invalid_options"),
         (("allegra", 2, {"rounds": "3"}), "invalid_options"),

@@ -31,6 +31,7 @@ def build(
     """Load a state from short card names; each player's cards belong to him unless "@s" says."""
     opts = R.check_options(len(players), options, preset)
     data = {
+        "version": R.DUMP_VERSION,
         "preset": preset,
         "options": opts,
         "seed": 7,
@@ -59,7 +60,6 @@ def build(
         "scores": scores or [],
         "ready": ready or [],
         "end_reason": None,
-        "end_message": None,
     }
     return R.load(data)
 

@@ -1,4 +1,4 @@
-"""Ligretto properties over random seeds and actions, 2-12 seats (L2, L9, L14, G0-G2)."""
+"""Ligretto properties over random seeds and actions, 2-12 seats (L2, L6, L9, L14, G0-G3)."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from games.engine import IllegalAction
 from games.ligretto import rules as R
+from games.ligretto.bots import LEVELS
+from games.ligretto.simulate import play_match
 
 from .helpers import check_invariants, view_cards, visible_cards
 
@@ -152,13 +154,89 @@ def can_play_by_brute_force(state):
     return False
 
 
+def fits_anywhere_by_brute_force(state):
+    """Return whether a row top, stack top, hand or waste card of anyone fits, were it on top."""
+    for seat, p in enumerate(state.players):
+        if any(a["type"] == "play" for a in R.legal_actions(state, seat)):
+            return True
+        cycle = p.waste + p.hand
+        for i, card in enumerate(cycle):
+            trial = R.replace(
+                state,
+                players=state.players[:seat]
+                + (R.Player(p.row, p.stack, cycle[:i] + cycle[i + 1 :], (card,)),)
+                + state.players[seat + 1 :],
+            )
+            if any(a.get("from") == "waste" for a in R.legal_actions(trial, seat)):
+                return True
+    return False
+
+
 @FAST
 @given(matches())
-def test_L14_deadlock_is_detected_exactly(match):
+def test_L14_no_standstill_outlasts_an_action_and_a_deadlock_is_exact(match):
     def check(state, seat):
         if state.status == "playing":
             assert can_play_by_brute_force(state)
         elif state.end_reason == "deadlock":
-            assert not can_play_by_brute_force(state)
+            assert not can_play_by_brute_force(R.replace(state, status="playing"))
+            assert not fits_anywhere_by_brute_force(R.replace(state, status="playing"))
 
     run(*match, check=check)
+
+
+@FAST
+@given(matches(), st.integers(0, 99))
+def test_L14_an_unblock_keeps_every_card_and_every_cycle(match, skip):
+    preset, seats, options, seed, steps = match
+    state, _ = run(preset, seats, options, seed, steps[: len(steps) * skip // 100])
+    after = R._unblock(state)
+    check_invariants(after)
+    assert after.center == state.center and R.round_points(after) == R.round_points(state)
+    for old, new in zip(state.players, after.players, strict=True):
+        assert (new.row, new.stack, new.waste) == (old.row, old.stack, ())
+        # The waste goes under the hand as it lies, then the top card goes to the bottom.
+        cycle = old.hand + old.waste
+        assert new.hand == cycle[1:] + cycle[:1]
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from(["ligretto-mini", "ligretto"]),
+    st.integers(2, 12),
+    st.integers(0, 2**31),
+    st.booleans(),
+)
+def test_L14_every_round_ends_under_random_legal_actions(preset, seats, seed, variant):
+    seats = 2 if preset == "ligretto-mini" else seats
+    rng = random.Random(seed)
+    state = R.new_match(seats, {"rounds": 1, "row_variant": variant}, seed, preset=preset)
+    for _ in range(20_000):
+        if state.status != "playing":
+            break
+        seat = rng.randrange(seats)
+        legal = R.legal_actions(state, seat)
+        if legal:
+            state, _ = R.apply(state, seat, rng.choice(legal))
+    assert state.status == "round_over"
+    assert len(state.scores) == 1 and state.end_reason in ("stack_empty", "deadlock")
+
+
+@settings(max_examples=30, deadline=None)
+@given(
+    st.sampled_from(["ligretto-mini", "ligretto"]),
+    st.integers(2, 12),
+    st.integers(0, 2**31),
+    st.lists(st.sampled_from(LEVELS), min_size=1, max_size=3),
+    st.booleans(),
+)
+def test_L14_every_round_ends_with_bots(preset, seats, seed, levels, variant):
+    seats = 2 if preset == "ligretto-mini" else seats
+    # play_match raises if a round outlasts its bound of actions.
+    state = play_match(
+        preset,
+        [levels[s % len(levels)] for s in range(seats)],
+        seed,
+        {"rounds": 2, "row_variant": variant},
+    )
+    assert state.status == "finished" and len(state.scores) == 2

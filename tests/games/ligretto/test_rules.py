@@ -11,10 +11,12 @@ from games.engine import IllegalAction
 from games.ligretto import rules as R
 from games.registry import rules_for
 
-from .helpers import build, check_invariants, view_cards, visible_cards
+from .helpers import all_cards, build, check_invariants, view_cards, visible_cards
 
 # A player whose visible cards fit nowhere, so hand-crafted states stay "playing".
 IDLE = {"row": ["g7", "g8", "g9"], "stack": ["b7", "b8"], "hand": []}
+# The same with the row variant on: not even his own row takes his stack top (L16).
+VARIANT_IDLE = {"row": ["g7", "g8", "g9"], "stack": ["b8", "y4"], "hand": []}
 # A player holding a 1 he never plays, so that no deadlock ends the round (L14).
 KEEP = {"row": ["b1", "g8", "g9"], "stack": ["b7", "b8"], "hand": []}
 
@@ -44,7 +46,11 @@ def test_L1_it_accepts_exactly_two_for_mini_and_two_to_twelve_for_ligretto():
             R.check_options(seats, None, "ligretto-mini")
         assert err.value.code == "invalid_seats"
     for seats in range(2, 13):
-        assert R.check_options(seats, {}, "ligretto") == {"target": 99, "row_variant": False}
+        assert R.check_options(seats, {}, "ligretto") == {
+            "target": 99,
+            "rounds": 10,
+            "row_variant": False,
+        }
     for seats in (0, 1, 13, True, "4"):
         with pytest.raises(IllegalAction) as err:
             R.new_match(seats, None, 1, preset="ligretto")
@@ -133,8 +139,11 @@ def test_L6_it_plays_one_round_of_mini_by_default_then_finishes_when_all_are_rea
     state, events = end_round_now(state)
     assert events[-1]["match_over"] is True
     assert R.player_view(state, 0)["status"] == "round_over"
+    said = "Round 1 is over: seat 0 emptied their Ligretto stack. That was the last round."
+    assert R.player_view(state, 1)["message"] == said
     state, events = R.apply(state, 1, {"type": "ready"})
     assert state.status == "round_over" and types(events) == ["player_ready"]
+    assert R.player_view(state, None)["message"] == said  # it lasts through round_over
     assert R.legal_actions(state, 1) == [] and R.legal_actions(state, 0) == [{"type": "ready"}]
     state, events = R.apply(state, 0, {"type": "ready"})
     assert state.status == "finished"
@@ -142,6 +151,9 @@ def test_L6_it_plays_one_round_of_mini_by_default_then_finishes_when_all_are_rea
     assert events[-1]["winners"] == [0] and events[-1]["totals"] == [1, -2]
     view = R.player_view(state, 0)
     assert view["status"] == "finished" and view["legal"] == [] and view["winners"] == [0]
+    assert (
+        view["message"] == events[-1]["message"] == "The match is over: seat 0 wins with 1 point."
+    )
     refuse(state, 0, {"type": "ready"}, "already_ready")
     refuse(state, 0, {"type": "flip"}, "round_over")
 
@@ -161,6 +173,7 @@ def test_L6_it_deals_the_next_round_until_the_fixed_number_of_rounds():
     state, events = R.apply(state, 1, {"type": "ready"})
     assert "round_dealt" in types(events)
     assert state.round == 2 and state.status == "playing" and state.center == ()
+    assert state.message is None  # a new deal clears the last round's message
     check_invariants(state)
     assert R.player_view(state, 0)["scores"] == [{"round": 1, "points": [1, -2]}]
 
@@ -190,7 +203,8 @@ def test_L6_it_lets_equal_totals_share_the_win():
     state, _ = end_round_now(state)  # totals 3 and 3
     for seat in (0, 1):
         state, events = R.apply(state, seat, {"type": "ready"})
-    assert events[-1]["winners"] == [0, 1] and "share" in events[-1]["message"]
+    assert events[-1]["winners"] == [0, 1]
+    assert events[-1]["message"] == "The match is over: seats 0 and 1 share the win with 3 points."
 
 
 @pytest.mark.parametrize(
@@ -204,10 +218,13 @@ def test_L6_it_lets_equal_totals_share_the_win():
         ("ligretto", {"rounds": 2.0}),
         ("ligretto", {"target": 0}),
         ("ligretto", {"target": False}),
-        ("ligretto", {"target": 50, "rounds": 2}),
+        ("ligretto", {"target": "none"}),
+        ("ligretto", {"target": 10_001}),
+        ("ligretto", {"target": None, "rounds": None}),
         ("ligretto", {"row_variant": 1}),
         ("ligretto", ["rounds"]),
         ("ligretto-mini", {"target": 20}),
+        ("ligretto-mini", {"target": None}),
         ("ligretto-mini", {"rounds": -1}),
     ],
 )
@@ -218,9 +235,14 @@ def test_L6_it_refuses_invalid_options(preset, options):
 
 
 def test_L6_it_fills_option_defaults_and_keeps_its_own_output():
-    assert R.check_options(4, {"rounds": 3}, "ligretto") == {"rounds": 3, "row_variant": False}
+    assert R.check_options(4, {"rounds": 3}, "ligretto") == {
+        "target": 99,
+        "rounds": 3,
+        "row_variant": False,
+    }
     assert R.check_options(4, {"target": 50, "row_variant": True}, "ligretto") == {
         "target": 50,
+        "rounds": 10,
         "row_variant": True,
     }
     assert R.check_options(2, {"rounds": 5, "row_variant": True}, "ligretto-mini") == {
@@ -230,6 +252,91 @@ def test_L6_it_fills_option_defaults_and_keeps_its_own_output():
     for preset in ("ligretto", "ligretto-mini"):
         once = R.check_options(2, None, preset)
         assert R.check_options(2, once, preset) == once
+
+
+def test_L6_it_says_clearly_why_options_are_refused():
+    def why(options, preset="ligretto"):
+        with pytest.raises(IllegalAction) as err:
+            R.check_options(2, options, preset)
+        return err.value.message
+
+    assert why({"target": 0}) == (
+        "target must be a whole number from 1 to 10000, or null for a fixed number of rounds."
+    )
+    assert why({"rounds": 51}) == "rounds must be a whole number from 1 to 50."
+    assert why({"target": 9}, "ligretto-mini") == (
+        "Ligretto Mini has no target: it plays a fixed number of rounds."
+    )
+    assert why({"colour": 1}) == "Unknown option 'colour'."
+
+
+def test_L6_plus_it_combines_a_target_and_a_round_limit_whichever_comes_first():
+    assert R.check_options(3, {"target": 40, "rounds": 4}, "ligretto") == {
+        "target": 40,
+        "rounds": 4,
+        "row_variant": False,
+    }
+    players = [
+        {"row": ["r5", "g5", "b5"], "stack": ["r1"]},
+        {"row": ["r6", "g6", "b6"], "stack": ["b9"]},
+    ]
+    options = {"target": 40, "rounds": 4}
+    # Round 2 of 4, nobody at 40: the match goes on.
+    state = build(players, options=options, scores=[[5, 3]], round_no=2)
+    assert end_round_now(state)[1][-1]["match_over"] is False
+    # The target reached before the limit ends it...
+    state = build(players, options=options, scores=[[39, 3]], round_no=2)
+    assert end_round_now(state)[1][-1]["match_over"] is True
+    # ...and so does the limit, with every total far below the target.
+    state = build(players, options=options, scores=[[5, 3]] * 3, round_no=4)
+    state, events = end_round_now(state)
+    assert events[-1]["match_over"] is True and events[-1]["totals"] == [16, 7]
+    assert state.message.endswith("That was the last round.")
+    for seat in (0, 1):
+        state, events = R.apply(state, seat, {"type": "ready"})
+    assert state.status == "finished" and events[-1]["winners"] == [0]
+
+
+def test_L6_plus_it_plays_a_fixed_number_of_rounds_without_a_target():
+    players = [
+        {"row": ["r5", "g5", "b5"], "stack": ["r1"]},
+        {"row": ["r6", "g6", "b6"], "stack": ["b9"]},
+    ]
+    options = {"target": None, "rounds": 3}
+    assert R.check_options(2, options, "ligretto") == {**options, "row_variant": False}
+    # 500 points after round 2 of 3 do not end a match without a target.
+    state = build(players, options=options, scores=[[500, 0]], round_no=2)
+    assert end_round_now(state)[1][-1]["match_over"] is False
+    state = build(players, options=options, scores=[[0, 0], [0, 0]], round_no=3)
+    assert end_round_now(state)[1][-1]["match_over"] is True
+
+
+def test_L6_plus_ligretto_defaults_end_by_round_10_even_when_nobody_reaches_99():
+    state = build(
+        [
+            {"row": ["r5", "g5", "b5"], "stack": ["r1"]},
+            {"row": ["r6", "g6", "b6"], "stack": ["b9"]},
+        ],
+        scores=[[-5, -9]] * 9,
+        round_no=10,
+    )
+    assert state.options == {"target": 99, "rounds": 10, "row_variant": False}
+    state, events = end_round_now(state)
+    assert events[-1]["match_over"] is True and events[-1]["totals"] == [-44, -83]
+
+
+def test_L6_plus_it_describes_how_the_match_ends_in_words():
+    def says(options, preset="ligretto", seats=2):
+        return R.describe_end(R.check_options(seats, options, preset))
+
+    assert says({}) == "First to 99 points, or after round 10, whichever comes first."
+    assert says({"target": 50, "rounds": 20}) == (
+        "First to 50 points, or after round 20, whichever comes first."
+    )
+    assert says({"target": None, "rounds": 5}) == "A fixed 5 rounds; the highest total wins."
+    assert says({"rounds": 1}) == "One round; the highest score wins."
+    assert says({}, "ligretto-mini") == "One round; the highest score wins."
+    assert says({"rounds": 3}, "ligretto-mini") == "A fixed 3 rounds; the highest total wins."
 
 
 # --------------------------------------------------------------------------- L7 simultaneous
@@ -516,7 +623,7 @@ def test_L13_it_ends_the_round_the_instant_a_stack_play_empties_the_stack():
     end = events[-1]
     assert end["type"] == "round_ended" and end["reason"] == "stack_empty" and end["seat"] == 0
     assert "seat 0 emptied" in end["message"]
-    assert R.player_view(state, 0)["end_message"] == end["message"]
+    assert R.player_view(state, 0)["message"] == end["message"] == state.message
     refuse(state, 1, {"type": "play", "from": "row", "index": 0}, "round_over")
     refuse(state, 1, {"type": "flip"}, "round_over")
     assert R.legal_actions(state, 1) == [{"type": "ready"}]
@@ -533,44 +640,66 @@ def test_L13_it_refuses_ready_while_the_round_is_played():
     refuse(race_state(), 0, {"type": "ready"}, "not_round_over")
 
 
-# --------------------------------------------------------------------------- L14 deadlock
+# --------------------------------------------------------------------------- L14 standstill
 
 
-def test_L14_it_ends_the_round_when_nobody_can_play_even_by_flipping():
-    # Seat 0 plays its last fitting card; g1 hides at hand position 1, never a waste top.
+def hands(state):
+    return [([f"{c.color[0]}{c.value}" for c in p.hand], len(p.waste)) for p in state.players]
+
+
+def test_L14_it_unblocks_a_standstill_for_everyone_until_a_play_is_possible():
+    # After seat 0's r1 nothing fits and no flip would ever show g1 (hand position 1).
     state = build(
         [
             {"row": ["r1", "g5", "b5"], "stack": ["b8", "b9"], "hand": ["y5", "g1", "y7"]},
-            {"row": ["r3", "g6", "b6"], "stack": ["b8", "b9"], "hand": []},
+            {"row": ["r3", "g2", "b6"], "stack": ["b8", "b9"], "hand": ["y2"], "waste": ["y3"]},
         ]
     )
     state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
-    assert types(events) == ["card_played", "row_refilled", "round_ended"]
-    assert events[-1]["reason"] == "deadlock" and "flipping" in events[-1]["message"]
-    assert events[-1]["points"] == [1 - 2, -4]
+    # Each unblock turns every waste back under its hand, then the hand's top card goes under.
+    # Twice here: after the first, seat 0's flips would show only y5.
+    assert types(events) == ["card_played", "row_refilled", "table_unblocked", "table_unblocked"]
+    assert events[-1] == {"type": "table_unblocked", "message": R.UNBLOCKED}
+    assert R.UNBLOCKED == "Nobody could play: everyone's top hand card went to the bottom."
+    assert hands(state) == [(["y7", "y5", "g1"], 0), (["y2", "y3"], 0)]
+    assert state.status == "playing" and state.end_reason is None
+    assert state.message == (
+        "Nobody could play: everyone's top hand card went to the bottom (2 times)."
+    )
+    for seat in (0, 1, None):
+        view = R.player_view(state, seat)
+        assert view["message"] == state.message and view["seat"] == seat
+    # The next flip shows g1; playing it clears the message (and lets seat 1's g2 follow).
+    state, _ = R.apply(state, 0, {"type": "flip"})
+    assert state.players[0].waste[-1].color == "green" and state.message is not None
+    state, events = R.apply(state, 0, {"type": "play", "from": "waste"})
+    assert types(events) == ["card_played"] and state.message is None
 
 
-def test_L14_it_counts_cards_a_later_flip_would_show():
-    # g1 is the third card of the hand: the next flip shows it, so play goes on.
-    base = {"row": ["r1", "g5", "b5"], "stack": ["b8", "b9"]}
-    state = build([{**base, "hand": ["y5", "y6", "g1"]}, IDLE])
-    state, _ = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
-    assert state.status == "playing"
-    # The last card of a short hand is shown too.
-    state = build([{**base, "hand": ["y5", "g1"]}, IDLE])
-    state, _ = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
-    assert state.status == "playing"
-    # After the waste is turned over, every third card of waste + hand is shown: here waste[1].
-    state = build([{**base, "hand": ["y5"], "waste": ["y6", "y7", "g1", "y8"]}, IDLE])
-    state, _ = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
-    assert state.status == "playing"
-    for _ in range(2):
-        state, _ = R.apply(state, 0, {"type": "flip"})
-    assert state.players[0].waste[-1].color == "green"
+def test_L14_an_unblock_changes_no_score_and_keeps_every_card():
+    state = build(
+        [
+            {"row": ["r1", "g5", "b5"], "stack": ["b8", "b9"], "hand": ["y5", "g1", "y7", "y8"]},
+            {"row": ["r3", "g6", "b6"], "stack": ["b8", "b7"], "hand": ["y2"], "waste": ["y3"]},
+        ],
+        scores=[[4, -3]],
+        round_no=2,
+    )
+    before = R.in_center(state)
+    cards = all_cards(state)
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert "table_unblocked" in types(events)
+    assert all_cards(state) == cards
+    assert R.in_center(state) == [before[0] + 1, before[1]]
+    assert state.scores == ((4, -3),) and R.round_points(state) == [1 - 2, -4]
+    assert [len(p.stack) for p in state.players] == [1, 2]
+    assert [p.row for p in state.players][1] == build(
+        [IDLE, {"row": ["r3", "g6", "b6"], "stack": ["b8", "b7"]}]
+    ).players[1].row
 
 
-def test_L14_it_ends_the_round_when_a_flip_buries_the_last_playable_card():
-    # The waste top g1 fits, but flipping past it leaves it at a place no flip ever shows.
+def test_L14_a_flip_that_buries_the_last_playable_card_unblocks_the_table():
+    # The waste top g1 fits, but flipping past it leaves it where no flip ever shows it.
     state = build(
         [
             {
@@ -582,36 +711,139 @@ def test_L14_it_ends_the_round_when_a_flip_buries_the_last_playable_card():
             IDLE,
         ]
     )
-    assert state.status == "playing"
     state, events = R.apply(state, 0, {"type": "flip"})
-    assert events[-1]["type"] == "round_ended" and events[-1]["reason"] == "deadlock"
+    assert types(events) == ["hand_flipped", "table_unblocked", "table_unblocked"]
+    assert hands(state)[0] == (["y5", "y6", "y7", "y2", "g1"], 0)
+    state, _ = R.apply(state, 0, {"type": "flip"})
+    state, _ = R.apply(state, 0, {"type": "flip"})
+    assert state.players[0].waste[-1].color == "green"
 
 
-def test_L14_it_counts_row_moves_of_the_variant_as_plays():
-    players = [{"row": ["r1", "g5", "b5"], "stack": ["y4", "b9"]}, IDLE]
+def test_L14_it_ends_the_round_only_when_no_card_of_anyone_fits_anywhere():
+    state = build(
+        [
+            {"row": ["r1", "g5", "b5"], "stack": ["b8", "b9"], "hand": ["y5", "g3", "y7"]},
+            {"row": ["r3", "g6", "b6"], "stack": ["b8", "b9"], "waste": ["y2"]},
+        ]
+    )
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert types(events) == ["card_played", "row_refilled", "round_ended"]
+    end = events[-1]
+    assert end["reason"] == "deadlock" and "repeated" not in end
+    assert end["message"] == (
+        "Round 1 is over: no card of any player fits anywhere, so it is scored as it stands."
+    )
+    assert end["points"] == [1 - 2, -4]
+    assert state.message == end["message"] and state.end_reason == "deadlock"
+    assert hands(state) == [(["y5", "g3", "y7"], 0), ([], 1)]  # no unblock first
+
+
+def test_L14_a_card_of_any_hand_or_waste_that_fits_keeps_the_round_going():
+    # Only seat 1's buried waste card r2 fits after the play: unblocks bring it up.
+    state = build(
+        [
+            {"row": ["r1", "g5", "b5"], "stack": ["b8", "b9"], "hand": ["y5", "g3", "y7"]},
+            {"row": ["r3", "g6", "b6"], "stack": ["b8", "b9"], "waste": ["r2", "y2"]},
+        ]
+    )
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert state.status == "playing" and types(events).count("table_unblocked") == 1
+    assert hands(state)[1] == (["y2", "r2"], 0)
+
+
+def test_L14_it_counts_cards_a_later_flip_would_show():
+    # g1 is the third card of the hand: the next flip shows it, so no unblock is needed.
+    base = {"row": ["r1", "g5", "b5"], "stack": ["b8", "b9"]}
+    state = build([{**base, "hand": ["y5", "y6", "g1"]}, IDLE])
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert types(events) == ["card_played", "row_refilled"]
+    # The last card of a short hand is shown too.
+    state = build([{**base, "hand": ["y5", "g1"]}, IDLE])
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert types(events) == ["card_played", "row_refilled"]
+    # After the waste is turned over, every third card of waste + hand is shown: here waste[1].
+    state = build([{**base, "hand": ["y5"], "waste": ["y6", "y7", "g1", "y8"]}, IDLE])
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert types(events) == ["card_played", "row_refilled"]
+    for _ in range(2):
+        state, _ = R.apply(state, 0, {"type": "flip"})
+    assert state.players[0].waste[-1].color == "green"
+
+
+def test_L14_plus_with_the_row_variant_row_moves_count_as_plays():
+    players = [{"row": ["r1", "g5", "b5"], "stack": ["y4", "b9"]}, VARIANT_IDLE]
     state = build(players, options={"row_variant": True})
-    state, _ = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
-    assert state.status == "playing"  # y4 can go onto g5 (L16)
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert types(events) == ["card_played", "row_refilled"]  # y4 can go onto g5 (L16)
     state = build(players)
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert events[-1]["reason"] == "deadlock"
+    # A hand card that fits only a row card keeps the round going, by unblocks.
+    players = [{"row": ["r1", "g5", "b5"], "stack": ["b8", "b9"], "hand": ["y4", "y7", "y6"]}]
+    state = build([*players, VARIANT_IDLE], options={"row_variant": True})
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert state.status == "playing" and "table_unblocked" in types(events)
+    state = build([*players, VARIANT_IDLE])
     state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
     assert events[-1]["reason"] == "deadlock"
 
 
-def test_L14_it_ends_an_already_deadlocked_deal_at_once():
+def test_L14_plus_a_deal_at_a_standstill_is_unblocked_at_once():
+    # Mini seed 24 deals no 1 that a row, a stack top or a flip shows, for both players.
+    fresh = R._deal("ligretto-mini", 2, 24, 1)
     state = R.new_match(2, None, 24, preset="ligretto-mini")
-    assert state.status == "round_over" and state.end_reason == "deadlock"
-    assert state.center == ()
-    assert R.player_view(state, 0)["scores"] == [{"round": 1, "points": [-14, -14]}]
-    assert R.legal_actions(state, 0) == [{"type": "ready"}]
+    assert state.status == "playing" and state.center == () and state.message == R.UNBLOCKED
+    assert [p.hand for p in state.players] == [p.hand[1:] + p.hand[:1] for p in fresh]
+    assert any(a["type"] == "play" for a in R.legal_actions(R._flip(state, 0)[0], 0)) or any(
+        a["type"] == "play" for a in R.legal_actions(R._flip(state, 1)[0], 1)
+    )
 
 
-def test_L14_it_checks_the_next_rounds_deal_too():
+def test_L14_plus_a_deal_is_never_deadlocked_because_every_player_holds_his_ones():
+    for seed in range(200):
+        for preset, seats in (("ligretto-mini", 2), ("ligretto", 3)):
+            state = R.new_match(seats, {"row_variant": seed % 2 == 1}, seed, preset=preset)
+            assert state.status == "playing", (preset, seed)
+
+
+def test_L14_plus_the_next_rounds_deal_is_checked_too():
     state = R.new_match(2, {"rounds": 2}, 6, preset="ligretto-mini")
     state = R.load({**R.dump(state), "status": "round_over", "scores": [[0, 0]]})
     state, _ = R.apply(state, 0, {"type": "ready"})
     state, events = R.apply(state, 1, {"type": "ready"})
-    assert types(events) == ["player_ready", "round_dealt", "round_ended"]
-    assert events[-1]["reason"] == "deadlock" and state.round == 2 and state.status == "round_over"
+    assert types(events)[:2] == ["player_ready", "round_dealt"]
+    assert set(types(events)[2:]) == {"table_unblocked"}
+    assert state.round == 2 and state.status == "playing" and state.message.startswith("Nobody")
+
+
+def test_L14_plus_a_repeated_standstill_ends_the_round_as_a_deadlock():
+    # The unblock never repeats a standstill by itself (it turns every cycle on by one card and
+    # stops as soon as something fits); the rule guards the end of every round anyway. Here the
+    # standstill that seat 0's play leads to was already unblocked once since the last play.
+    players = [
+        {"row": ["r1", "g5", "b5"], "stack": ["b8", "b9"], "hand": ["g1", "y5", "y7"]},
+        {"row": ["r3", "g6", "b6"], "stack": ["b8", "b9"], "hand": ["y2"], "waste": ["y3"]},
+    ]
+    # A play forgets older standstills: the centre has grown, so none of them can come back.
+    seen = [[["green", 1, 0], ["yellow", 3, 1]]]
+    state = R.load({**R.dump(build(players)), "standstills": seen})
+    state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
+    assert "table_unblocked" in types(events) and state.status == "playing"
+    assert state.standstills == ((("green", 1, 0), ("yellow", 3, 1)),)
+    flipper = build(
+        [
+            {"row": ["r3", "g5", "b5"], "stack": ["b8", "b9"], "hand": ["y5", "y6", "y7"]}
+            | {"waste": ["y2", "g1"]},
+            IDLE,
+        ]
+    )
+    # The flip below leads to the standstill keyed (y2, 5 cards of waste) for seat 0.
+    state = R.load({**R.dump(flipper), "standstills": [[["yellow", 2, 5], None]]})
+    state, events = R.apply(state, 0, {"type": "flip"})
+    assert types(events) == ["hand_flipped", "round_ended"]
+    end = events[-1]
+    assert end["reason"] == "deadlock" and end["repeated"] is True
+    assert "came back to a standstill" in end["message"] and state.status == "round_over"
 
 
 # --------------------------------------------------------------------------- L15 scoring
@@ -731,6 +963,21 @@ def test_G0_it_dumps_json_native_data_that_survives_a_round_trip():
     assert R.dump(R.load(json.loads(text))) == data
     assert R.load(data) == state
     assert R.player_view(R.load(data), 2) == R.player_view(state, 2)
+
+
+def test_G0_it_still_loads_version_1_dumps_with_their_meaning():
+    state = R.new_match(2, {"rounds": 3}, 5)
+    old = {**R.dump(state), "version": 1, "end_message": "Round 1 is over."}
+    del old["message"], old["standstills"]
+    # Version 1 played either a fixed number of rounds or to a target without a limit.
+    old["options"] = {"rounds": 3, "row_variant": False}
+    loaded = R.load(old)
+    assert loaded.options == {"target": None, "rounds": 3, "row_variant": False}
+    assert loaded.message == "Round 1 is over." and loaded.standstills == ()
+    assert loaded.players == state.players
+    old["options"] = {"target": 50, "row_variant": False}
+    assert R.load(old).options == {"target": 50, "rounds": R.MAX_ROUNDS, "row_variant": False}
+    assert R.dump(R.load(old))["version"] == 2
 
 
 def test_G1_it_deals_the_same_round_from_the_same_seed_and_another_from_another():
