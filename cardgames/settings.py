@@ -189,3 +189,5 @@ LEAVER_GRACE = float(os.environ.get("LEAVER_GRACE", "30"))
 BOT_PACE = float(os.environ.get("BOT_PACE", "1"))
 BOT_DRIVER = envbool("BOT_DRIVER", "True")
 DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
+# Actions a second one table socket may send (a burst of as many); more are refused at once.
+TABLE_ACTION_RATE = float(os.environ.get("TABLE_ACTION_RATE", "12"))

@@ -8,17 +8,23 @@ write path; a refusal comes back to this socket only, as a short note on the car
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 from typing import Any
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.utils.html import escape
 
 from games import play, presence, push
 from games.engine import IllegalAction
 
 CONNECTED = '<span id="live-status" class="live" data-connected="true">live</span>'
+# Moves of one socket being applied at once: a second click while the first is on its way is
+# fine, a backlog is not.
+MAX_IN_FLIGHT = 2
 # Keys htmx's ws-send adds that are not part of an action.
 TRANSPORT_KEYS = {"HEADERS"}
 
@@ -28,8 +34,14 @@ class TableConsumer(AsyncWebsocketConsumer):
     seat: int | None = None
     version = 0
     pending: tuple[int, str] | None = None  # this seat's part, waiting for its public frame
+    # A token bucket per socket: people send a few actions a second; a flood is refused here,
+    # before it queues for the database and delays everybody else's moves.
+    tokens = 0.0
+    refilled = 0.0
 
     async def connect(self) -> None:
+        self.tokens, self.refilled = float(settings.TABLE_ACTION_RATE), time.monotonic()
+        self.acting: set[asyncio.Task] = set()
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
         self.user = self.scope.get("user")
         seat = await database_sync_to_async(presence.seat_for)(self.room_id, self.user)
@@ -73,10 +85,32 @@ class TableConsumer(AsyncWebsocketConsumer):
         if self.seat is None:
             await self._refused("spectator", "You are watching this table; only players act.", None)
             return
+        if not self._take_token():
+            await self._refused("too_fast", "Slow down: too many actions at once.", trigger)
+            return
+        if len(self.acting) >= MAX_IN_FLIGHT:
+            # Never queue a socket's moves behind each other: a late move is a wrong move.
+            await self._refused("too_fast", "Slow down: too many actions at once.", trigger)
+            return
+        task = asyncio.create_task(self._act(action, trigger))
+        self.acting.add(task)
+        task.add_done_callback(self.acting.discard)
+
+    async def _act(self, action: dict[str, Any], trigger: Any) -> None:
         try:
             await database_sync_to_async(play.act)(self.room_id, self.seat, action)
         except IllegalAction as refusal:
             await self._refused(refusal.code, refusal.message, trigger)
+
+    def _take_token(self) -> bool:
+        rate = settings.TABLE_ACTION_RATE
+        now = time.monotonic()
+        self.tokens = min(rate, self.tokens + (now - self.refilled) * rate)
+        self.refilled = now
+        if self.tokens < 1:
+            return False
+        self.tokens -= 1
+        return True
 
     async def table_private(self, event: dict[str, Any]) -> None:
         self.pending = (event["version"], event["html"])

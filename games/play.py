@@ -96,8 +96,6 @@ class Table:
         if status == "starting":
             view["legal"] = []
             view["message"] = COUNTDOWN_MESSAGE
-        else:
-            view.setdefault("message", view.get("end_message"))
         return view
 
 

@@ -104,21 +104,9 @@ def render_context(table: Table, view: dict[str, Any], seat: int | None) -> dict
         "tableaus": tableaus,
         "me": tableaus[seat] if seat is not None and seat < len(tableaus) else None,
         "version": view["version"],
-        "match_end": match_end_text(view.get("options") or table.match.options),
+        "match_end": table.game.describe_end(view.get("options") or table.match.options),
         "final_round": view.get("status") == "round_over" and _last_round(view),
     }
-
-
-def match_end_text(options: dict[str, Any]) -> str:
-    """Say in words how a match with these options ends (L6, L6+, A1)."""
-    target, rounds = options.get("target"), options.get("rounds")
-    if target and rounds:
-        return f"First to {target} points, or after round {rounds}, whichever comes first."
-    if target:
-        return f"First to {target} points."
-    if rounds == 1:
-        return "One round; the highest score wins."
-    return f"{rounds} rounds; the highest total wins."
 
 
 def _last_round(view: dict[str, Any]) -> bool:
@@ -126,7 +114,7 @@ def _last_round(view: dict[str, Any]) -> bool:
     rounds, target = options.get("rounds"), options.get("target")
     if rounds and len(view.get("scores", ())) >= rounds:
         return True
-    return bool(target) and any(p["total"] >= target for p in view["players"])
+    return target is not None and any(p["total"] >= target for p in view["players"])
 
 
 def render_part(table: Table, view: dict[str, Any], part: str, seat: int | None = None) -> str:

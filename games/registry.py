@@ -61,6 +61,11 @@ class Game:
     def load(self, data: dict[str, Any]) -> State:
         return self._rules.load(data)
 
+    def describe_end(self, options: dict[str, Any]) -> str:
+        """Say in words how a match with these options ends (empty if the game has no words)."""
+        describe = getattr(self._rules, "describe_end", None)
+        return describe(options) if describe is not None else ""
+
     def bot_choose(self, view: View, level: str, rng: random.Random) -> tuple[Action | None, float]:
         """Ask a bot seeing only `view` for its next action and the delay it wants first."""
         return self._bots.choose(view, level, rng)

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, expect, sync_playwright
 
 from cardgames.devserver import ROOT, free_port, start_daphne, stop
 
@@ -28,6 +28,10 @@ CHROMIUM_ARGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
+
+
+# Two CPU cores run the server, the browsers and the bots: waits get room, never a fixed sleep.
+expect.set_options(timeout=20_000)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
@@ -45,7 +49,7 @@ def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "DEBUG": "True",
         "DJANGO_SETTINGS_MODULE": "cardgames.settings",
         # Bots at twenty times a person's pace and a short countdown keep the flows quick.
-        "BOT_PACE": "0.05",
+        "BOT_PACE": "0.02",
         "TABLE_COUNTDOWN": "1",
     }
     env.pop("REDIS_URL", None)

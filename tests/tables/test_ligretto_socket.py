@@ -174,3 +174,21 @@ async def test_it_refuses_a_socket_for_a_room_that_never_started():
     s = WebsocketCommunicator(application, f"/ws/rooms/{room.pk}/table/", headers=ORIGIN)
     connected, code = await s.connect()
     assert not connected and code == 4404
+
+
+async def test_a_flood_of_actions_is_refused_before_it_reaches_the_table(settings):
+    settings.TABLE_ACTION_RATE = 3
+    alice, bob, eve, room = await _cast()
+    a = await table_socket(room.pk, alice)
+    await _settle(a)
+    before = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
+    for _ in range(10):
+        await a.send_to(text_data=json.dumps({"type": "flip"}))
+    frames = []
+    while not await a.receive_nothing(timeout=0.3):
+        frames.append(await a.receive_from())
+    refused = sum('data-code="too_fast"' in f for f in frames)
+    after = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
+    # At most three (the rate) were played, the first at least; every other one was refused.
+    assert 1 <= after - before <= 3 and refused == 10 - (after - before)
+    await a.disconnect()
