@@ -45,6 +45,23 @@ def play_a_little(page: Page) -> None:
     page.keyboard.press("Space")
 
 
+def get_ready(page: Page, by_key: bool = False) -> None:
+    """Say ready, again if a move still in flight made the socket refuse it (too_fast)."""
+    for _ in range(10):
+        if by_key:
+            page.keyboard.press("r")
+        else:
+            page.click("#me-ready")
+        try:
+            expect(page.locator("#lg-me .waiting, #match-result").first).to_be_visible(
+                timeout=3_000
+            )
+            return
+        except AssertionError:
+            continue
+    raise AssertionError("ready was never taken")
+
+
 def same_version(*pages: Page) -> None:
     """Wait until every page shows the same table version (nothing is in flight)."""
     for _ in range(50):
@@ -109,8 +126,8 @@ def test_two_people_play_a_mini_round_to_its_end_while_a_spectator_watches(perso
         cell = eve.locator("#lg-scores tbody tr[data-round='1'] td").nth(seat)
         assert int(cell.inner_text()) == in_center - 2 * stack
 
-    alice.keyboard.press("r")
-    bob.click("#me-ready")
+    get_ready(alice, by_key=True)
+    get_ready(bob)
     for page in (alice, bob, eve):
         expect(page.locator("#match-result")).to_be_visible()
         expect(page.locator("#lg-status")).to_have_attribute("data-status", "finished")
@@ -144,8 +161,8 @@ def test_four_seats_two_of_them_bots_play_a_two_round_match_to_the_result(person
             carol.wait_for_timeout(400)
         expect(carol.locator("#lg-status")).to_have_attribute("data-status", "round_over")
         expect(carol.locator(f"#lg-scores tbody tr[data-round='{round_no}']")).to_be_visible()
-        carol.click("#me-ready")
-        dave.keyboard.press("r")
+        get_ready(carol)
+        get_ready(dave, by_key=True)
 
     for page in (carol, dave):
         expect(page.locator("#lg-status")).to_have_attribute("data-status", "finished")
