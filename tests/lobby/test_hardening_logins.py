@@ -5,7 +5,6 @@ from __future__ import annotations
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client, RequestFactory
-from django.urls import reverse
 
 from lobby import ratelimit
 from tests.conftest import PASSWORD, make_user
