@@ -93,9 +93,7 @@ def test_the_wait_doubles_with_each_failure_and_ends(bob, limits, clock):
     assert log_in(from_address("10.0.0.1"), "bob", "wrong").status_code == 400
 
 
-def test_an_address_that_fails_on_many_names_waits_but_others_do_not(
-    alice, bob, settings, clock
-):
+def test_an_address_that_fails_on_many_names_waits_but_others_do_not(alice, bob, settings, clock):
     settings.LOGIN_FAILURES_PER_USER = 100
     settings.LOGIN_FAILURES_PER_ADDRESS = 5
     guesser = from_address("10.0.0.66")
