@@ -66,11 +66,11 @@ class ThrottledLoginMixin:
     retry_after = 0
 
     def clean(self) -> dict[str, Any]:
-        data = self.cleaned_data  # type: ignore[attr-defined]
+        data = self.cleaned_data
         # The username field has stripped and NFKC-normalised the name, as authenticate() sees it.
         username, password = data.get("username"), data.get("password")
         if username is None or not password:
-            return super().clean()  # type: ignore[misc]
+            return super().clean()
         address = ratelimit.client_address(self.request)
         self.retry_after = ratelimit.login_wait(username, address)
         if self.retry_after:
@@ -81,7 +81,7 @@ class ThrottledLoginMixin:
                 params={"seconds": self.retry_after},
             )
         try:
-            data = super().clean()  # type: ignore[misc]
+            data = super().clean()
         except ValidationError as refusal:
             if refusal.code == "invalid_login":
                 ratelimit.login_failed(username, address)
