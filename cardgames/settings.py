@@ -10,6 +10,8 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+from django.utils.csp import CSP
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 
@@ -31,7 +33,13 @@ if DEBUG:
     # Only good for local development: production must set SECRET_KEY (checked below).
     SECRET_KEY = os.environ.get("SECRET_KEY", "dev-only-insecure-key-do-not-use-in-production")
 else:
-    SECRET_KEY = os.environ["SECRET_KEY"]
+    SECRET_KEY = os.environ.get("SECRET_KEY", "")
+    if not SECRET_KEY:
+        raise ImproperlyConfigured(
+            "Set the SECRET_KEY environment variable (a long random string, e.g. from "
+            "`python -c 'import secrets; print(secrets.token_urlsafe(50))'`): "
+            "it is required when DEBUG is off."
+        )
 
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS")
@@ -53,6 +61,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -136,9 +145,21 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "lobby:index"
 LOGOUT_REDIRECT_URL = "lobby:index"
 
-# Failed logins allowed per username and per client address within the window.
-LOGIN_RATE_LIMIT = envint("LOGIN_RATE_LIMIT", 5)
-LOGIN_RATE_WINDOW = envint("LOGIN_RATE_WINDOW", 300)
+# Failed logins: this many per (normalised) username and per client address are free within
+# the window (seconds, sliding from the last failure); each further one doubles the wait before
+# the next try, from 2 s up to LOGIN_MAX_DELAY. Nobody is locked out for long.
+LOGIN_FAILURES_PER_USER = envint("LOGIN_FAILURES_PER_USER", 10)
+LOGIN_FAILURES_PER_ADDRESS = envint("LOGIN_FAILURES_PER_ADDRESS", 50)
+LOGIN_FAILURE_WINDOW = envint("LOGIN_FAILURE_WINDOW", 900)
+LOGIN_MAX_DELAY = envint("LOGIN_MAX_DELAY", 300)
+# Sign-ups per client address within the window (seconds).
+SIGNUPS_PER_ADDRESS = envint("SIGNUPS_PER_ADDRESS", 5)
+SIGNUP_WINDOW = envint("SIGNUP_WINDOW", 3600)
+# Rooms one user may host at once (open or being played).
+ROOMS_PER_USER = envint("ROOMS_PER_USER", 5)
+# Room operations (open, join, leave, bots, start) one user may make within the window.
+ROOM_ACTIONS_PER_USER = envint("ROOM_ACTIONS_PER_USER", 60)
+ROOM_ACTION_WINDOW = envint("ROOM_ACTION_WINDOW", 60)
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("ru", "Русский"), ("ko", "한국어")]
@@ -170,6 +191,17 @@ if not DEBUG:
     SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", "True")
     SECURE_CONTENT_TYPE_NOSNIFF = True
 
+# Only our own files run or style a page: no inline scripts, event handlers or style
+# attributes (htmx's indicator styles are off in base.html's htmx-config for this reason).
+# 'self' also covers same-host ws:// and wss:// for the live sockets.
+SECURE_CSP = {
+    "default-src": [CSP.SELF],
+    "object-src": [CSP.NONE],
+    "base-uri": [CSP.NONE],
+    "form-action": [CSP.SELF],
+    "frame-ancestors": [CSP.NONE],
+}
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -177,8 +209,15 @@ LOGGING = {
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
 
-# Behind a reverse proxy, trust its X-Forwarded-For to tell client addresses (login rate limit).
-TRUSTED_PROXY = envbool("TRUSTED_PROXY", "False")
+# How many reverse proxies in front of Daphne append to X-Forwarded-For (True = 1): the client
+# address for the rate limits is then the one the outermost of them saw. 0 (False) uses the
+# socket's address. See the README's production part.
+_trusted_proxy = os.environ.get("TRUSTED_PROXY", "0").strip().lower()
+TRUSTED_PROXY = {"true": 1, "yes": 1, "on": 1, "false": 0, "no": 0, "off": 0, "": 0}.get(
+    _trusted_proxy
+)
+if TRUSTED_PROXY is None:
+    TRUSTED_PROXY = int(_trusted_proxy)
 WSGI_APPLICATION = "cardgames.wsgi.application"
 
 # Live tables (games/): the countdown before each round (L7), how long a player's socket may be

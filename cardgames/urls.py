@@ -2,7 +2,10 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
-from lobby import accounts
+from lobby import accounts, views
+
+# The admin's login takes the same throttle as the site's, whichever route reaches it.
+admin.site.login_form = accounts.ThrottledAdminAuthenticationForm
 
 urlpatterns = [
     path("accounts/signup/", accounts.signup, name="signup"),
@@ -19,6 +22,13 @@ urlpatterns = [
         name="password_change_done",
     ),
     path("accounts/profile/", accounts.profile, name="profile"),
+    # Before the admin's own URLs, so that a throttled admin login answers 429.
+    path("admin/login/", accounts.admin_login),
     path("admin/", admin.site.urls),
+    path("favicon.ico", views.favicon),
     path("", include("lobby.urls")),
 ]
+
+# Friendly pages, and for htmx requests a sentence in the page's error line instead.
+handler403 = "lobby.views.permission_denied"
+handler404 = "lobby.views.page_not_found"

@@ -1,11 +1,17 @@
-"""Account pages on top of Django's auth: sign up, rate-limited log in, profile."""
+"""Account pages on top of Django's auth: sign up and log in (both rate-limited), profile."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
+from django.contrib import admin
+from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.forms import AuthenticationForm
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -28,43 +34,92 @@ def signup(request: HttpRequest) -> HttpResponse:
     if request.user.is_authenticated:
         return redirect(_next_url(request) or "lobby:index")
     form = SignupForm(request.POST or None)
-    if request.method == "POST" and form.is_valid():
-        user = form.save()
-        login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-        return redirect(_next_url(request) or "lobby:index")
-    status = 400 if request.method == "POST" else 200
+    status = 200
+    if request.method == "POST":
+        address = ratelimit.client_address(request)
+        # Only accounts made count: a visitor who mistypes a password five times may go on.
+        if ratelimit.exhausted("signup", address, settings.SIGNUPS_PER_ADDRESS):
+            form.add_error(
+                None,
+                "Too many accounts were made from your address recently. Please try again later.",
+            )
+            status = 429
+        elif form.is_valid():
+            user = form.save()
+            ratelimit.record("signup", address, settings.SIGNUP_WINDOW)
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect(_next_url(request) or "lobby:index")
+        else:
+            status = 400
     context = {"form": form, "next": _next_url(request) or ""}
     return render(request, "registration/signup.html", context, status=status)
 
 
-class RateLimitedLoginView(auth_views.LoginView):
-    """Django's login, refusing further tries once a username or address failed too often."""
+class ThrottledLoginMixin:
+    """For an AuthenticationForm: refuse tries while the name or address must wait.
 
-    def post(self, request: HttpRequest, *args, **kwargs) -> HttpResponse:
-        username = request.POST.get("username", "")
-        if ratelimit.is_blocked(username, _client_address(request)):
-            form = self.get_form()
-            form.add_error(None, "Too many failed logins. Please wait a few minutes and try again.")
-            return self.render_to_response(self.get_context_data(form=form), status=429)
-        return super().post(request, *args, **kwargs)
+    While they must, the password is not checked at all, so a right and a wrong one get the
+    same answer and the guesser learns nothing.
+    """
+
+    request: HttpRequest
+    retry_after = 0
+
+    def clean(self) -> dict[str, Any]:
+        data = self.cleaned_data
+        # The username field has stripped and NFKC-normalised the name, as authenticate() sees it.
+        username, password = data.get("username"), data.get("password")
+        if username is None or not password:
+            return super().clean()
+        address = ratelimit.client_address(self.request)
+        self.retry_after = ratelimit.login_wait(username, address)
+        if self.retry_after:
+            raise ValidationError(
+                "Too many failed logins for this username or from your address. "
+                "Please wait %(seconds)s seconds and try again.",
+                code="throttled",
+                params={"seconds": self.retry_after},
+            )
+        try:
+            data = super().clean()
+        except ValidationError as refusal:
+            if refusal.code == "invalid_login":
+                ratelimit.login_failed(username, address)
+            raise
+        ratelimit.login_succeeded(username)
+        return data
+
+
+class ThrottledAuthenticationForm(ThrottledLoginMixin, AuthenticationForm):
+    pass
+
+
+class ThrottledAdminAuthenticationForm(ThrottledLoginMixin, AdminAuthenticationForm):
+    pass
+
+
+def _throttled(response: HttpResponse) -> HttpResponse:
+    """Turn a login page refusing a throttled try into a 429 that says when to come back."""
+    form = (getattr(response, "context_data", None) or {}).get("form")
+    if form is not None and form.has_error(NON_FIELD_ERRORS, "throttled"):
+        response.status_code = 429
+        response["Retry-After"] = str(form.retry_after)
+    return response
+
+
+class RateLimitedLoginView(auth_views.LoginView):
+    """Django's login with failed tries slowed down per username and per address."""
+
+    authentication_form = ThrottledAuthenticationForm
 
     def form_invalid(self, form):  # noqa: ANN001, ANN201
-        username = self.request.POST.get("username", "")
-        ratelimit.record_failure(username, _client_address(self.request))
-        return self.render_to_response(self.get_context_data(form=form), status=400)
-
-    def form_valid(self, form):  # noqa: ANN001, ANN201
-        ratelimit.reset(form.get_user().get_username(), _client_address(self.request))
-        return super().form_valid(form)
+        response = self.render_to_response(self.get_context_data(form=form), status=400)
+        return _throttled(response)
 
 
-def _client_address(request: HttpRequest) -> str:
-    # Behind a proxy, set TRUSTED_PROXY so X-Forwarded-For's last hop is taken.
-    if getattr(settings, "TRUSTED_PROXY", False):
-        forwarded = request.headers.get("X-Forwarded-For", "")
-        if forwarded:
-            return forwarded.split(",")[-1].strip()
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+def admin_login(request: HttpRequest) -> HttpResponse:
+    """The admin's own login page, throttled like the site's."""
+    return _throttled(admin.site.login(request))
 
 
 @login_required

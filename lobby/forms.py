@@ -11,10 +11,21 @@ from games.ligretto.rules import describe_end
 from games.registry import GAMES
 from lobby.models import GAME_CHOICES
 from lobby.services import RoomError, check_room
+from lobby.usernames import validate_username
 
 
 class SignupForm(UserCreationForm):
-    pass
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields[
+            "username"
+        ].help_text = "Letters, digits, _ and - only, from one alphabet. At most 150 characters."
+
+    def clean_username(self) -> str:
+        # The field has already stripped and NFKC-normalised the name; Django's own check
+        # (case-insensitive uniqueness) runs after ours so its message stays the same.
+        validate_username(self.cleaned_data.get("username", ""))
+        return super().clean_username()
 
 
 # The option fields a GET may carry, so the page can say how a match with them ends.

@@ -1,29 +1,106 @@
-"""Count failed logins per username and per client address, in the cache."""
+"""Limits kept in Django's cache: failed logins (growing delays), sign-ups and room actions.
+
+The cache is the local-memory one in a single process and Redis when `REDIS_URL` is set, so
+several Daphne processes share the counts. Counters use add() and incr(), which both caches do
+atomically; the limits themselves are settings (see docs/operations.md).
+"""
 
 from __future__ import annotations
 
+import math
+import time
+
 from django.conf import settings
 from django.core.cache import cache
+from django.http import HttpRequest
 
 
-def _keys(username: str, address: str) -> list[str]:
-    return [f"login-fail:user:{username.lower()}", f"login-fail:addr:{address}"]
+def now() -> float:
+    return time.time()
 
 
-def is_blocked(username: str, address: str) -> bool:
-    counts = cache.get_many(_keys(username, address)).values()
-    return any(count >= settings.LOGIN_RATE_LIMIT for count in counts)
+def client_address(request: HttpRequest) -> str:
+    """Return the address the request came from, trusting `TRUSTED_PROXY` proxies' word for it."""
+    hops = settings.TRUSTED_PROXY
+    if hops:
+        # Each trusted proxy appends the address it saw: the n-th entry from the right is the
+        # one the outermost trusted proxy saw. Entries further left are the client's to forge.
+        forwarded = [part.strip() for part in request.headers.get("X-Forwarded-For", "").split(",")]
+        forwarded = [part for part in forwarded if part]
+        if len(forwarded) >= hops:
+            return forwarded[-hops]
+    return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
-def record_failure(username: str, address: str) -> None:
-    for key in _keys(username, address):
-        # add() starts the window; incr() keeps its expiry, so the window is fixed, not sliding.
-        if not cache.add(key, 1, timeout=settings.LOGIN_RATE_WINDOW):
-            try:
-                cache.incr(key)
-            except ValueError:  # expired between add and incr
-                cache.add(key, 1, timeout=settings.LOGIN_RATE_WINDOW)
+# Counted events in a fixed window (sign-ups, room actions).
 
 
-def reset(username: str, address: str) -> None:
-    cache.delete_many(_keys(username, address))
+def _count(key: str, window: int) -> int:
+    if cache.add(key, 1, timeout=window):
+        return 1
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between add() and incr()
+        cache.add(key, 1, timeout=window)
+        return 1
+
+
+def hit(scope: str, key: object, limit: int, window: int) -> bool:
+    """Count one event for `key`; return False once more than `limit` fell in the window."""
+    return _count(f"rl:{scope}:{key}", window) <= limit
+
+
+def exhausted(scope: str, key: object, limit: int) -> bool:
+    """Return whether `key` already used up its `limit` (without counting anything)."""
+    return (cache.get(f"rl:{scope}:{key}") or 0) >= limit
+
+
+def record(scope: str, key: object, window: int) -> None:
+    """Count one event for `key` (for limits that only count what succeeded)."""
+    _count(f"rl:{scope}:{key}", window)
+
+
+# Failed logins: free tries, then a delay that doubles with each further failure.
+
+
+def _login_keys(username: str, address: str) -> list[tuple[str, int]]:
+    # Django strips and NFKC-normalises the name before looking the user up, and refuses
+    # sign-ups differing only in case: key on that form, so `bob ` and `Bob` count as `bob`.
+    return [
+        (f"login:user:{username.casefold()}", settings.LOGIN_FAILURES_PER_USER),
+        (f"login:addr:{address}", settings.LOGIN_FAILURES_PER_ADDRESS),
+    ]
+
+
+def _delay(failures: int, free: int) -> float:
+    if failures < free:
+        return 0
+    return min(settings.LOGIN_MAX_DELAY, 2 ** (failures - free + 1))
+
+
+def login_wait(username: str, address: str) -> int:
+    """Return how many seconds to wait before the next login try (0: try now)."""
+    wait = 0.0
+    for key, free in _login_keys(username, address):
+        failures = cache.get(key) or 0
+        if failures >= free:
+            last = cache.get(f"{key}:last") or 0
+            wait = max(wait, last + _delay(failures, free) - now())
+    return math.ceil(wait) if wait > 0 else 0
+
+
+def login_failed(username: str, address: str) -> None:
+    """Count a wrong password for this name and this address."""
+    window = settings.LOGIN_FAILURE_WINDOW
+    for key, _free in _login_keys(username, address):
+        _count(key, window)
+        # The window slides: a guesser who keeps going never starts afresh.
+        cache.touch(key, window)
+        cache.set(f"{key}:last", now(), timeout=window)
+
+
+def login_succeeded(username: str) -> None:
+    """Forget the name's failures; the address's stay, or a guesser could clear them with a
+    login to an account of his own between guesses."""
+    key, _free = _login_keys(username, "")[0]
+    cache.delete_many([key, f"{key}:last"])

@@ -9,13 +9,15 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from games import play, presence
 from games.engine import IllegalAction
 from games.registry import GAMES
-from lobby import live
+from lobby import live, ratelimit
 from lobby.models import Room, Seat
 
 
@@ -43,7 +45,19 @@ def check_room(game: str, seats: Any, options: Any) -> dict[str, Any]:
 def create_room(user, game: str, seats: Any, options: Any = None) -> Room:
     """Open a room for `game`; its creator hosts it and sits in seat 0."""
     clean_options = check_room(game, seats, options)
+    _throttle(user)
     with transaction.atomic():
+        # Lock the host's row so that two rooms opened at once cannot both slip under the cap.
+        get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
+        hosted = Room.objects.filter(
+            host=user, status__in=(Room.Status.OPEN, Room.Status.PLAYING)
+        ).count()
+        if hosted >= settings.ROOMS_PER_USER:
+            raise RoomError(
+                "too_many_rooms",
+                f"You already host {hosted} rooms that are open or being played; "
+                "finish or leave one before opening another.",
+            )
         room = Room.objects.create(game=game, seats=seats, options=clean_options, host=user)
         Seat.objects.create(room=room, index=0, user=user)
         _after_commit(room.pk)
@@ -52,6 +66,7 @@ def create_room(user, game: str, seats: Any, options: Any = None) -> Room:
 
 def join_room(room_id: int, user) -> Seat:
     """Seat `user` in the lowest free seat of an open room."""
+    _throttle(user)
     try:
         with transaction.atomic():
             room = _locked_room(room_id)
@@ -73,6 +88,7 @@ def join_room(room_id: int, user) -> Seat:
 
 def leave_room(room_id: int, user) -> Room:
     """Give up the user's seat; an emptied room closes, a departing host hands the room on."""
+    _throttle(user)
     with transaction.atomic():
         room = _locked_room(room_id)
         seat = room.seat_set.filter(user=user).first()
@@ -104,6 +120,7 @@ def add_bots(room_id: int, user, count: Any = 1, level: Any = "normal") -> Room:
     """Let the host fill up to `count` free seats with bots of `level`."""
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
         raise RoomError("invalid_count", "The number of bots must be a whole number from 1.", 400)
+    _throttle(user)
     with transaction.atomic():
         room = _locked_room(room_id)
         _require_host(room, user)
@@ -124,6 +141,7 @@ def add_bots(room_id: int, user, count: Any = 1, level: Any = "normal") -> Room:
 
 def start_room(room_id: int, user) -> Room:
     """Let the host start the room once enough seats are filled; empty seats are dropped."""
+    _throttle(user)
     with transaction.atomic():
         room = _locked_room(room_id)
         _require_host(room, user)
@@ -148,6 +166,19 @@ def start_room(room_id: int, user) -> Room:
         play.start_match(room, seats)
         _after_commit(room.pk)
     return room
+
+
+def _throttle(user) -> None:
+    # Generous for people (a click a second for a minute), tight enough to stop a script
+    # from churning rooms and flooding everyone's lobby with pushes.
+    if not ratelimit.hit(
+        "room-actions", user.pk, settings.ROOM_ACTIONS_PER_USER, settings.ROOM_ACTION_WINDOW
+    ):
+        raise RoomError(
+            "too_many_actions",
+            "You are going too fast; please wait a minute before the next room change.",
+            429,
+        )
 
 
 def _locked_room(room_id: int) -> Room:

@@ -7,6 +7,9 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.templatetags.static import static
+from django.utils.html import escape
+from django.views import defaults
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
@@ -26,10 +29,17 @@ def index(request: HttpRequest) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def create_room(request: HttpRequest) -> HttpResponse:
     form = RoomForm(request.POST or None, initial=RoomForm.initial_from(request.GET))
+    status = 400 if request.method == "POST" else 200
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
-        room = services.create_room(request.user, data["game"], data["seats"], data["options"])
-        return redirect(room)
+        try:
+            room = services.create_room(request.user, data["game"], data["seats"], data["options"])
+        except services.RoomError as refusal:
+            # Too many rooms or too fast: say so on the form, which keeps what was typed.
+            form.add_error(None, refusal.message)
+            status = refusal.status
+        else:
+            return redirect(room)
     game = request.POST.get("game") or request.GET.get("game") or "ligretto"
     min_seats, max_seats = form.seat_limits(game)
     context = {
@@ -40,7 +50,6 @@ def create_room(request: HttpRequest) -> HttpResponse:
     }
     # Changing the game re-renders just the fields that depend on it.
     template = "lobby/room_form.html#game-fields" if request.htmx else "lobby/room_form.html"
-    status = 400 if request.method == "POST" else 200
     return render(request, template, context, status=status)
 
 
@@ -55,15 +64,26 @@ def room_detail(request: HttpRequest, room_id: int) -> HttpResponse:
 
 
 def invite(request: HttpRequest, code: str) -> HttpResponse:
-    """Take the holder of an invite link straight to a seat (signing up or in first)."""
+    """Show the holder of an invite link the room, with a button to take a seat.
+
+    Opening a link changes nothing (link previews and prefetching open links too); only the
+    Join button's POST takes a seat. The room's id is remembered in the session as invited,
+    for rooms that only invited people may join.
+    """
     room = get_object_or_404(Room, invite_code=code)
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path(), login_url="signup")
+    invited = request.session.get("invited_rooms", [])
+    if room.pk not in invited:
+        # The newest few are enough; the list must not grow without end in the session.
+        request.session["invited_rooms"] = [*invited, room.pk][-20:]
     if not room.seat_set.filter(user=request.user).exists():
-        try:
-            services.join_room(room.pk, request.user)
-        except services.RoomError as refusal:
-            messages.warning(request, f"{refusal.message} You are watching instead.")
+        if room.is_open and room.seat_set.count() < room.seats:
+            messages.info(request, "You were invited to this room: take a seat to play.")
+        elif room.is_open:
+            messages.info(request, "Every seat in this room is taken; you can watch.")
+        else:
+            messages.info(request, "This room has already started; you can watch.")
     return redirect(room)
 
 
@@ -113,6 +133,34 @@ def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
     if request.htmx:
         return _room_page(request, room)
     return redirect(room)
+
+
+def favicon(request: HttpRequest) -> HttpResponse:
+    # Browsers ask for /favicon.ico on pages that name no icon (the admin's, a file's).
+    return redirect(static("favicon.svg"))
+
+
+def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if getattr(request, "htmx", False):
+        return _error_line(request, "That room or page does not exist (any more).", 404)
+    return defaults.page_not_found(request, exception)
+
+
+def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
+    if getattr(request, "htmx", False):
+        return _error_line(request, "You may not do that here.", 403)
+    return defaults.permission_denied(request, exception)
+
+
+def _error_line(request: HttpRequest, sentence: str, status: int) -> HttpResponse:
+    """Answer an htmx request with a sentence for the page's error line, leaving the rest be.
+
+    Swapping a whole error page into the element that asked would break the page around it.
+    """
+    response = HttpResponse(escape(sentence), status=status)
+    response["HX-Retarget"] = "#site-error"
+    response["HX-Reswap"] = "innerHTML"
+    return response
 
 
 def _room_page(

@@ -52,6 +52,8 @@ def test_two_people_open_join_and_start_a_room(person):
     bob.goto(invite)
     expect(bob).to_have_url(re.compile(rf"/rooms/{room_id}/$"))
     wait_live(bob)
+    expect(alice.locator("#seat-1")).to_contain_text("free")  # opening the link took no seat
+    bob.click("#join-button")
 
     # Both see the seat list change live.
     expect(alice.locator("#seat-1")).to_contain_text("bob")
@@ -91,6 +93,7 @@ def test_a_visitor_signs_up_through_an_invite_and_sees_refusals(person):
     carol.click("main button[type=submit]")
     expect(carol).to_have_url(re.compile(r"/rooms/\d+/$"))
     wait_live(carol)
+    carol.click("#join-button")
     expect(carol.locator("#seat-1")).to_contain_text("carol")
     expect(alice.locator("#seat-1")).to_contain_text("carol")
     expect(alice.locator("#start-button")).to_be_enabled()

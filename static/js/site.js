@@ -1,0 +1,51 @@
+// The site's few behaviours that htmx attributes do not cover. A file of its own, because the
+// Content-Security-Policy runs no inline script and no inline event handler.
+"use strict";
+
+// Refusals come back as 4xx fragments for their own target (base.html's htmx-config swaps them).
+// With DEBUG on, django-htmx's debug script replaces the whole document with any 400, 403, 404
+// or 500 answer so that Django's error pages show; for a fragment that breaks the page until a
+// reload. Stop the event on its way down, before that script's listener (on document, bubbling)
+// sees it; htmx itself goes on and swaps the fragment. Whole pages (Django's debug pages) still
+// reach it.
+document.addEventListener(
+  "htmx:beforeOnLoad",
+  (event) => {
+    const xhr = event.detail.xhr;
+    const fragment = !/^\s*<(!doctype|html)/i.test(xhr.responseText || "");
+    if (xhr.status >= 400 && xhr.status < 500 && fragment) {
+      event.stopPropagation();
+    }
+  },
+  true,
+);
+
+// Failures that bring no fragment of their own (a 5xx, a lost connection) get a sentence in the
+// page's error line; the page itself stays as it was and keeps working.
+function showSiteError(sentence) {
+  const line = document.getElementById("site-error");
+  if (line) {
+    line.textContent = sentence;
+  }
+}
+
+document.addEventListener("htmx:responseError", (event) => {
+  if (event.detail.xhr.status >= 500) {
+    showSiteError("Something went wrong on our side. Please try again in a moment.");
+  }
+});
+
+document.addEventListener("htmx:sendError", () => {
+  showSiteError("The site could not be reached. Check your connection and try again.");
+});
+
+document.addEventListener("htmx:beforeRequest", () => {
+  showSiteError("");
+});
+
+// The invite link selects itself when clicked, ready to copy.
+document.addEventListener("click", (event) => {
+  if (event.target instanceof HTMLInputElement && event.target.matches("[data-select-on-click]")) {
+    event.target.select();
+  }
+});

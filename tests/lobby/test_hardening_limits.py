@@ -1,0 +1,104 @@
+"""Sign-ups per address, rooms per host and room actions per user are limited, and say so."""
+
+from __future__ import annotations
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import Client
+from django.urls import reverse
+
+from lobby import services
+from lobby.models import Room
+from tests.conftest import PASSWORD, client_for
+
+User = get_user_model()
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def sign_up(client: Client, username: str, password: str = PASSWORD):
+    return client.post(
+        reverse("signup"), {"username": username, "password1": password, "password2": password}
+    )
+
+
+def test_it_limits_sign_ups_per_address(db, settings):
+    settings.SIGNUPS_PER_ADDRESS = 2
+    for name in ("bob", "carol"):
+        assert sign_up(Client(REMOTE_ADDR="10.0.0.1"), name).status_code == 302
+    response = sign_up(Client(REMOTE_ADDR="10.0.0.1"), "dave")
+    assert response.status_code == 429
+    assert b"Too many accounts were made from your address recently" in response.content
+    assert b'id="id_username"' in response.content  # the form is still there to try later
+    assert not User.objects.filter(username="dave").exists()
+    # Another address is not held up.
+    assert sign_up(Client(REMOTE_ADDR="10.0.0.2"), "dave").status_code == 302
+
+
+def test_refused_sign_ups_do_not_count(db, settings):
+    settings.SIGNUPS_PER_ADDRESS = 1
+    client = Client(REMOTE_ADDR="10.0.0.1")
+    for _ in range(3):
+        assert sign_up(client, "bob", "123").status_code == 400  # too weak
+    assert sign_up(client, "bob").status_code == 302
+
+
+def open_room(client: Client, game: str = "ligretto", seats: int = 3):
+    return client.post(reverse("lobby:create"), {"game": game, "seats": seats})
+
+
+def test_it_caps_the_rooms_one_user_hosts(alice, bob, settings):
+    settings.ROOMS_PER_USER = 2
+    client = client_for(alice)
+    first = open_room(client, "ligretto-mini", 2)
+    assert first.status_code == 302
+    assert open_room(client).status_code == 302
+    response = open_room(client)
+    assert response.status_code == 409
+    assert b"You already host 2 rooms that are open or being played" in response.content
+    assert b'id="id_seats"' in response.content  # refused in place, on the form
+    assert Room.objects.filter(host=alice).count() == 2
+    # A game being played still counts; one that everyone left does not.
+    mini = Room.objects.get(game="ligretto-mini")
+    services.join_room(mini.pk, bob)
+    services.start_room(mini.pk, alice)
+    assert open_room(client).status_code == 409
+    other = Room.objects.get(game="ligretto", host=alice)
+    services.leave_room(other.pk, alice)
+    assert open_room(client).status_code == 302
+    # Bob hosts nothing, so he is not held up by alice's rooms.
+    assert open_room(client_for(bob)).status_code == 302
+
+
+def test_the_room_cap_holds_on_the_write_path(alice, settings):
+    settings.ROOMS_PER_USER = 1
+    services.create_room(alice, "ligretto", 3)
+    with pytest.raises(services.RoomError) as refused:
+        services.create_room(alice, "allegra", 3)
+    assert refused.value.code == "too_many_rooms"
+    assert refused.value.status == 409
+
+
+def test_it_limits_room_actions_per_user(alice, bob, settings):
+    settings.ROOM_ACTIONS_PER_USER = 4
+    room = services.create_room(alice, "ligretto", 4)  # alice: 1
+    client = client_for(bob)
+    join, leave = reverse("lobby:join", args=[room.pk]), reverse("lobby:leave", args=[room.pk])
+    for url in (join, leave, join, leave):
+        assert client.post(url, **HTMX).status_code == 200
+    response = client.post(join, **HTMX)
+    assert response.status_code == 429
+    # In place: the room's live part with the sentence, as for any refusal.
+    assert b'id="room-live"' in response.content
+    assert b"You are going too fast" in response.content
+    assert not room.seat_set.filter(user=bob).exists()
+    # Alice still has actions left.
+    services.add_bots(room.pk, alice, count=1)
+
+
+def test_an_action_limited_user_cannot_open_rooms_either(alice, settings):
+    settings.ROOM_ACTIONS_PER_USER = 1
+    client = client_for(alice)
+    assert open_room(client).status_code == 302
+    response = open_room(client)
+    assert response.status_code == 429
+    assert b"You are going too fast" in response.content
