@@ -47,6 +47,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "cardgames.apps.CardgamesConfig",  # closes a user's sockets on logout, password change, ban
     "lobby",
     "games",
 ]
@@ -176,6 +177,15 @@ LOGGING = {
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "INFO")},
 }
+
+# Limits enforced by cardgames.server (python -m cardgames.server), in the server process itself.
+# A request body over this many bytes is refused with 413 before it is read whole.
+REQUEST_BODY_LIMIT = envint("REQUEST_BODY_LIMIT", 1024 * 1024)
+# Larger limits for the views that need them: {"/path/prefix/": bytes}; the longest prefix wins.
+REQUEST_BODY_LIMITS: dict[str, int] = {}
+# A WebSocket whose client leaves more than this many bytes unsent is closed (1013); the page
+# reconnects and gets its whole view again. A healthy browser keeps this near zero.
+WEBSOCKET_BACKLOG_LIMIT = envint("WEBSOCKET_BACKLOG_LIMIT", 256 * 1024)
 
 # Behind a reverse proxy, trust its X-Forwarded-For to tell client addresses (login rate limit).
 TRUSTED_PROXY = envbool("TRUSTED_PROXY", "False")
