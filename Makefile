@@ -46,7 +46,7 @@ migrate: install
 
 run: migrate
 	$(PY) manage.py collectstatic --noinput -v 0
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) cardgames.asgi:application
+	$(PY) -m cardgames.server -b $(HOST) -p $(PORT) cardgames.asgi:application
 
 superuser: migrate
 	$(PY) manage.py createsuperuser

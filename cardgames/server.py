@@ -25,7 +25,11 @@ from __future__ import annotations
 # daphne.server installs Twisted's asyncio reactor; it must come before anything else of Twisted.
 import daphne.server  # noqa: I001
 
+import fcntl
 import logging
+import struct
+import sys
+import termios
 
 from daphne.cli import CommandLineInterface
 from daphne.http_protocol import HTTPFactory, WebRequest
@@ -54,16 +58,33 @@ def body_limit(path: bytes) -> int:
 
 
 def unsent_bytes(transport) -> int:  # noqa: ANN001 - any Twisted transport
-    """Return the bytes written to `transport` (and the ones it wraps) not yet sent to the OS."""
+    """Return the bytes written to `transport` that its peer has not received yet.
+
+    That is Twisted's write buffer (in this process's memory) plus, on Linux, the kernel's send
+    queue: the kernel grows that queue up to 4 MB (tcp_wmem) before Twisted has to buffer at
+    all, so counting it closes a stalled socket before it costs 4 MB of kernel memory first.
+    """
     total = 0
     while transport is not None:
         # twisted.internet.abstract.FileDescriptor: dataBuffer from `offset` on, plus what
         # write() collected since the last doWrite.
         if hasattr(transport, "dataBuffer"):
             total += len(transport.dataBuffer) - transport.offset + transport._tempDataLen
+            total += _kernel_send_queue(transport)
         # TLS wraps the TCP connection (TLSMemoryBIOProtocol.transport).
         transport = getattr(transport, "transport", None)
     return total
+
+
+def _kernel_send_queue(transport) -> int:  # noqa: ANN001
+    if sys.platform != "linux" or not hasattr(transport, "fileno"):
+        return 0
+    try:
+        # SIOCOUTQ (the same number as TIOCOUTQ): bytes sent but not acknowledged, or unsent.
+        raw = fcntl.ioctl(transport.fileno(), termios.TIOCOUTQ, b"\0\0\0\0")
+    except OSError:
+        return 0  # closed meanwhile
+    return struct.unpack("i", raw)[0]
 
 
 class LimitedRequest(WebRequest):
