@@ -6,10 +6,10 @@
 `--sockets` WebSockets open the lobby with a 4 kB receive buffer and never read; one account
 (another one whenever a room limit refuses it) opens `--rooms` rooms over HTTP, as a browser
 does. The script prints the server's resident memory (VmRSS) before the sockets, with them
-open, after the rooms, and 10 s after the sockets went away, plus how many sockets the server
-closed for falling behind and what the kernel still held unsent for them. Keepalive pings are off (--ping-interval 3600) so that only the
-backlog limit closes a socket. `--root` serves another checkout of the site (e.g. one from
-before the limits, with `--server daphne`, Daphne alone).
+open, after the rooms, and 10 s after the sockets went away; what the kernel still held unsent
+for them; and how many sockets the server closed for falling behind. Keepalive pings are off
+(--ping-interval 3600) so that only the backlog limit closes a socket. `--root` serves another
+checkout of the site (e.g. one from before the limits, with `--server daphne`, Daphne alone).
 """
 
 from __future__ import annotations

@@ -22,15 +22,14 @@ What it adds, inside the server process where the bytes are, before the applicat
 
 from __future__ import annotations
 
-# daphne.server installs Twisted's asyncio reactor; it must come before anything else of Twisted.
-import daphne.server  # noqa: I001
-
 import fcntl
 import logging
 import struct
 import sys
 import termios
 
+# daphne.server installs Twisted's asyncio reactor; it must come before anything else of Twisted.
+import daphne.server
 from daphne.cli import CommandLineInterface
 from daphne.http_protocol import HTTPFactory, WebRequest
 from daphne.ws_protocol import WebSocketProtocol

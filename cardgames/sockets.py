@@ -156,7 +156,8 @@ def _remember_old_identity(sender, instance, update_fields=None, **kwargs) -> No
     # A password change (any path: the view, the admin, a shell) or a ban (is_active off)
     # must end the user's open sockets; logging in only saves last_login, skip that query.
     instance._close_sockets = False
-    if instance.pk is None or (update_fields and not {"password", "is_active"} & set(update_fields)):
+    watched = {"password", "is_active"}
+    if instance.pk is None or (update_fields and not watched & set(update_fields)):
         return
     old = sender.objects.filter(pk=instance.pk).values("password", "is_active").first()
     if old is not None and (

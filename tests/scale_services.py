@@ -51,10 +51,8 @@ def throwaway_postgresql() -> Iterator[str]:
         os.chown(root, nobody.pw_uid, nobody.pw_gid)
         run_as = {"user": nobody.pw_uid, "group": nobody.pw_gid, "extra_groups": []}
     quiet = {"stdout": subprocess.DEVNULL, "check": True, "cwd": root, **run_as}
-    subprocess.run(
-        [bin_dir / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "--no-sync", "-E", "UTF8"],
-        **quiet,
-    )
+    initdb = [bin_dir / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "--no-sync"]
+    subprocess.run([*initdb, "-E", "UTF8"], **quiet)
     options = f"-p {port} -k {root} -c listen_addresses=127.0.0.1 -c fsync=off"
     subprocess.run(
         [bin_dir / "pg_ctl", "-D", data, "-o", options, "-l", root / "log", "-w", "start"], **quiet
