@@ -46,7 +46,7 @@ migrate: install
 
 run: migrate
 	$(PY) manage.py collectstatic --noinput -v 0
-	$(VENV)/bin/daphne -b $(HOST) -p $(PORT) cardgames.asgi:application
+	$(PY) -m cardgames.server -b $(HOST) -p $(PORT) cardgames.asgi:application
 
 superuser: migrate
 	$(PY) manage.py createsuperuser
@@ -70,12 +70,15 @@ test-fast: install-dev
 test-browser: install-dev chromium
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m browser tests/browser
 
-# The scale-out configuration against the machine's real PostgreSQL and Redis.
+# The scale-out configuration: PostgreSQL + Redis. SCALE_DATABASE_URL / SCALE_REDIS_URL (or
+# DATABASE_URL / REDIS_URL) name the servers to use; whichever is not given is started for the
+# run from wheels of the dev extra (tests/scale_services.py), so nothing else needs installing.
+# This machine's own servers: SCALE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/NAME
+# SCALE_REDIS_URL=redis://127.0.0.1:6379/0 CHANNELS_PREFIX=NAME make test-scale
 test-scale: install-dev
-	@../shared/services-up >/dev/null 2>&1 || true
-	DATABASE_URL=$${SCALE_DATABASE_URL:-postgres://postgres@127.0.0.1:5432/test} \
-	REDIS_URL=$${SCALE_REDIS_URL:-redis://127.0.0.1:6379/0} \
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m "not browser" tests/lobby
+	DATABASE_URL=$${SCALE_DATABASE_URL:-$${DATABASE_URL:-}} \
+	REDIS_URL=$${SCALE_REDIS_URL:-$${REDIS_URL:-}} \
+	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest -m "not browser" tests/lobby tests/tables
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

@@ -13,6 +13,7 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from cardgames.routing import websocket_urlpatterns  # noqa: E402
+from cardgames.sockets import AllowedHostValidator  # noqa: E402
 from games.driver import StartDriver  # noqa: E402
 
 # The first connection a process serves starts its bot driver (games/driver.py).
@@ -20,8 +21,9 @@ application = StartDriver(
     ProtocolTypeRouter(
         {
             "http": django_asgi_app,
+            # The Origin must be ours (cross-site pages), and so must the Host, as for HTTP.
             "websocket": AllowedHostsOriginValidator(
-                AuthMiddlewareStack(URLRouter(websocket_urlpatterns))
+                AllowedHostValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
             ),
         }
     )

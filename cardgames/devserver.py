@@ -24,21 +24,33 @@ def free_port() -> int:
 
 
 def start_daphne(
-    port: int, env: dict[str, str], log: IO | int = subprocess.DEVNULL, timeout: float = 30
+    port: int,
+    env: dict[str, str],
+    log: IO | int = subprocess.DEVNULL,
+    timeout: float = 30,
+    options: tuple[str, ...] = (),
+    server: str = "cardgames.server",
+    cwd: Path = ROOT,
 ) -> subprocess.Popen:
-    """Start Daphne serving the site on 127.0.0.1:`port` and wait until it listens."""
+    """Start Daphne serving the site on 127.0.0.1:`port` and wait until it listens.
+
+    `server` is the module run with `python -m`: cardgames.server (Daphne with the site's
+    limits), or "daphne" for Daphne alone (benchmarks compare the two). `options` are more of
+    daphne's command-line options, e.g. ("--ping-interval", "600"); `cwd` is the checkout served.
+    """
     process = subprocess.Popen(
         [
             sys.executable,
             "-m",
-            "daphne",
+            server,
             "-b",
             "127.0.0.1",
             "-p",
             str(port),
+            *options,
             "cardgames.asgi:application",
         ],
-        cwd=ROOT,
+        cwd=cwd,
         env=env,
         stdout=log,
         stderr=subprocess.STDOUT,

@@ -55,6 +55,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
+    "cardgames.apps.CardgamesConfig",  # closes a user's sockets on logout, password change, ban
     "lobby",
     "games",
 ]
@@ -218,6 +219,15 @@ TRUSTED_PROXY = {"true": 1, "yes": 1, "on": 1, "false": 0, "no": 0, "off": 0, ""
 )
 if TRUSTED_PROXY is None:
     TRUSTED_PROXY = int(_trusted_proxy)
+
+# Limits enforced by cardgames.server (python -m cardgames.server), in the server process itself.
+# A request body over this many bytes is refused with 413 before it is read whole.
+REQUEST_BODY_LIMIT = envint("REQUEST_BODY_LIMIT", 1024 * 1024)
+# Larger limits for the views that need them: {"/path/prefix/": bytes}; the longest prefix wins.
+REQUEST_BODY_LIMITS: dict[str, int] = {}
+# A WebSocket whose client leaves more than this many bytes unsent is closed (1013); the page
+# reconnects and gets its whole view again. A healthy browser keeps this near zero.
+WEBSOCKET_BACKLOG_LIMIT = envint("WEBSOCKET_BACKLOG_LIMIT", 256 * 1024)
 WSGI_APPLICATION = "cardgames.wsgi.application"
 
 # Live tables (games/): the countdown before each round (L7), how long a player's socket may be

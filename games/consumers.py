@@ -14,14 +14,13 @@ import time
 from typing import Any
 
 from channels.db import database_sync_to_async
-from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
 from django.utils.html import escape
 
+from cardgames.sockets import CONNECTED, LiveConsumer
 from games import play, presence, push
 from games.engine import IllegalAction
 
-CONNECTED = '<span id="live-status" class="live" data-connected="true">live</span>'
 # Moves of one socket being applied at once: a second click while the first is on its way is
 # fine, a backlog is not.
 MAX_IN_FLIGHT = 2
@@ -29,7 +28,7 @@ MAX_IN_FLIGHT = 2
 TRANSPORT_KEYS = {"HEADERS"}
 
 
-class TableConsumer(AsyncWebsocketConsumer):
+class TableConsumer(LiveConsumer):
     room_id: int
     seat: int | None = None
     version = 0
@@ -46,27 +45,22 @@ class TableConsumer(AsyncWebsocketConsumer):
         self.user = self.scope.get("user")
         seat = await database_sync_to_async(presence.seat_for)(self.room_id, self.user)
         if seat is False:
-            await self.close(code=4404)
+            await self.refuse()
             return
         self.seat = seat
         # Join the groups before rendering, so that no change falls between the two.
-        await self.channel_layer.group_add(push.table_group(self.room_id), self.channel_name)
+        await self.join_group(push.table_group(self.room_id))
         if self.seat is not None:
-            await self.channel_layer.group_add(
-                push.seat_group(self.room_id, self.seat), self.channel_name
-            )
+            await self.join_group(push.seat_group(self.room_id, self.seat))
+            self.present = True
             await database_sync_to_async(presence.connected)(self.room_id, self.seat)
-        await self.accept()
-        await self._send_full()
+        self.version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
+        await self.send_view(html)
 
     async def disconnect(self, code: int) -> None:
-        if not hasattr(self, "room_id") or self.seat is False:
-            return
-        await self.channel_layer.group_discard(push.table_group(self.room_id), self.channel_name)
-        if self.seat is not None:
-            await self.channel_layer.group_discard(
-                push.seat_group(self.room_id, self.seat), self.channel_name
-            )
+        # Groups are left by LiveConsumer; the seat's count of open sockets goes down here.
+        if getattr(self, "present", False):
+            self.present = False
             await database_sync_to_async(presence.disconnected)(self.room_id, self.seat)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:

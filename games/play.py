@@ -106,7 +106,8 @@ class Table:
 # players and the state. States are immutable once built, and every change that anyone can see
 # grows the version, so while the locked match row shows the same version nothing needs
 # reloading (the hot path of every play: one locked read, then the writes).
-_cache: dict[int, tuple[int, Round, list[Player], State]] = {}
+# Keyed by (id, seed): a database that was reset (tests) reuses ids, never a 53-bit seed.
+_cache: dict[tuple[int, int], tuple[int, Round, list[Player], State]] = {}
 
 
 def load_table(room_id: int) -> Table | None:
@@ -118,7 +119,7 @@ def load_table(room_id: int) -> Table | None:
 
 
 def _table(match: Match) -> Table:
-    cached = _cache.get(match.pk)
+    cached = _cache.get(cache_key(match))
     if cached is not None and cached[0] == match.version:
         _, rnd, players, state = cached
         return Table(match=match, players=list(players), state=state, round=rnd)
@@ -126,17 +127,22 @@ def _table(match: Match) -> Table:
     rnd = match.rounds.defer("state").order_by("-number").first()
     players = list(match.players.all())
     state = game.load(Round.objects.filter(pk=rnd.pk).values_list("state", flat=True).get())
-    _cache[match.pk] = (match.version, rnd, players, state)
+    _cache[cache_key(match)] = (match.version, rnd, players, state)
     return Table(match=match, players=list(players), state=state, round=rnd)
 
 
+def cache_key(match: Match) -> tuple[int, int]:
+    return (match.pk, match.seed)
+
+
 def _remember(table: Table) -> None:
-    _cache[table.match.pk] = (table.match.version, table.round, table.players, table.state)
+    m = table.match
+    _cache[cache_key(m)] = (m.version, table.round, table.players, table.state)
 
 
-def _forget(match_id: int) -> None:
+def _forget(match: Match) -> None:
     # A change that failed half-way may have touched the cached rows in memory.
-    _cache.pop(match_id, None)
+    _cache.pop(cache_key(match), None)
 
 
 # --------------------------------------------------------------------------- starting
@@ -204,7 +210,7 @@ def act(room_id: int, seat: int, action: Any, by_bot: bool = False, driver: str 
         try:
             _save(table, new, events, seat=seat, action=action, by_bot=by_bot, driver=driver)
         except BaseException:
-            _forget(match.pk)
+            _forget(match)
             raise
     return Outcome(table=table, events=events)
 
@@ -303,7 +309,7 @@ def touch(room_id: int, change: Any) -> Table | None:
                 _remember(table)
                 transaction.on_commit(partial(_push, table, []))
         except BaseException:
-            _forget(match.pk)
+            _forget(match)
             raise
     return table
 

@@ -18,7 +18,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
-from games.play import Table
+from games.play import Table, cache_key
 
 _SPACES = re.compile(r"\s+")
 
@@ -85,7 +85,7 @@ def layout_for(game: str) -> Layout:
 # The last parts pushed per match in this process, with their version: a change compares with
 # them to render only what differs. When the cache is not exactly one version behind (another
 # process wrote in between, or a commit overtook another), everything is rendered.
-_last: dict[int, tuple[int, dict[str, Any], dict[int, Any]]] = {}
+_last: dict[tuple[int, int], tuple[int, dict[str, Any], dict[int, Any]]] = {}
 
 
 def version_tag(version: int) -> str:
@@ -145,10 +145,11 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
     public = layout.public(view)
     seats = [p.seat for p in table.players]
     private = {s: layout.private(view, s) for s in seats}
-    cached = _last.get(table.match.pk)
+    key = cache_key(table.match)
+    cached = _last.get(key)
     full = cached is None or cached[0] != version - 1
     if cached is None or cached[0] < version:
-        _last[table.match.pk] = (version, public, private)
+        _last[key] = (version, public, private)
     changed = [k for k, v in public.items() if full or cached[1].get(k) != v]
     mine = [s for s in seats if full or cached[2].get(s) != private[s]]
 

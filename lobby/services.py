@@ -207,4 +207,4 @@ def after_commit_notify(room_id: int) -> None:
 
 def _after_commit(room_id: int) -> None:
     transaction.on_commit(partial(live.room_changed, room_id))
-    transaction.on_commit(live.lobby_changed)
+    transaction.on_commit(partial(live.lobby_changed, room_id))

@@ -1,6 +1,7 @@
-"""The scale-out path against the real PostgreSQL and Redis (`make test-scale`).
+"""The scale-out path against a real PostgreSQL and Redis (`make test-scale`).
 
-Run with DATABASE_URL and REDIS_URL set; these tests fail (never skip) when they are not.
+`make test-scale` uses the servers DATABASE_URL / REDIS_URL name, or starts throwaway ones
+(tests/scale_services.py); run directly without them, these tests fail (never skip).
 """
 
 from __future__ import annotations
@@ -36,7 +37,9 @@ async def test_a_change_made_by_another_process_reaches_this_processs_sockets():
     alice = await sync_to_async(make_user)("alice")
     room = await sync_to_async(services.create_room)(alice, "ligretto", 3)
     lobby = WebsocketCommunicator(
-        application, "/ws/lobby/", headers=[(b"origin", b"http://localhost")]
+        application,
+        "/ws/lobby/",
+        headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
     )
     assert (await lobby.connect())[0]
     await lobby.receive_from()

@@ -1,0 +1,207 @@
+"""Daphne with the limits a public server needs, run as `python -m cardgames.server`.
+
+Every option of the `daphne` command works the same (`-b`, `-p`, `--proxy-headers`, ...):
+
+    .venv/bin/python -m cardgames.server -b 127.0.0.1 -p 8000 cardgames.asgi:application
+
+What it adds, inside the server process where the bytes are, before the application sees them:
+
+- Request bodies: Daphne reads a whole body (to memory or a temporary file) and then queues all of
+  it for the application, so an ASGI middleware comes too late. A body whose Content-Length is over
+  `REQUEST_BODY_LIMIT` (or the longest matching prefix in `REQUEST_BODY_LIMITS`) is answered 413 as
+  soon as the headers are in; a body without a length (chunked) is cut off with 413 once it passes
+  the limit. Either way the connection closes and nothing reaches the application.
+- WebSocket backlog: a socket whose client does not read keeps every frame sent to it in Twisted's
+  write buffer. Once that buffer holds more than `WEBSOCKET_BACKLOG_LIMIT` bytes, the socket is
+  closed with 1013 (try again later); the page's ws extension reconnects and gets the whole view.
+- Close codes 1011/1012/1013 from the application pass through (autobahn alone refuses them); they
+  are the codes that make htmx's ws extension reconnect.
+- The WebSocket scope gets a `scheme` ("wss" behind TLS or, with `--proxy-headers`, when the
+  proxy's X-Forwarded-Proto says https), as HTTP scopes already do.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import logging
+import struct
+import sys
+import termios
+
+# daphne.server installs Twisted's asyncio reactor; it must come before anything else of Twisted.
+import daphne.server
+from daphne.cli import CommandLineInterface
+from daphne.http_protocol import HTTPFactory, WebRequest
+from daphne.ws_protocol import WebSocketProtocol
+from django.conf import settings
+from twisted.internet.interfaces import ISSLTransport
+
+logger = logging.getLogger(__name__)
+
+DEFAULT_BODY_LIMIT = 1024 * 1024
+DEFAULT_BACKLOG_LIMIT = 256 * 1024
+# The close codes after which htmx's ws extension reconnects (besides 1006, an abnormal close).
+RECONNECT_CODES = (1011, 1012, 1013)
+TRY_AGAIN_LATER = 1013
+
+
+def body_limit(path: bytes) -> int:
+    """Return how many body bytes a request to `path` may send (longest matching prefix wins)."""
+    limit = getattr(settings, "REQUEST_BODY_LIMIT", DEFAULT_BODY_LIMIT)
+    text = path.split(b"?", 1)[0].decode("latin-1")
+    best = ""
+    for prefix, allowed in getattr(settings, "REQUEST_BODY_LIMITS", {}).items():
+        if text.startswith(prefix) and len(prefix) > len(best):
+            best, limit = prefix, allowed
+    return limit
+
+
+def unsent_bytes(transport) -> int:  # noqa: ANN001 - any Twisted transport
+    """Return the bytes written to `transport` that its peer has not received yet.
+
+    That is Twisted's write buffer (in this process's memory) plus, on Linux, the kernel's send
+    queue: the kernel grows that queue up to 4 MB (tcp_wmem) before Twisted has to buffer at
+    all, so counting it closes a stalled socket before it costs 4 MB of kernel memory first.
+    """
+    total = 0
+    while transport is not None:
+        # twisted.internet.abstract.FileDescriptor: dataBuffer from `offset` on, plus what
+        # write() collected since the last doWrite.
+        if hasattr(transport, "dataBuffer"):
+            total += len(transport.dataBuffer) - transport.offset + transport._tempDataLen
+            total += _kernel_send_queue(transport)
+        # TLS wraps the TCP connection (TLSMemoryBIOProtocol.transport).
+        transport = getattr(transport, "transport", None)
+    return total
+
+
+def _kernel_send_queue(transport) -> int:  # noqa: ANN001
+    if sys.platform != "linux" or not hasattr(transport, "fileno"):
+        return 0
+    try:
+        # SIOCOUTQ (the same number as TIOCOUTQ): bytes sent but not acknowledged, or unsent.
+        raw = fcntl.ioctl(transport.fileno(), termios.TIOCOUTQ, b"\0\0\0\0")
+    except OSError:
+        return 0  # closed meanwhile
+    return struct.unpack("i", raw)[0]
+
+
+class LimitedRequest(WebRequest):
+    """Daphne's HTTP request, refusing a body over the limit before it is read whole."""
+
+    refused = False
+
+    def gotLength(self, length: int | None) -> None:
+        # Twisted parsed the request line already; the request itself only gets it at the end.
+        self.body_limit = body_limit(getattr(self.channel, "_path", b""))
+        self.body_received = 0
+        if length is not None and length > self.body_limit:
+            self.refuse()
+            length = 0
+        super().gotLength(length)
+
+    def handleContentChunk(self, data: bytes) -> None:
+        if self.refused:
+            return
+        self.body_received += len(data)
+        if self.body_received > self.body_limit:
+            self.refuse()
+            return
+        super().handleContentChunk(data)
+
+    def requestReceived(self, command: bytes, path: bytes, version: bytes) -> None:
+        if not self.refused:
+            super().requestReceived(command, path, version)
+
+    def refuse(self) -> None:
+        """Answer 413 straight away and close: the rest of the body is never read."""
+        self.refused = True
+        # No "100 Continue" after the refusal (Twisted sends it once gotLength returns).
+        self.requestHeaders.removeHeader(b"Expect")
+        path = getattr(self.channel, "_path", b"").decode("latin-1")
+        logger.warning("Refused a request body over %d bytes to %s", self.body_limit, path)
+        body = b"Request body too large.\n"
+        self.channel.transport.write(
+            b"HTTP/1.1 413 Content Too Large\r\n"
+            b"Content-Type: text/plain; charset=utf-8\r\n"
+            b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body)
+        )
+        self.channel.loseConnection()
+
+
+class LimitedHTTPFactory(HTTPFactory):
+    def buildProtocol(self, addr):  # noqa: ANN001, ANN201
+        protocol = super().buildProtocol(addr)
+        protocol.requestFactory = LimitedRequest
+        return protocol
+
+
+class BoundedWebSocketProtocol(WebSocketProtocol):
+    """Daphne's WebSocket, closed when its client falls too far behind."""
+
+    def serverSend(self, content, binary=False):  # noqa: ANN001, ANN201
+        if self.state in (self.STATE_CLOSING, self.STATE_CLOSED):
+            return  # closing already; the application hears of it when the close completes
+        super().serverSend(content, binary)
+        backlog = unsent_bytes(self.transport)
+        limit = getattr(settings, "WEBSOCKET_BACKLOG_LIMIT", DEFAULT_BACKLOG_LIMIT)
+        if backlog > limit:
+            logger.warning(
+                "Closing a WebSocket to %s (%s): %d unsent bytes, over the %d limit",
+                self.path.decode("ascii", "replace"),
+                self.client_addr,
+                backlog,
+                limit,
+            )
+            # A client that never reads never answers the close either: autobahn then drops
+            # the connection after its close handshake timeout (1 s), and the buffer with it.
+            self.sendCloseFrame(code=TRY_AGAIN_LATER, reasonUtf8=b"backlog")
+
+    def serverClose(self, code=None):  # noqa: ANN001, ANN201
+        if code in RECONNECT_CODES:
+            # autobahn's sendClose accepts only 1000 and 3000-4999.
+            self.sendCloseFrame(code=code)
+        else:
+            super().serverClose(code)
+
+
+class LimitedServer(daphne.server.Server):
+    """Daphne's Server with the factories above (run() builds Daphne's own; we swap them)."""
+
+    @property
+    def http_factory(self) -> HTTPFactory:
+        return self._http_factory
+
+    @http_factory.setter
+    def http_factory(self, factory: HTTPFactory) -> None:
+        self._http_factory = LimitedHTTPFactory(self)
+
+    @property
+    def ws_factory(self):  # noqa: ANN201
+        return self._ws_factory
+
+    @ws_factory.setter
+    def ws_factory(self, factory) -> None:  # noqa: ANN001
+        factory.protocol = BoundedWebSocketProtocol
+        self._ws_factory = factory
+
+    def create_application(self, protocol, scope):  # noqa: ANN001, ANN201
+        if scope["type"] == "websocket" and "scheme" not in scope:
+            # Set by parse_x_forwarded_for with --proxy-headers, from X-Forwarded-Proto.
+            secure = getattr(protocol, "client_scheme", None) == "https"
+            secure = secure or ISSLTransport.providedBy(protocol.transport)
+            scope["scheme"] = "wss" if secure else "ws"
+        return super().create_application(protocol, scope)
+
+
+class LimitedCommandLineInterface(CommandLineInterface):
+    description = "cardgames: Daphne with request-body and WebSocket backlog limits"
+    server_class = LimitedServer
+
+
+def main() -> None:
+    LimitedCommandLineInterface.entrypoint()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,182 @@
+"""What every live socket shares: a validated site address, a per-user group, clean refusals.
+
+`LiveConsumer` is the base of every consumer (lobby, room, table). Its interface:
+
+- `groups`: channels' own list of groups joined before `connect()`; `join_group(name)` joins
+  one more later. Every group is left on disconnect. A signed-in user's socket is also in
+  `user_group(user.pk)`, so `close_user_sockets(user_id)` reaches all of that user's sockets.
+- `connect()`: the subclass's own; it joins its groups first, renders its whole current view
+  (the ws extension never replays what was missed) and calls `send_view(html)`, or `refuse()`.
+- `send_view(html)`: accept and send the full view with the "connected" marker.
+- `refuse(code=NOT_FOUND)`: accept, then close with `code`, so that the browser sees the code
+  and does not reconnect (a close before accepting reaches it as 1006, which it retries forever).
+- `base_url()`: "scheme://host" for absolute links (invite URLs). The host was checked against
+  ALLOWED_HOSTS by `AllowedHostValidator` as Django's HTTP does; the scheme is https when the
+  proxy's header says so (SECURE_PROXY_SSL_HEADER, as for HTTP) or the scope says wss.
+- `identity_changed` (a group message): closes with RECONNECT; the page reconnects as whoever
+  its session now says (anonymous after logout, ban or a password change elsewhere).
+
+A socket that falls behind is closed by the server (cardgames.server, code 1013) and resyncs by
+reconnecting; consumers need nothing for that beyond sending the whole view on connect.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+
+from asgiref.sync import async_to_sync
+from channels.generic.websocket import AsyncWebsocketConsumer
+from channels.layers import get_channel_layer
+from channels.security.websocket import WebsocketDenier
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.contrib.auth.signals import user_logged_out
+from django.db import transaction
+from django.db.models.signals import post_save, pre_save
+from django.http.request import split_domain_port, validate_host
+
+# Browser tests and people alike wait for this before trusting the page to be live.
+CONNECTED = '<span id="live-status" class="live" data-connected="true">live</span>'
+NOT_FOUND = 4404
+# htmx's ws extension reconnects after 1006, 1011, 1012 and 1013 only; cardgames.server lets
+# the application send 1012 (autobahn alone would refuse it).
+RECONNECT = 1012
+
+
+def user_group(user_id: int) -> str:
+    return f"user.{user_id}"
+
+
+def _header(scope: dict, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key == name:
+            return value.decode("latin-1")
+    return None
+
+
+def site_host(scope: dict) -> str | None:
+    """Return the request's host as Django's HttpRequest.get_host() would, or None if invalid."""
+    host = None
+    if settings.USE_X_FORWARDED_HOST:
+        host = _header(scope, b"x-forwarded-host")
+    host = host or _header(scope, b"host")
+    if host is None and scope.get("server"):
+        server_host, port = scope["server"]
+        host = f"{server_host}:{port}"
+    if not host:
+        return None
+    allowed = settings.ALLOWED_HOSTS
+    if settings.DEBUG and not allowed:
+        allowed = [".localhost", "127.0.0.1", "[::1]"]
+    domain, _port = split_domain_port(host)
+    return host if domain and validate_host(domain, allowed) else None
+
+
+def site_scheme(scope: dict) -> str:
+    """Return "https" or "http" for the page behind this socket, as HttpRequest.scheme does."""
+    if settings.SECURE_PROXY_SSL_HEADER:
+        meta_name, secure_value = settings.SECURE_PROXY_SSL_HEADER
+        # HTTP_X_FORWARDED_PROTO -> x-forwarded-proto
+        header = meta_name.removeprefix("HTTP_").replace("_", "-").lower().encode("latin-1")
+        value = _header(scope, header)
+        if value is not None:
+            return "https" if value.split(",", 1)[0].strip() == secure_value else "http"
+    return "https" if scope.get("scheme") in ("wss", "https") else "http"
+
+
+class AllowedHostValidator:
+    """Refuse a WebSocket whose Host is not in ALLOWED_HOSTS, as Django answers HTTP with 400."""
+
+    def __init__(self, application) -> None:  # noqa: ANN001
+        self.application = application
+
+    async def __call__(self, scope, receive, send):  # noqa: ANN001, ANN204
+        if site_host(scope) is None:
+            return await WebsocketDenier()(scope, receive, send)
+        return await self.application(scope, receive, send)
+
+
+class LiveConsumer(AsyncWebsocketConsumer):
+    """The base of every live socket; see the module docstring for its interface."""
+
+    async def websocket_connect(self, message: dict) -> None:
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            self.groups = [*self.groups, user_group(user.pk)]
+        await super().websocket_connect(message)
+
+    async def join_group(self, name: str) -> None:
+        """Join `name` now; it is left on disconnect."""
+        await self.channel_layer.group_add(name, self.channel_name)
+        self.groups = [*self.groups, name]  # a new list: `groups` may be the class's own
+
+    async def send_view(self, html: str) -> None:
+        """Accept the socket and send the whole current view."""
+        await self.accept()
+        await self.send(text_data=html + CONNECTED)
+
+    async def refuse(self, code: int = NOT_FOUND) -> None:
+        await self.accept()
+        await self.close(code=code)
+
+    def base_url(self) -> str:
+        return f"{site_scheme(self.scope)}://{site_host(self.scope)}"
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        pass  # sockets that only listen; a table consumer overrides this
+
+    async def identity_changed(self, event: dict) -> None:
+        await self.close(code=RECONNECT)
+
+
+class NotFoundConsumer(LiveConsumer):
+    """Every WebSocket path that no route matches: closed with 4404, no traceback."""
+
+    async def connect(self) -> None:
+        await self.refuse(NOT_FOUND)
+
+
+def close_user_sockets(user_id: int) -> None:
+    """Close every open socket of this user; each page reconnects as its session now says."""
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(user_group(user_id), {"type": "identity.changed"})
+
+
+def _after_commit_close(user_id: int) -> None:
+    transaction.on_commit(partial(close_user_sockets, user_id))
+
+
+def _on_logout(sender, request, user, **kwargs) -> None:  # noqa: ANN001
+    if user is not None:
+        _after_commit_close(user.pk)
+
+
+def _remember_old_identity(sender, instance, update_fields=None, **kwargs) -> None:  # noqa: ANN001
+    # A password change (any path: the view, the admin, a shell) or a ban (is_active off)
+    # must end the user's open sockets; logging in only saves last_login, skip that query.
+    instance._close_sockets = False
+    watched = {"password", "is_active"}
+    if instance.pk is None or (update_fields and not watched & set(update_fields)):
+        return
+    old = sender.objects.filter(pk=instance.pk).values("password", "is_active").first()
+    if old is not None and (
+        old["password"] != instance.password or (old["is_active"] and not instance.is_active)
+    ):
+        instance._close_sockets = True
+
+
+def _close_if_identity_changed(sender, instance, **kwargs) -> None:  # noqa: ANN001
+    if getattr(instance, "_close_sockets", False):
+        instance._close_sockets = False
+        _after_commit_close(instance.pk)
+
+
+def connect_signals() -> None:
+    """Called once from CardgamesConfig.ready()."""
+    user_model = get_user_model()
+    user_logged_out.connect(_on_logout, dispatch_uid="cardgames.sockets.logout")
+    pre_save.connect(_remember_old_identity, sender=user_model, dispatch_uid="cardgames.sockets")
+    post_save.connect(
+        _close_if_identity_changed, sender=user_model, dispatch_uid="cardgames.sockets"
+    )
