@@ -53,9 +53,9 @@ def get_ready(page: Page, by_key: bool = False) -> None:
         else:
             page.click("#me-ready")
         try:
-            expect(page.locator("#lg-me .waiting, #match-result").first).to_be_visible(
-                timeout=3_000
-            )
+            # Taken: waiting for the others, or everyone was ready and the table moved on.
+            taken = "#lg-me .waiting, #match-result, #lg-status:not([data-status=round_over])"
+            expect(page.locator(taken).first).to_be_visible(timeout=3_000)
             return
         except AssertionError:
             continue
