@@ -65,6 +65,12 @@ print("SETUP" + json.dumps(out))
 """
 
 
+def cpu_seconds(pid: int) -> float:
+    """CPU time a process has used so far (Linux): what an action costs, whatever else runs."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class Table:
     def __init__(self, room: int, sessions: list[str]) -> None:
         self.room = room
@@ -168,11 +174,13 @@ async def run(args: argparse.Namespace) -> None:
         for t in tables:
             t.sizes.clear()
             t.refused = 0
+        cpu_before = [cpu_seconds(s.pid) for s in servers]
         start = time.perf_counter()
         until = start + args.seconds
         await asyncio.gather(*(actor(t, args.rate, until, rng) for t in tables))
         stop_at.append(time.perf_counter() + 2)  # the last pushes arrive
         await asyncio.gather(*readers)
+        cpu = sum(cpu_seconds(s.pid) - b for s, b in zip(servers, cpu_before, strict=True))
         latencies: list[float] = []
         lost = expected = 0
         for t in tables:
@@ -205,6 +213,7 @@ async def run(args: argparse.Namespace) -> None:
             f"lost pushes: {lost}  late (covered by a newer version): "
             f"{expected - len(latencies) - lost}  refused actions: {refused}"
         )
+        print(f"server CPU per action: {cpu / max(actions, 1) * 1000:.2f} ms (user + system)")
         if refused:
             print("WARNING: refused actions shift the version count; the figures are not valid")
         for t in tables:

@@ -26,7 +26,7 @@ from django.db import close_old_connections
 from django.db.models import Q
 from django.utils import timezone
 
-from games import play, presence
+from games import play, presence, push
 from games.engine import IllegalAction
 from games.models import Match
 
@@ -181,9 +181,10 @@ _driver_task: asyncio.Task | None = None
 def ensure_started() -> None:
     """Start this process's driver in the running loop, once (a new loop gets a new one)."""
     global _driver, _driver_task
+    loop = asyncio.get_running_loop()
+    push.bind_loop(loop)
     if not settings.BOT_DRIVER:
         return
-    loop = asyncio.get_running_loop()
     if _driver_task is not None and not _driver_task.done() and _driver_task.get_loop() is loop:
         return
     _driver = Driver()
@@ -191,7 +192,7 @@ def ensure_started() -> None:
 
 
 class StartDriver:
-    """ASGI wrapper: the first connection a process serves starts its bot driver."""
+    """ASGI wrapper: the first connection a process serves starts its bot driver and sender."""
 
     def __init__(self, app: Any) -> None:
         self.app = app

@@ -9,6 +9,8 @@ a socket that misses one resyncs with the whole table.
 
 from __future__ import annotations
 
+import asyncio
+import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,6 +22,7 @@ from django.template.loader import render_to_string
 
 from games.play import Table, cache_key
 
+log = logging.getLogger(__name__)
 _SPACES = re.compile(r"\s+")
 
 
@@ -153,10 +156,6 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
     changed = [k for k, v in public.items() if full or cached[1].get(k) != v]
     mine = [s for s in seats if full or cached[2].get(s) != private[s]]
 
-    layer = get_channel_layer()
-    if layer is None:
-        return
-    send = async_to_sync(_send_all)
     messages: list[tuple[str, dict[str, Any]]] = []
     # A seat's own part goes first, so that it is there when the public frame names it.
     for s in mine:
@@ -177,9 +176,52 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
             },
         )
     )
-    send(layer, messages)
+    _dispatch(messages)
 
 
-async def _send_all(layer: Any, messages: list[tuple[str, dict[str, Any]]]) -> None:
+# Pushes leave through one sender task in the server's event loop: the thread that committed
+# a move hands them over without waiting, and they go out in the order of the commits.
+_loop: asyncio.AbstractEventLoop | None = None
+_outbox: asyncio.Queue | None = None
+
+
+def bind_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Send pushes from `loop` (the server's); called for each connection, cheap when bound."""
+    global _loop, _outbox
+    if _loop is loop:
+        return
+    _loop, _outbox = loop, asyncio.Queue()
+    loop.create_task(_sender(_outbox))
+
+
+async def _sender(outbox: asyncio.Queue) -> None:
+    while True:
+        messages = await outbox.get()
+        try:
+            await _send_all(messages)
+        except Exception:  # a push that fails must not stop the ones after it
+            log.exception("push failed")
+
+
+def _dispatch(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    loop, outbox = _loop, _outbox
+    if loop is None or outbox is None or loop.is_closed() or not loop.is_running():
+        # No server loop here (a management command, a plain test): send and wait.
+        async_to_sync(_send_all)(messages)
+        return
+    try:
+        here = asyncio.get_running_loop()
+    except RuntimeError:
+        here = None
+    if here is loop:
+        outbox.put_nowait(messages)
+    else:
+        loop.call_soon_threadsafe(outbox.put_nowait, messages)
+
+
+async def _send_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
     for group, message in messages:
         await layer.group_send(group, message)

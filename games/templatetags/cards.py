@@ -1,0 +1,37 @@
+"""`{{ card|card }}` and `{{ card|card:"small" }}`: a Ligretto card as HTML, built once per face.
+
+A card is drawn on every push to every table; the same 40 faces come back again and again, so
+each is built once (cached) instead of rendering a partial per card.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
+
+register = template.Library()
+
+
+@lru_cache(maxsize=256)
+def _face(color: str, value: int, size: str) -> SafeString:
+    small = " small" if size == "small" else ""
+    return format_html(
+        '<span class="card c-{}{}"><span class="v">{}</span>'
+        '<span class="sym" aria-hidden="true"></span></span>',
+        color,
+        small,
+        value,
+    )
+
+
+@register.filter
+def card(c: dict[str, Any] | None, size: str = "") -> SafeString:
+    """Draw a face-up card (colour, big value, the colour's symbol), or an empty slot."""
+    if not c:
+        small = " small" if size == "small" else ""
+        return format_html('<span class="card none{}" aria-hidden="true"></span>', small)
+    return _face(c["color"], c["value"], size)
