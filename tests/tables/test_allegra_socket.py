@@ -81,7 +81,9 @@ async def test_it_plays_a_short_round_with_a_knock_and_a_triple_through_the_sock
             assert f.endswith(public[public.index('<div id="table-version"') :])
         assert version_of(public) == before + 1
 
-    by_step = dict(zip([a["type"] for _, a in SHORT_ROUND_TURNS], seen[len(OPENING) :]))
+    by_step = dict(
+        zip([a["type"] for _, a in SHORT_ROUND_TURNS], seen[len(OPENING) :], strict=True)
+    )
     drew = seen[len(OPENING)]
     assert 'id="al-knock"' in drew[1] and 'id="al-knock"' in drew[2]  # the others may knock
     assert 'id="al-knock"' not in drew[0] and 'id="al-knock-window"' in drew[3]
