@@ -19,27 +19,35 @@ from __future__ import annotations
 from typing import Any
 
 
-def _grid(*rows: str, hidden_shift: int = 0) -> list[list[list[Any]]]:
-    """Rows of 4 cells: "4" face up, "?10" face down (its value moved by `hidden_shift`)."""
-    out = []
-    for row in rows:
-        cells = []
-        for tok in row.split():
-            if tok.startswith("?"):
-                cells.append([int(tok[1:]) + hidden_shift, False])
-            else:
-                cells.append([int(tok), True])
-        out.append(cells)
-    return out
+def _grid(*rows: str) -> list[list[list[Any]]]:
+    """Rows of 4 cells: "4" face up, "?10" face down."""
+    return [
+        [[int(t.removeprefix("?")), not t.startswith("?")] for t in row.split()] for row in rows
+    ]
 
 
-def short_round(data: dict[str, Any], hidden_shift: int = 0) -> dict[str, Any]:
-    """Lay out the round described above (face-down values moved by `hidden_shift`)."""
-    h = hidden_shift
+def _other(value: int, shift: int) -> int:
+    # Another card value of A2 (-1..11) for each shift, the same one for shift 0.
+    return (value + 1 + shift) % 13 - 1
+
+
+def hide_differently(data: dict[str, Any], shift: int) -> dict[str, Any]:
+    """Change what nobody may see: every face-down value and the deck below its two top cards."""
+    for grid in data["grids"]:
+        for row in grid:
+            for cell in row:
+                if cell is not None and not cell[1]:
+                    cell[0] = _other(cell[0], shift)
+    data["deck"] = [_other(v, shift) for v in data["deck"][:-2]] + data["deck"][-2:]
+    return data
+
+
+def short_round(data: dict[str, Any]) -> dict[str, Any]:
+    """Lay out the round described above."""
     data["grids"] = [
-        _grid("4 4 2 3", "1 ?10 0 5", "?2 ?6 1 0", hidden_shift=h),
-        _grid("7 ?8 3 9", "-1 ?5 6 2", "?11 3 8 1", hidden_shift=h),
-        _grid("0 ?-1 1 0", "1 ?0 -1 1", "?-1 1 0 -1", hidden_shift=h),
+        _grid("4 4 2 3", "1 ?10 0 5", "?2 ?6 1 0"),
+        _grid("7 ?8 3 9", "-1 ?5 6 2", "?11 3 8 1"),
+        _grid("0 ?-1 1 0", "1 ?0 -1 1", "?-1 1 0 -1"),
     ]
     # The top of the deck is its last card: alice draws the 4, bob the 5.
     data["deck"] = [6, 7, 8, 2, 3, 9, 10, 6, 7, 8, 2, 3, 5, 4]
@@ -68,13 +76,13 @@ def short_round(data: dict[str, Any], hidden_shift: int = 0) -> dict[str, Any]:
 
 
 def after_opening(data: dict[str, Any], hidden_shift: int = 0) -> dict[str, Any]:
-    """`short_round` with the opening done: the same six cards turned, alice to draw."""
-    data = short_round(data, hidden_shift)
+    """`short_round` with the opening done (the same six cards turned), alice to draw; with a
+    `hidden_shift`, what nobody may see is different (`hide_differently`)."""
+    data = short_round(data)
     for seat, row, col in ((0, 2, 0), (0, 2, 1), (1, 0, 1), (1, 1, 1), (2, 0, 1), (2, 1, 1)):
         data["grids"][seat][row][col][1] = True
-        # A turned card shows the same value in every variant of the deal.
-        data["grids"][seat][row][col][0] -= hidden_shift
     data.update(phase="draw", revealed=[2, 2, 2])
+    hide_differently(data, hidden_shift)
     return data
 
 
