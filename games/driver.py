@@ -153,7 +153,11 @@ class MatchBots:
                 continue
             action = self.pending.pop(p.seat, None)
             level = p.bot_level or "normal"
-            version, kinds = self.chosen_at.get(p.seat, (table.version, frozenset()))
+            version, kinds = self.chosen_at.get(p.seat, (-1, frozenset()))
+            if action is None and version == table.version:
+                # Nothing to do, and nothing changed since it looked: no need to look again.
+                self.due[p.seat] = now + (IDLE_LOOK if pace > 0 else 0.0)
+                continue
             if action is not None and version != table.version:
                 # Something new may be done since the bot chose (an Allegra knock it may
                 # answer): it looks again, as a person would, and acts on what it sees now.

@@ -117,9 +117,9 @@ def _allegra_context(
 def _allegra_partial(context: dict[str, Any], part: str) -> str:
     kind, _, seat = part.partition("-")
     if kind == "grid":
-        context["g"] = context["grids"][int(seat)]
+        context["g"] = context["grids"]()[int(seat)]
     elif kind == "col":
-        context["c"] = context["cols"][int(seat)]
+        context["c"] = context["cols"]()[int(seat)]
     return kind
 
 

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import re
+from functools import cache
+from html import escape
 from typing import Any
 
 COLS = 4
@@ -119,32 +121,41 @@ def context(
             info["band"] = band(cell["value"])
         info["gone"] = vanished.get((s, r, c))
         info["label"] = _label(cell, names[s], r, c, info["gone"])
+        info["html"] = card_html(info)
         return info
 
-    grid_parts = [
-        {
-            "seat": s,
-            "player": players[s],
-            "rows": [[place(s, r, c) for c in range(COLS - 1)] for r in range(3)],
-            "active": view["turn"] == s and view["status"] == "playing",
-            "knocked": s in view["knocks"],
-            "knocker": view["knocker"] == s,
-            "ender": view["ender"] == s,
-            "area_sum": view["area_sums"][s],
-            "revealed": (view.get("revealed_count") or [None] * n)[s],
-        }
-        for s in range(n)
-    ]
-    col_parts = [
-        {
-            "seat": s,
-            "right": (s - 1) % n,  # the column is also in the area of the seat on its right
-            "name": names[s],
-            "right_name": names[(s - 1) % n],
-            "rows": [place(s, r, COLS - 1) for r in range(3)],
-        }
-        for s in range(n)
-    ]
+    # Built only when a template asks (Django calls a callable context value): a seat's own
+    # part draws none of the other grids, and a change redraws one part of many.
+    @cache
+    def grid_parts() -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": s,
+                "player": players[s],
+                "rows": [[place(s, r, c) for c in range(COLS - 1)] for r in range(3)],
+                "active": view["turn"] == s and view["status"] == "playing",
+                "knocked": s in view["knocks"],
+                "knocker": view["knocker"] == s,
+                "ender": view["ender"] == s,
+                "area_sum": view["area_sums"][s],
+                "revealed": (view.get("revealed_count") or [None] * n)[s],
+            }
+            for s in range(n)
+        ]
+
+    @cache
+    def col_parts() -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": s,
+                "right": (s - 1) % n,  # the column is also in the area of the seat on its right
+                "name": names[s],
+                "right_name": names[(s - 1) % n],
+                "rows": [place(s, r, COLS - 1) for r in range(3)],
+            }
+            for s in range(n)
+        ]
+
     ctx: dict[str, Any] = {
         "grids": grid_parts,
         "cols": col_parts,
@@ -154,7 +165,7 @@ def context(
         "banner": banner(view, names),
         "news": [_named(t, names) for t in news(events, names)],
         "message": _named(view.get("message"), names),
-        "sheet": _sheet(view, names),
+        "sheet": cache(lambda: _sheet(view, names)),
         "match_end": f"{view['rounds']} round{'s' if view['rounds'] != 1 else ''}; "
         "the lowest total wins.",
     }
@@ -244,6 +255,25 @@ def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
         ]
         me["knocker_name"] = names[knocker]
     return me
+
+
+def card_html(x: dict[str, Any]) -> str:
+    """One card as HTML (drawn in Python: a table has up to 90 of them in every render)."""
+    attrs = f'data-place="{x["seat"]}-{x["row"]}-{x["col"]}" aria-label="{escape(x["label"])}"'
+    cell, gone = x["cell"], x["gone"]
+    if cell is not None and "hidden" in cell:
+        return f'<span class="card back" {attrs}></span>'
+    if cell is not None:
+        v = cell["value"]
+        return (
+            f'<span class="card {band(v)}" {attrs}><span class="v">{v}</span>'
+            '<span class="sym" aria-hidden="true"></span></span>'
+        )
+    if gone is not None:
+        # A triple's card, shown once more as it leaves (A8).
+        cls = f"card gone vanish {band(gone)}"
+        return f'<span class="{cls}" {attrs}><span class="v">{gone}</span></span>'
+    return f'<span class="card gone" {attrs}></span>'
 
 
 def _label(cell: Any, owner: str, r: int, c: int, gone: Any) -> str:

@@ -25,6 +25,8 @@ def drive_to_end(room_id: int, limit: int = 50_000) -> int:
     raise AssertionError(f"the match in room {room_id} did not end in {limit} steps")
 
 
+# About 500 moves, each rendered and pushed: half a minute here, more on a busy machine.
+@pytest.mark.timeout(300)
 def test_a_six_seat_allegra_match_with_bots_plays_to_its_end(settings):
     settings.LEAVER_GRACE = 0  # the host never opens the table: a bot stands in at once
     alice = make_user("alice")
