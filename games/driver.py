@@ -160,10 +160,14 @@ class MatchBots:
                 continue
             if action is not None and version != table.version:
                 # Something new may be done since the bot chose (an Allegra knock it may
-                # answer): it looks again, as a person would, and acts on what it sees now.
+                # answer): it looks again, as a person would, and takes its time again.
                 view = table.view(p.seat)
                 if _kinds(view) != kinds:
-                    action, _ = table.game.bot_choose(view, level, self.rng)
+                    action, delay = table.game.bot_choose(view, level, self.rng)
+                    self.pending[p.seat] = action
+                    self.chosen_at[p.seat] = (table.version, _kinds(view))
+                    self.due[p.seat] = _monotonic() + delay * pace
+                    continue
             if action is not None:
                 try:
                     play.act(self.room_id, p.seat, action, by_bot=True, driver=self.driver)
