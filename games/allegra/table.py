@@ -219,6 +219,7 @@ def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
             info["target"] = json.dumps(p) if take and key in targets else None
             info["shared"] = p["col"] == COLS - 1
             info["left"] = p["seat"] != seat
+            info["place_html"] = place_html(info, len(rows), len(out))
             out.append(info)
         rows.append(out)
     me: dict[str, Any] = {
@@ -274,6 +275,33 @@ def card_html(x: dict[str, Any]) -> str:
         cls = f"card gone vanish {band(gone)}"
         return f'<span class="{cls}" {attrs}><span class="v">{gone}</span></span>'
     return f'<span class="card gone" {attrs}></span>'
+
+
+def place_html(x: dict[str, Any], row: int, col: int) -> str:
+    """One place of a player's own area: a button when he may act on it, else the card alone.
+
+    Drawn in Python like the cards: it is 15 of them in every render of a seat's own part.
+    """
+    cls = "place"
+    if x["verb"]:
+        cls += f" {x['verb']}"
+    if x["left"]:
+        cls += f" left s{x['seat']}"  # the left neighbour's column, in his colour
+    if x["shared"]:
+        cls += " shared"
+    ident = f'id="me-{row}-{col}" class="{cls}"'
+    label = escape(x["label"])
+    if x["target"]:  # the take step of a knock: a submit of the take form (A7)
+        return (
+            f'<button type="submit" name="to" value="{escape(x["target"])}" {ident}'
+            f' aria-label="{label}: replace it">{x["html"]}</button>'
+        )
+    if x["action"]:
+        return (
+            f'<button type="button" {ident} ws-send hx-vals="{escape(x["action"])}"'
+            f' aria-label="{label}: {x["verb"]}">{x["html"]}</button>'
+        )
+    return f"<span {ident}>{x['html']}</span>"
 
 
 def _label(cell: Any, owner: str, r: int, c: int, gone: Any) -> str:
