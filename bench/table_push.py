@@ -3,11 +3,16 @@
     .venv/bin/python bench/table_push.py --tables 10 --seats 4 --rate 10 --seconds 20
     .venv/bin/python bench/table_push.py --tables 40 --seats 4 --rate 10 --seconds 20
     .venv/bin/python bench/table_push.py --tables 10 --seats 4 --scale  # 2 Daphne, PG + Redis
+    .venv/bin/python bench/table_push.py --tables 10 --seats 4 --game allegra
 
 Every seat of every table is a signed-in WebSocket on its table. Each table sends `--rate`
-actions a second from a random seat (flips: always legal, and each one changes what everybody
-sees), and every socket of the table times the frame that carries the new version, from just
-before the action was sent. With `--scale`, two Daphne processes share PostgreSQL and Redis and
+actions a second from a random seat (Ligretto: flips, always legal, and each one changes what
+everybody sees), and every socket of the table times the frame that carries the new version,
+from just before the action was sent. Allegra's actions take turns: the benchmark keeps its own
+copy of each table's state (the setup prints it; the engine is pure and deterministic), picks a
+random legal action of the seat whose move it is (a knock now and then, `ready` between rounds)
+and sends it only once the previous action's push has arrived, so that no action overtakes the
+one before it on another socket. With `--scale`, two Daphne processes share PostgreSQL and Redis and
 each table's sockets are split between them, so half of every push crosses processes.
 Prints p50 / p95 / p99 in milliseconds, bytes per delivery, and lost pushes (a socket that never
 got a version it should have).
@@ -48,7 +53,7 @@ User = get_user_model()
 out = []
 for t in range({tables}):
     users = [User.objects.create_user(f"b{{t}}x{{s}}", password=None) for s in range({seats})]
-    room = services.create_room(users[0], "{game}", {seats})
+    room = services.create_room(users[0], "{game}", {seats}, {options})
     for u in users[1:]:
         services.join_room(room.pk, u)
     services.start_room(room.pk, users[0])
@@ -60,7 +65,9 @@ for t in range({tables}):
         session[HASH_SESSION_KEY] = u.get_session_auth_hash()
         session.create()
         cookies.append(session.session_key)
-    out.append({{"room": room.pk, "sessions": cookies}})
+    from games import play
+    table = play.load_table(room.pk)
+    out.append({{"room": room.pk, "sessions": cookies, "state": table.game.dump(table.state)}})
 print("SETUP" + json.dumps(out))
 """
 
@@ -72,8 +79,9 @@ def cpu_seconds(pid: int) -> float:
 
 
 class Table:
-    def __init__(self, room: int, sessions: list[str]) -> None:
+    def __init__(self, room: int, sessions: list[str], state: dict | None = None) -> None:
         self.room = room
+        self.state = state
         self.sessions = sessions
         self.sockets: list = []
         self.sent: dict[int, float] = {}  # version -> when the action that made it was sent
@@ -116,6 +124,45 @@ async def actor(table: Table, rate: float, until: float, rng: random.Random) -> 
         await asyncio.sleep(rng.expovariate(rate))
 
 
+def allegra_move(state, rng: random.Random) -> tuple[int, dict] | None:  # noqa: ANN001
+    """A random legal action of the seat whose move it is (None: the match is over)."""
+    from games.allegra import rules
+
+    if state.status == "finished":
+        return None
+    if state.status == "round_over":
+        return next(s for s in range(state.seats) if s not in state.ready), {"type": "ready"}
+    seats = range(state.seats)
+    if state.phase == "opening":
+        seat = rng.choice([s for s in seats if rules.legal_actions(state, s)])
+        return seat, rng.choice(rules.legal_actions(state, seat))
+    knockers = [s for s in seats if {"type": "knock"} in rules.legal_actions(state, s)]
+    if knockers and rng.random() < 0.2:
+        return rng.choice(knockers), {"type": "knock"}
+    seat = state.knocker if state.phase == "knock_place" else state.turn
+    return seat, rng.choice(rules.legal_actions(state, seat))
+
+
+async def allegra_actor(table: Table, rate: float, until: float, rng: random.Random) -> None:
+    from games.allegra import rules
+
+    state = rules.load(table.state)
+    table.next_version = max(max(a) for a in table.arrivals) + 1
+    while time.perf_counter() < until:
+        # Wait for the previous action's push: a turn-based action must not overtake it.
+        while max(max(a, default=0) for a in table.arrivals) < table.next_version - 1:
+            await asyncio.sleep(0.001)
+        move = allegra_move(state, rng)
+        if move is None:
+            return
+        seat, action = move
+        state, _ = rules.apply(state, seat, action)
+        table.sent[table.next_version] = time.perf_counter()
+        table.next_version += 1
+        await table.sockets[seat].send(json.dumps(action))
+        await asyncio.sleep(rng.expovariate(rate))
+
+
 async def run(args: argparse.Namespace) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="bench-"))
     env = {
@@ -138,7 +185,14 @@ async def run(args: argparse.Namespace) -> None:
         env.pop("REDIS_URL", None)
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "-v", "0"], cwd=ROOT, env=env, check=True)
-    setup = SETUP.format(tables=args.tables, seats=args.seats, game=args.game)
+    if args.game == "allegra":
+        # Rounds enough for the whole run; no bot driver, whose countdown pushes between
+        # rounds would add versions the benchmark does not expect (there are no bots here).
+        options = {"rounds": 20}
+        env["BOT_DRIVER"] = "False"
+    else:
+        options = None
+    setup = SETUP.format(tables=args.tables, seats=args.seats, game=args.game, options=options)
     done = subprocess.run(
         [*manage, "shell", "--no-imports", "-c", setup],
         cwd=ROOT,
@@ -152,7 +206,7 @@ async def run(args: argparse.Namespace) -> None:
     servers = [start_daphne(port, env) for port in ports]
     rng = random.Random(args.seed)
     try:
-        tables = [Table(r["room"], r["sessions"]) for r in rooms]
+        tables = [Table(r["room"], r["sessions"], r["state"]) for r in rooms]
         for table in tables:
             for i, session in enumerate(table.sessions):
                 port = ports[i % len(ports)]
@@ -177,7 +231,8 @@ async def run(args: argparse.Namespace) -> None:
         cpu_before = [cpu_seconds(s.pid) for s in servers]
         start = time.perf_counter()
         until = start + args.seconds
-        await asyncio.gather(*(actor(t, args.rate, until, rng) for t in tables))
+        play = allegra_actor if args.game == "allegra" else actor
+        await asyncio.gather(*(play(t, args.rate, until, rng) for t in tables))
         stop_at.append(time.perf_counter() + 2)  # the last pushes arrive
         await asyncio.gather(*readers)
         cpu = sum(cpu_seconds(s.pid) - b for s, b in zip(servers, cpu_before, strict=True))

@@ -146,7 +146,14 @@ def _render_full(room_id: int, seat: int | None) -> tuple[int, str]:
 
 
 def _number(value: Any) -> Any:
-    # Form fields arrive as strings; the engines want integers for indexes, piles and seats.
+    # Form fields arrive as strings; the engines want integers for indexes, piles and seats,
+    # and a field may carry an object as JSON (an Allegra place picked by a radio button).
     if isinstance(value, str) and value.lstrip("-").isdigit() and len(value) < 6:
         return int(value)
+    if isinstance(value, str) and value.startswith("{") and len(value) < 200:
+        try:
+            parsed = json.loads(value)
+        except ValueError:
+            return value
+        return parsed if isinstance(parsed, dict) else value
     return value

@@ -33,6 +33,9 @@ from games.models import Match
 log = logging.getLogger(__name__)
 
 RENEW_EVERY = 1.0  # seconds between lease renewals and leaver checks
+# How often a bot with nothing to do looks again (an Allegra bot waiting for its turn): without
+# it, a table of idle bots would be polled in a busy loop.
+IDLE_LOOK = 0.25
 
 
 class Driver:
@@ -110,6 +113,8 @@ class MatchBots:
         self.rng = rng or random.Random()
         self.due: dict[int, float] = {}  # seat -> monotonic time of its next action
         self.pending: dict[int, dict[str, Any] | None] = {}
+        # seat -> the version its pending action was chosen at, and the kinds of action it had
+        self.chosen_at: dict[int, tuple[int, frozenset[str]]] = {}
         self.released: int | None = None  # the round whose countdown end was pushed
         self.next_check = 0.0
 
@@ -141,11 +146,28 @@ class MatchBots:
             if not any(p.seat == seat for p in bots):
                 del self.due[seat]  # a human took his seat back
                 self.pending.pop(seat, None)
+                self.chosen_at.pop(seat, None)
         acted = False
         for p in bots:
             if self.due[p.seat] > now:
                 continue
             action = self.pending.pop(p.seat, None)
+            level = p.bot_level or "normal"
+            version, kinds = self.chosen_at.get(p.seat, (-1, frozenset()))
+            if action is None and version == table.version:
+                # Nothing to do, and nothing changed since it looked: no need to look again.
+                self.due[p.seat] = now + (IDLE_LOOK if pace > 0 else 0.0)
+                continue
+            if action is not None and version != table.version:
+                # Something new may be done since the bot chose (an Allegra knock it may
+                # answer): it looks again, as a person would, and takes its time again.
+                view = table.view(p.seat)
+                if _kinds(view) != kinds:
+                    action, delay = table.game.bot_choose(view, level, self.rng)
+                    self.pending[p.seat] = action
+                    self.chosen_at[p.seat] = (table.version, _kinds(view))
+                    self.due[p.seat] = _monotonic() + delay * pace
+                    continue
             if action is not None:
                 try:
                     play.act(self.room_id, p.seat, action, by_bot=True, driver=self.driver)
@@ -155,10 +177,12 @@ class MatchBots:
                 table = play.load_table(self.room_id)
                 if table is None or table.match.status == Match.Status.FINISHED:
                     return None
-            level = p.bot_level or "normal"
-            action, delay = table.game.bot_choose(table.view(p.seat), level, self.rng)
+            view = table.view(p.seat)
+            action, delay = table.game.bot_choose(view, level, self.rng)
             self.pending[p.seat] = action
-            self.due[p.seat] = _monotonic() + delay * pace
+            self.chosen_at[p.seat] = (table.version, _kinds(view))
+            idle = IDLE_LOOK if action is None and pace > 0 else 0.0
+            self.due[p.seat] = _monotonic() + delay * pace + idle
         if not self.due:
             return min(RENEW_EVERY, max(self.next_check - _monotonic(), 0.01))
         soonest = min(self.due.values())
@@ -166,6 +190,10 @@ class MatchBots:
         if acted and pace == 0:
             return 0.0
         return min(wait, max(self.next_check - _monotonic(), 0.0) + 0.001)
+
+
+def _kinds(view: dict[str, Any]) -> frozenset[str]:
+    return frozenset(a["type"] for a in view.get("legal", ()))
 
 
 def _monotonic() -> float:

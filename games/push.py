@@ -20,6 +20,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
+from games.allegra import table as allegra_table
 from games.play import Table, cache_key
 
 log = logging.getLogger(__name__)
@@ -39,13 +40,17 @@ class Layout:
     """How one game's table page is cut into parts, each a partial with a stable id.
 
     `public(view)` maps each public part to the data it is drawn from (compared between
-    versions to find what changed); `private(view, seat)` is the data of a seat's own part.
-    Both take the spectator's view, which holds everything public.
+    versions to find what changed); `private(table, view, seat)` is the data of a seat's own
+    part (`me`). Both take the spectator's view, which holds everything public. `context(table,
+    view, seat, events)` adds the game's own template context to the common one, and
+    `partial(context, part)` names the partial that draws a part (and sets what it draws).
     """
 
     template: str
     public: Callable[[dict[str, Any]], dict[str, Any]]
-    private: Callable[[dict[str, Any], int], Any]
+    private: Callable[[Table, dict[str, Any], int], Any]
+    context: Callable[[Table, dict[str, Any], int | None, list[dict[str, Any]]], dict[str, Any]]
+    partial: Callable[[dict[str, Any], str], str]
 
 
 def _ligretto_public(view: dict[str, Any]) -> dict[str, Any]:
@@ -65,7 +70,7 @@ def _ligretto_public(view: dict[str, Any]) -> dict[str, Any]:
     return parts
 
 
-def _ligretto_private(view: dict[str, Any], seat: int) -> Any:
+def _ligretto_private(table: Table, view: dict[str, Any], seat: int) -> Any:
     return (
         repr(view["tableaus"][seat]),
         view["status"],
@@ -75,9 +80,74 @@ def _ligretto_private(view: dict[str, Any], seat: int) -> Any:
     )
 
 
+def _ligretto_context(
+    table: Table, view: dict[str, Any], seat: int | None, events: list[dict[str, Any]]
+) -> dict[str, Any]:
+    players = {p["seat"]: p for p in view["players"]}
+    tableaus = [dict(t, player=players[t["seat"]]) for t in view.get("tableaus", ())]
+    return {
+        "tableaus": tableaus,
+        "me": tableaus[seat] if seat is not None and seat < len(tableaus) else None,
+        "match_end": table.game.describe_end(view.get("options") or table.match.options),
+        "final_round": view.get("status") == "round_over" and _last_round(view),
+    }
+
+
+def _ligretto_partial(context: dict[str, Any], part: str) -> str:
+    if part.startswith("seat-"):
+        context["t"] = context["tableaus"][int(part.removeprefix("seat-"))]
+        return "seat"
+    return part
+
+
+def _allegra_legal(table: Table, view: dict[str, Any], seat: int) -> list[dict[str, Any]]:
+    if view["status"] == "starting":
+        return []
+    return table.game.legal_actions(table.state, seat)
+
+
+def _allegra_private(table: Table, view: dict[str, Any], seat: int) -> Any:
+    return allegra_table.private_part(view, _allegra_legal(table, view, seat), seat)
+
+
+def _allegra_context(
+    table: Table, view: dict[str, Any], seat: int | None, events: list[dict[str, Any]]
+) -> dict[str, Any]:
+    legal = _allegra_legal(table, view, seat) if seat is not None else []
+    return allegra_table.context(view, seat, legal, events)
+
+
+def _allegra_partial(context: dict[str, Any], part: str) -> str:
+    kind, _, seat = part.partition("-")
+    if kind == "grid":
+        context["g"] = context["grids"]()[int(seat)]
+    elif kind == "col":
+        context["c"] = context["cols"]()[int(seat)]
+    return kind
+
+
 LAYOUTS: dict[str, Layout] = {
-    "ligretto": Layout("games/ligretto/table.html", _ligretto_public, _ligretto_private),
-    "ligretto-mini": Layout("games/ligretto/table.html", _ligretto_public, _ligretto_private),
+    "ligretto": Layout(
+        "games/ligretto/table.html",
+        _ligretto_public,
+        _ligretto_private,
+        _ligretto_context,
+        _ligretto_partial,
+    ),
+    "ligretto-mini": Layout(
+        "games/ligretto/table.html",
+        _ligretto_public,
+        _ligretto_private,
+        _ligretto_context,
+        _ligretto_partial,
+    ),
+    "allegra": Layout(
+        "games/allegra/table.html",
+        allegra_table.public_parts,
+        _allegra_private,
+        _allegra_context,
+        _allegra_partial,
+    ),
 }
 
 
@@ -95,21 +165,25 @@ def version_tag(version: int) -> str:
     return f'<div id="table-version" data-version="{version}" hidden></div>'
 
 
-def render_context(table: Table, view: dict[str, Any], seat: int | None) -> dict[str, Any]:
-    """The template context of a table page or part (`view` is the spectator's)."""
-    players = {p["seat"]: p for p in view["players"]}
-    tableaus = [dict(t, player=players[t["seat"]]) for t in view.get("tableaus", ())]
-    return {
+def render_context(
+    table: Table,
+    view: dict[str, Any],
+    seat: int | None,
+    events: list[dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The template context of a table page or part (`view` is the spectator's).
+
+    `events` are what the change being pushed did (a page or a whole table has none).
+    """
+    context = {
         "room_id": table.match.room_id,
         "game_name": table.game.name,
         "view": view,
         "seat": seat,
-        "tableaus": tableaus,
-        "me": tableaus[seat] if seat is not None and seat < len(tableaus) else None,
         "version": view["version"],
-        "match_end": table.game.describe_end(view.get("options") or table.match.options),
-        "final_round": view.get("status") == "round_over" and _last_round(view),
     }
+    context.update(layout_for(table.match.game).context(table, view, seat, events or []))
+    return context
 
 
 def _last_round(view: dict[str, Any]) -> bool:
@@ -120,21 +194,30 @@ def _last_round(view: dict[str, Any]) -> bool:
     return target is not None and any(p["total"] >= target for p in view["players"])
 
 
-def render_part(table: Table, view: dict[str, Any], part: str, seat: int | None = None) -> str:
+def render_part(
+    table: Table,
+    view: dict[str, Any],
+    part: str,
+    seat: int | None = None,
+    events: list[dict[str, Any]] | None = None,
+) -> str:
+    return _render(table, render_context(table, view, seat, events), part)
+
+
+def _render(table: Table, context: dict[str, Any], part: str) -> str:
     layout = layout_for(table.match.game)
-    context = render_context(table, view, seat)
-    if part.startswith("seat-"):
-        context["t"] = context["tableaus"][int(part.removeprefix("seat-"))]
-        part = "seat"
+    context = dict(context)  # a partial may set what it draws
+    partial = layout.partial(context, part)
     # Indentation is most of a part's bytes, and every byte goes to every socket.
-    return _SPACES.sub(" ", render_to_string(f"{layout.template}#{part}", context))
+    return _SPACES.sub(" ", render_to_string(f"{layout.template}#{partial}", context))
 
 
 def render_full(table: Table, seat: int | None) -> str:
     """The whole live table for one connection: every public part and the seat's own."""
     view = table.view(None)
     layout = layout_for(table.match.game)
-    parts = [render_part(table, view, name) for name in layout.public(view)]
+    public = render_context(table, view, None)  # built once for every public part
+    parts = [_render(table, public, name) for name in layout.public(view)]
     if seat is not None:
         parts.append(render_part(table, view, "me", seat))
     return version_tag(table.version) + "".join(parts)
@@ -147,7 +230,7 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
     layout = layout_for(table.match.game)
     public = layout.public(view)
     seats = [p.seat for p in table.players]
-    private = {s: layout.private(view, s) for s in seats}
+    private = {s: layout.private(table, view, s) for s in seats}
     key = cache_key(table.match)
     cached = _last.get(key)
     full = cached is None or cached[0] != version - 1
@@ -159,11 +242,12 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
     messages: list[tuple[str, dict[str, Any]]] = []
     # A seat's own part goes first, so that it is there when the public frame names it.
     for s in mine:
-        html = render_part(table, view, "me", s)
+        html = render_part(table, view, "me", s, events)
         messages.append(
             (seat_group(room_id, s), {"type": "table.private", "version": version, "html": html})
         )
-    html = version_tag(version) + "".join(render_part(table, view, k) for k in changed)
+    context = render_context(table, view, None, events)  # built once for every public part
+    html = version_tag(version) + "".join(_render(table, context, k) for k in changed)
     messages.append(
         (
             table_group(room_id),

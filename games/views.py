@@ -14,3 +14,8 @@ def table_page(request: HttpRequest, table: play.Table) -> HttpResponse:
     view = table.view(None)
     context = push.render_context(table, view, seat)
     return render(request, push.layout_for(table.match.game).template, context)
+
+
+def how_to_play_allegra(request: HttpRequest) -> HttpResponse:
+    """The rules of Allegra in short, citing the rule book's ids, with a drawn example."""
+    return render(request, "games/allegra/how_to_play.html")

@@ -68,6 +68,9 @@ class State:
     reshuffles: int = 0
     removed: list[int] = field(default_factory=list)  # values taken out by triples this round
     scores: list[dict[str, Any]] = field(default_factory=list)
+    # Beside each score entry: the round's area sums and its ender, so that a score sheet can
+    # show the doubling (A9).
+    sheet: list[dict[str, Any]] = field(default_factory=list)
     ready: list[int] = field(default_factory=list)
     # What every view says just happened (api.md `message`): the deal through the opening, the
     # final lap until the round ends, the round's scoring through round_over, then the result.
@@ -198,6 +201,7 @@ def _clone(s: State) -> State:
         final_lap=s.final_lap[:],
         removed=s.removed[:],
         scores=s.scores[:],  # score entries are never mutated once written
+        sheet=s.sheet[:],
         ready=s.ready[:],
     )
 
@@ -605,6 +609,7 @@ def _do_ready(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) 
     if s.round < s.rounds:
         nxt = _deal(s.seats, s.rounds, s.seed, s.round + 1, (s.first + 1) % s.seats)
         nxt.scores = s.scores[:]
+        nxt.sheet = s.sheet[:]
         s.__dict__.update(nxt.__dict__)
         ev.append({"type": "round_dealt", "round": s.round, "first": s.first})
         return
@@ -697,6 +702,7 @@ def _finish_round(s: State, ev: list[dict[str, Any]]) -> None:
     if doubled:
         points[ender] *= 2
     s.scores = s.scores + [{"round": s.round, "points": points}]
+    s.sheet = s.sheet + [{"round": s.round, "sums": sums, "ender": ender}]
     s.status = "round_over"
     s.turn = None
     s.phase = "draw"
@@ -794,6 +800,17 @@ def player_view(state: State, seat: int | None) -> dict[str, Any]:
         ],
         "legal": legal_actions(s, seat) if mine else [],
         "scores": [{"round": e["round"], "points": e["points"][:]} for e in s.scores],
+        # Each finished round's area sums and ender (A9): the points differ only by a doubling.
+        "score_sheet": [
+            {
+                "round": e["round"],
+                "points": e["points"][:],
+                "sums": x["sums"][:],
+                "ender": x["ender"],
+                "doubled": x["ender"] if e["points"][x["ender"]] != x["sums"][x["ender"]] else None,
+            }
+            for e, x in zip(s.scores, s.sheet, strict=False)
+        ],
         "totals": totals,
         "seat": seat,
         "message": s.message,
@@ -842,6 +859,9 @@ def dump(state: State) -> dict[str, Any]:
         "reshuffles": s.reshuffles,
         "removed": s.removed[:],
         "scores": [{"round": e["round"], "points": list(e["points"])} for e in s.scores],
+        "sheet": [
+            {"round": x["round"], "sums": list(x["sums"]), "ender": x["ender"]} for x in s.sheet
+        ],
         "ready": s.ready[:],
         "message": s.message,
     }
@@ -877,6 +897,10 @@ def load(data: dict[str, Any]) -> State:
         reshuffles=d.get("reshuffles", 0),
         removed=list(d.get("removed", [])),
         scores=[{"round": e["round"], "points": list(e["points"])} for e in d.get("scores", [])],
+        sheet=[
+            {"round": x["round"], "sums": list(x["sums"]), "ender": x["ender"]}
+            for x in d.get("sheet", [])
+        ],
         ready=list(d.get("ready", [])),
         message=d.get("message"),
     )

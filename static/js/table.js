@@ -5,15 +5,15 @@
   const table = document.getElementById("table");
   if (!table) return;
 
-  // 1-5 row cards, S stack, W waste, space flip, R ready: the keys printed on the cards.
-  const KEYS = { s: "me-stack", w: "me-waste", " ": "me-flip", r: "me-ready" };
+  // Each game prints its keys on its buttons (data-key): Ligretto's 1-5, S, W, space, R;
+  // Allegra's D, P, X, K, R.
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     const tag = (event.target.tagName || "").toLowerCase();
     if (tag === "input" || tag === "textarea" || tag === "select") return;
     const key = event.key.toLowerCase();
-    const id = /^[1-5]$/.test(key) ? "me-row-" + (Number(key) - 1) : KEYS[key];
-    const button = id && document.getElementById(id);
+    if (key.length !== 1) return;
+    const button = table.querySelector('button[data-key="' + CSS.escape(key) + '"]');
     if (!button) return;
     event.preventDefault();
     if (!button.disabled) {

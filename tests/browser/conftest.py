@@ -12,6 +12,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, expect, sync_playwright
@@ -41,7 +42,8 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def live_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The environment of the site under test: its file database, its settings."""
     db = tmp_path_factory.mktemp("browser") / "site.sqlite3"
     env = {
         **os.environ,
@@ -58,6 +60,13 @@ def live_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "LOGIN_FAILURES_PER_ADDRESS": "10000",
     }
     env.pop("REDIS_URL", None)
+    return env
+
+
+@pytest.fixture(scope="session")
+def live_url(live_env: dict[str, str]) -> Iterator[str]:
+    env = live_env
+    db = Path(env["DATABASE_URL"].removeprefix("sqlite:///"))
     subprocess.run(
         [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
         cwd=ROOT,
@@ -99,3 +108,25 @@ def person(browser: Browser, live_url: str) -> Iterator:
     yield open_page
     for context in contexts:
         context.close()
+
+
+@pytest.fixture
+def site_shell(live_env: dict[str, str], live_url: str):  # noqa: ANN201
+    """Run Python in `manage.py shell` on the live site's database: site_shell(code) -> stdout.
+
+    For tests that must prepare what a browser cannot (a known deal), through the Django ORM
+    of the same database the Daphne subprocess uses.
+    """
+
+    def run(code: str) -> str:
+        done = subprocess.run(
+            [sys.executable, "manage.py", "shell", "--no-imports", "-c", code],
+            cwd=ROOT,
+            env=live_env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return done.stdout
+
+    return run

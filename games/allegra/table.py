@@ -1,0 +1,492 @@
+"""How an Allegra table is drawn (A4-A9): the parts of the live page and what each is made of.
+
+Pure: it reads Board API views and legal actions, never the state, so nothing here can show a
+face-down value. `games.push` registers these functions as Allegra's `Layout`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from functools import cache
+from html import escape
+from typing import Any
+
+COLS = 4
+SEAT_NAME = re.compile(r"\bSeat (\d+)")
+PLACE_ACTIONS = ("reveal", "swap", "place")
+
+
+def band(value: int) -> str:
+    """The colour band of a value, like the printed cards (the number is always printed too)."""
+    if value <= 0:
+        return "b0"
+    if value <= 3:
+        return "b1"
+    if value <= 6:
+        return "b2"
+    if value <= 9:
+        return "b3"
+    return "b4"
+
+
+# --------------------------------------------------------------------------- parts and their data
+
+
+def public_parts(view: dict[str, Any]) -> dict[str, Any]:
+    """Each public part of the table and the data it is drawn from (compared between versions)."""
+    players = {p["seat"]: p for p in view["players"]}
+    grids = {g["seat"]: g["cells"] for g in view["grids"]}
+    parts: dict[str, Any] = {
+        # The banner tells what just happened (the events of this version): always redrawn.
+        "status": view["version"],
+        "pile": repr(
+            [
+                view[k]
+                for k in (
+                    "status",
+                    "phase",
+                    "turn",
+                    "deck_count",
+                    "discard_top",
+                    "discard_count",
+                    "drawn",
+                    "drawn_from",
+                    "hand",
+                    "knocker",
+                    "knocks",
+                )
+            ]
+        ),
+        "scores": repr((view["players"], view["score_sheet"], view["status"])),
+    }
+    for seat, cells in grids.items():
+        p = players[seat]
+        parts[f"grid-{seat}"] = repr(
+            (
+                [row[:3] for row in cells],
+                (p["name"], p["bot"], p["connected"], p["total"]),
+                view["turn"] == seat,
+                seat in view["knocks"],
+                view["knocker"] == seat,
+                view["ender"] == seat,
+                view["area_sums"][seat],
+                (view.get("revealed_count") or [None] * len(grids))[seat],
+            )
+        )
+        parts[f"col-{seat}"] = repr([row[COLS - 1] for row in cells])
+    return parts
+
+
+def private_part(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> Any:
+    """The data of `seat`'s own part: his area, what he may do now, and the cards it names."""
+    area = next(a for a in view["areas"] if a["seat"] == seat)
+    grids = {g["seat"]: g["cells"] for g in view["grids"]}
+    cells = [[grids[p["seat"]][p["row"]][p["col"]] for p in row] for row in area["places"]]
+    knocker_cells = None
+    if view["knocker"] is not None and view["phase"] == "knock_take":
+        knocker_cells = grids[view["knocker"]]
+    return repr(
+        (
+            legal,
+            cells,
+            knocker_cells,
+            [view[k] for k in ("status", "round", "phase", "turn", "drawn", "discard_top")],
+            [view[k] for k in ("knocks", "knocker", "hand", "deck_count", "starts_at")],
+            seat in view.get("ready", ()),
+        )
+    )
+
+
+# --------------------------------------------------------------------------- the template context
+
+
+def context(
+    view: dict[str, Any],
+    seat: int | None,
+    legal: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """Everything the Allegra table template draws, for `seat` (None: a spectator)."""
+    n = len(view["grids"])
+    players = {p["seat"]: p for p in view["players"]}
+    names = {s: p["name"] for s, p in players.items()}
+    grids = {g["seat"]: g["cells"] for g in view["grids"]}
+    vanished = _vanished(events)
+
+    def place(s: int, r: int, c: int) -> dict[str, Any]:
+        cell = grids[s][r][c]
+        info: dict[str, Any] = {"seat": s, "row": r, "col": c, "cell": cell}
+        if cell and "value" in cell:
+            info["band"] = band(cell["value"])
+        info["gone"] = vanished.get((s, r, c))
+        info["label"] = _label(cell, names[s], r, c, info["gone"])
+        info["html"] = card_html(info)
+        return info
+
+    # Built only when a template asks (Django calls a callable context value): a seat's own
+    # part draws none of the other grids, and a change redraws one part of many.
+    @cache
+    def grid_parts() -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": s,
+                "player": players[s],
+                "rows": [[place(s, r, c) for c in range(COLS - 1)] for r in range(3)],
+                "active": view["turn"] == s and view["status"] == "playing",
+                "knocked": s in view["knocks"],
+                "knocker": view["knocker"] == s,
+                "ender": view["ender"] == s,
+                "area_sum": view["area_sums"][s],
+                "revealed": (view.get("revealed_count") or [None] * n)[s],
+            }
+            for s in range(n)
+        ]
+
+    @cache
+    def col_parts() -> list[dict[str, Any]]:
+        return [
+            {
+                "seat": s,
+                "right": (s - 1) % n,  # the column is also in the area of the seat on its right
+                "name": names[s],
+                "right_name": names[(s - 1) % n],
+                "rows": [place(s, r, COLS - 1) for r in range(3)],
+            }
+            for s in range(n)
+        ]
+
+    ctx: dict[str, Any] = {
+        "grids": grid_parts,
+        "cols": col_parts,
+        "ring": _ring(n, seat),
+        "left_of": {s: (s + 1) % n for s in range(n)},
+        "names": names,
+        "banner": banner(view, names),
+        "news": [_named(t, names) for t in news(events, names)],
+        "message": _named(view.get("message"), names),
+        "sheet": cache(lambda: _sheet(view, names)),
+        "match_end": f"{view['rounds']} round{'s' if view['rounds'] != 1 else ''}; "
+        "the lowest total wins.",
+    }
+    if seat is not None:
+        ctx["me"] = _me(view, seat, legal, names, place)
+    return ctx
+
+
+def _ring(n: int, seat: int | None) -> list[dict[str, Any]]:
+    """The other players' grids, laid out so that each area reads left to right (A4).
+
+    Seat s's area is its left neighbour's (s+1) last column followed by its own four, so the
+    grids run in descending seat order: each shared column lies between its two owners. A
+    seated player's own grid and the two columns of his area are drawn in his own part instead.
+    """
+    first = n if seat is None else seat
+    order = [(first - k) % n for k in range(1, n + (seat is None))]
+    return [
+        {
+            "seat": s,
+            # The seated player's own last column is in this seat's area, drawn below.
+            "after_mine": seat is not None and s == (seat - 1) % n,
+            "col_is_mine": seat is not None and s == (seat + 1) % n,
+        }
+        for s in order
+    ]
+
+
+def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
+    n = len(view["grids"])
+    area = next(a for a in view["areas"] if a["seat"] == seat)
+    by_place: dict[tuple[int, int, int], dict[str, Any]] = {}
+    kinds = {a["type"] for a in legal}
+    for a in legal:
+        if a["type"] in PLACE_ACTIONS:
+            p = a["place"]
+            by_place[(p["seat"], p["row"], p["col"])] = a
+    take = "take" in kinds
+    targets = {
+        (a["to"]["seat"], a["to"]["row"], a["to"]["col"]) for a in legal if a["type"] == "take"
+    }
+    rows = []
+    for row in area["places"]:
+        out = []
+        for p in row:
+            key = (p["seat"], p["row"], p["col"])
+            info = place(*key)
+            action = by_place.get(key)
+            info["action"] = json.dumps(action) if action else None
+            info["verb"] = action["type"] if action else None
+            info["target"] = json.dumps(p) if take and key in targets else None
+            info["shared"] = p["col"] == COLS - 1
+            info["left"] = p["seat"] != seat
+            info["place_html"] = place_html(info, len(rows), len(out))
+            out.append(info)
+        rows.append(out)
+    me: dict[str, Any] = {
+        "seat": seat,
+        "rows": rows,
+        "left": (seat + 1) % n,
+        "right": (seat - 1) % n,
+        "kinds": kinds,
+        "legal": legal,
+        "deck": {"type": "draw", "source": "deck"} in legal,
+        "discard_pile": {"type": "draw", "source": "discard"} in legal,
+        "gives": [{"to": a["to"], "name": names[a["to"]]} for a in legal if a["type"] == "give"],
+        "hint": hint(view, seat, legal, names),
+        "ready": seat in view.get("ready", ()),
+    }
+    if take:
+        knocker = view["knocker"]
+        sources = {
+            (a["from"]["seat"], a["from"]["row"], a["from"]["col"])
+            for a in legal
+            if a["type"] == "take"
+        }
+        knocker_area = next(a for a in view["areas"] if a["seat"] == knocker)
+        me["take_from"] = [
+            [
+                dict(
+                    place(p["seat"], p["row"], p["col"]),
+                    value=json.dumps(p),
+                    takeable=(p["seat"], p["row"], p["col"]) in sources,
+                )
+                for p in row
+            ]
+            for row in knocker_area["places"]
+        ]
+        me["knocker_name"] = names[knocker]
+    return me
+
+
+def card_html(x: dict[str, Any]) -> str:
+    """One card as HTML (drawn in Python: a table has up to 90 of them in every render)."""
+    attrs = f'data-place="{x["seat"]}-{x["row"]}-{x["col"]}" aria-label="{escape(x["label"])}"'
+    cell, gone = x["cell"], x["gone"]
+    if cell is not None and "hidden" in cell:
+        return f'<span class="card back" {attrs}></span>'
+    if cell is not None:
+        v = cell["value"]
+        return (
+            f'<span class="card {band(v)}" {attrs}><span class="v">{v}</span>'
+            '<span class="sym" aria-hidden="true"></span></span>'
+        )
+    if gone is not None:
+        # A triple's card, shown once more as it leaves (A8).
+        cls = f"card gone vanish {band(gone)}"
+        return f'<span class="{cls}" {attrs}><span class="v">{gone}</span></span>'
+    return f'<span class="card gone" {attrs}></span>'
+
+
+def place_html(x: dict[str, Any], row: int, col: int) -> str:
+    """One place of a player's own area: a button when he may act on it, else the card alone.
+
+    Drawn in Python like the cards: it is 15 of them in every render of a seat's own part.
+    """
+    cls = "place"
+    if x["verb"]:
+        cls += f" {x['verb']}"
+    if x["left"]:
+        cls += f" left s{x['seat']}"  # the left neighbour's column, in his colour
+    if x["shared"]:
+        cls += " shared"
+    ident = f'id="me-{row}-{col}" class="{cls}"'
+    label = escape(x["label"])
+    if x["target"]:  # the take step of a knock: a submit of the take form (A7)
+        return (
+            f'<button type="submit" name="to" value="{escape(x["target"])}" {ident}'
+            f' aria-label="{label}: replace it">{x["html"]}</button>'
+        )
+    if x["action"]:
+        return (
+            f'<button type="button" {ident} ws-send hx-vals="{escape(x["action"])}"'
+            f' aria-label="{label}: {x["verb"]}">{x["html"]}</button>'
+        )
+    return f"<span {ident}>{x['html']}</span>"
+
+
+def _label(cell: Any, owner: str, r: int, c: int, gone: Any) -> str:
+    where = f"{owner}'s row {r + 1}, column {c + 1}"
+    if cell is None:
+        return f"{where}: empty" + (f" (a {gone} left in a triple)" if gone is not None else "")
+    if "hidden" in cell:
+        return f"{where}: face down"
+    return f"{where}: {cell['value']}"
+
+
+def _vanished(events: list[dict[str, Any]]) -> dict[tuple[int, int, int], int]:
+    out = {}
+    for e in events:
+        if e.get("type") == "triple_removed":
+            for p, v in zip(e["places"], e["values"], strict=True):
+                out[(p["seat"], p["row"], p["col"])] = v
+    return out
+
+
+def _named(text: str | None, names: dict[int, str]) -> str | None:
+    """Say the engine's "Seat 2" with the player's name."""
+    if not text:
+        return text
+    return SEAT_NAME.sub(lambda m: names.get(int(m.group(1)), m.group(0)), text)
+
+
+def _sheet(view: dict[str, Any], names: dict[int, str]) -> list[dict[str, Any]]:
+    rows = []
+    for entry in view["score_sheet"]:
+        cells = [
+            {
+                "points": pts,
+                "sum": entry["sums"][s],
+                "doubled": entry["doubled"] == s,
+                "ender": entry["ender"] == s,
+            }
+            for s, pts in enumerate(entry["points"])
+        ]
+        rows.append({"round": entry["round"], "cells": cells, "ender": names[entry["ender"]]})
+    return rows
+
+
+# --------------------------------------------------------------------------- words
+
+
+def banner(view: dict[str, Any], names: dict[int, str]) -> dict[str, str]:
+    """Whose turn it is and, in words, what he may do now (A5-A9)."""
+    status, phase, turn = view["status"], view["phase"], view["turn"]
+    if status == "starting":
+        return {"headline": f"Round {view['round']} starts in a moment.", "detail": ""}
+    if status == "round_over":
+        return {"headline": f"Round {view['round']} is over.", "detail": ""}
+    if status == "finished":
+        return {"headline": "The match is over.", "detail": ""}
+    who = names.get(turn, "")
+    drawn = (view.get("drawn") or {}).get("value")
+    if phase == "opening":
+        return {
+            "headline": f"Round {view['round']}: everyone turns two cards face up.",
+            "detail": f"Any two face-down cards of your area, all at once; then {who} begins.",
+        }
+    if phase == "draw":
+        return {
+            "headline": f"{who}'s turn",
+            "detail": f"{who} may draw from the deck or take the discard.",
+        }
+    if phase == "decide" and drawn is None:
+        return {
+            "headline": f"{who}'s turn",
+            "detail": f"{who} discarded the card: he turns one face-down card of his area face up.",
+        }
+    if phase == "decide" and view["drawn_from"] == "discard":
+        return {
+            "headline": f"{who}'s turn",
+            "detail": f"{who} took the {drawn} from the discard: he swaps it for a card of his "
+            "area.",
+        }
+    if phase == "decide":
+        detail = (
+            f"{who} drew a {drawn} from the deck: he swaps it for a card of his area, or "
+            "discards it and turns a card face up."
+        )
+        if len(view["players"]) >= 3:
+            knocked = [names[k] for k in view["knocks"]]
+            detail += (
+                f" Knocked: {', '.join(knocked)}; {who} may give the card to one of them."
+                if knocked
+                else " The others may knock for it now."
+            )
+        return {"headline": f"{who}'s turn", "detail": detail}
+    knocker = names.get(view["knocker"], "")
+    if phase == "knock_place":
+        return {
+            "headline": f"{who}'s turn: {knocker} knocked",
+            "detail": f"{who} gave the {drawn} to {knocker}, who swaps it for a card of his own "
+            "area.",
+        }
+    hand = (view.get("hand") or {}).get("value")
+    return {
+        "headline": f"{who}'s turn: {knocker} knocked",
+        "detail": f"{who} takes a card of {knocker}'s area that is not in his own and swaps it "
+        f"into his area; {knocker}'s {hand} fills the hole.",
+    }
+
+
+def hint(view: dict[str, Any], seat: int, legal: list[dict[str, Any]], names: dict) -> str:
+    """What `seat` may do now, addressed to him, with the keys."""
+    kinds = {a["type"] for a in legal}
+    drawn = (view.get("drawn") or {}).get("value")
+    status = view["status"]
+    if status == "starting":
+        return "The round starts in a moment."
+    if "ready" in kinds:
+        last = view["round"] >= view["rounds"]
+        return "Press R to see the result." if last else "Press R when you are ready to go on."
+    if status == "round_over":
+        return "Waiting for the others to be ready."
+    if status == "finished":
+        return "The match is over."
+    if view["phase"] == "opening":
+        if "reveal" in kinds:
+            left = 2 - (view.get("revealed_count") or [0] * (seat + 1))[seat]
+            return f"Turn {left} card{'s' if left != 1 else ''} of your area face up: click them."
+        return "Waiting for the others to turn their cards."
+    if "draw" in kinds:
+        return "Your turn: draw from the deck (D) or take the discard (P)."
+    if "take" in kinds:
+        knocker = names[view["knocker"]]
+        return (
+            f"Choose a card of {knocker}'s area, then click the card of your area it replaces "
+            "(that one goes to the discard)."
+        )
+    if "place" in kinds:
+        return f"You got the {drawn}: click the card of your area to swap it for."
+    if "swap" in kinds:
+        text = f"Click a card of your area to swap the {drawn} for"
+        if "discard" in kinds:
+            text += ", or discard it (X) and turn a card face up"
+        if "give" in kinds:
+            text += ", or give it to a knocker"
+        return text + "."
+    if "reveal" in kinds:
+        return "Turn one face-down card of your area face up: click it."
+    if "knock" in kinds:
+        turn = names[view["turn"]]
+        return f"Knock (K) to ask for the {drawn}: swap it in, then {turn} takes one of your cards."
+    if seat in view["knocks"]:
+        return f"You knocked: {names[view['turn']]} decides."
+    if view["phase"] == "knock_place":
+        return f"Waiting for {names[view['knocker']]} to place the card."
+    return f"Waiting for {names.get(view['turn'], '')}."
+
+
+def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
+    """The events of one change, in words (the public ones only: events carry no hidden value)."""
+    out = []
+    for e in events:
+        who = names.get(e.get("seat"), "")
+        kind = e.get("type")
+        if kind == "card_drawn":
+            src = "the deck" if e["source"] == "deck" else "the discard"
+            out.append(f"{who} took a {e['value']} from {src}.")
+        elif kind == "card_swapped":
+            out.append(f"{who} swapped in the {e['value']}; the {e['old']} went to the discard.")
+        elif kind == "card_discarded":
+            out.append(f"{who} discarded the {e['value']}.")
+        elif kind == "card_revealed":
+            out.append(f"{who} turned up a {e['value']}.")
+        elif kind == "knocked":
+            out.append(f"{who} knocked.")
+        elif kind == "card_given":
+            out.append(f"{who} gave the {e['value']} to {names.get(e['to'], '')}.")
+        elif kind == "card_placed":
+            out.append(f"{who} swapped in the {e['value']}; the {e['old']} is in his hand.")
+        elif kind == "card_taken":
+            out.append(f"{who} took the {e['value']}; the {e['old']} went to the discard.")
+        elif kind == "hole_filled":
+            out.append(f"{who}'s {e['value']} filled the hole.")
+        elif kind == "triple_removed":
+            values = sorted(set(e["values"]))
+            what = " and ".join(f"{v}s" for v in values)
+            out.append(f"Triple! {len(e['values'])} cards ({what}) left the game.")
+        elif kind == "deck_reshuffled":
+            out.append("The discard pile was shuffled into a new deck.")
+        elif kind == "turn_skipped":
+            out.append(f"{who} has no card left and skips his turn.")
+    return out
