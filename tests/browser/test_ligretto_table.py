@@ -74,7 +74,7 @@ def same_version(*pages: Page) -> None:
 
 def test_two_people_play_a_mini_round_to_its_end_while_a_spectator_watches(person):
     alice, bob, eve = person(), person(), person()
-    for page, name in ((alice, "ann"), (bob, "ben"), (eve, "eva")):
+    for page, name in ((alice, "amy"), (bob, "bert"), (eve, "eva")):
         sign_up(page, name)
     room_id = open_room(alice, "ligretto-mini", 2)
     join(bob, room_id)
