@@ -233,7 +233,14 @@ async def run(args: argparse.Namespace) -> None:
         until = start + args.seconds
         play = allegra_actor if args.game == "allegra" else actor
         await asyncio.gather(*(play(t, args.rate, until, rng) for t in tables))
-        stop_at.append(time.perf_counter() + 2)  # the last pushes arrive
+        # Read on until every socket has its table's last version (or 60 s): a push still queued
+        # in a saturated server is late, not lost.
+        deadline = time.perf_counter() + 60
+        while time.perf_counter() < deadline and not all(
+            t.next_version - 1 in seen for t in tables for seen in t.arrivals
+        ):
+            await asyncio.sleep(0.2)
+        stop_at.append(time.perf_counter() + 1)
         await asyncio.gather(*readers)
         cpu = sum(cpu_seconds(s.pid) - b for s, b in zip(servers, cpu_before, strict=True))
         latencies: list[float] = []
