@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "cardgames.apps.CardgamesConfig",  # closes a user's sockets on logout, password change, ban
     "lobby",
     "games",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -243,3 +244,13 @@ BOT_DRIVER = envbool("BOT_DRIVER", "True")
 DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
 # Actions a second one table socket may send (a burst of as many); more are refused at once.
 TABLE_ACTION_RATE = float(os.environ.get("TABLE_ACTION_RATE", "12"))
+
+# The Board API (api/): sign-ups and token requests per client address, and actions per user
+# (HTTP and stream together), each within a fixed window of so many seconds; over it, 429.
+API_SIGNUPS_PER_ADDRESS = envint("API_SIGNUPS_PER_ADDRESS", 5)
+API_SIGNUP_WINDOW = envint("API_SIGNUP_WINDOW", 3600)
+API_TOKENS_PER_ADDRESS = envint("API_TOKENS_PER_ADDRESS", 20)
+API_TOKEN_WINDOW = envint("API_TOKEN_WINDOW", 300)
+# Ten a second on average: more than the fastest hands (and bots) play, far less than a loop.
+API_ACTIONS_PER_USER = envint("API_ACTIONS_PER_USER", 100)
+API_ACTION_WINDOW = envint("API_ACTION_WINDOW", 10)
