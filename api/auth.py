@@ -42,20 +42,20 @@ def bearer(header: str) -> str | None:
 def limit(scope: str, who: Any, count: int, window: int) -> int:
     """Count one call of `who` in `scope`; return 0, or the seconds to wait once over `count`.
 
-    Fixed windows aligned on the clock: the key names the window, so the wait is exact and
-    the counter expires by itself (Django's cache; Redis when several processes serve).
+    A fixed window that starts with the first call (Django's cache: Redis when several
+    processes serve); its start is kept beside the count so that the wait is exact.
     """
     now = time.time()
-    bucket = int(now // window)
-    key = f"api-rl:{scope}:{who}:{bucket}"
-    if cache.add(key, 1, timeout=window + 1):
-        used = 1
-    else:
-        try:
-            used = cache.incr(key)
-        except ValueError:  # expired between add() and incr()
-            cache.add(key, 1, timeout=window + 1)
-            used = 1
+    key = f"api-rl:{scope}:{who}"
+    if cache.add(key, 1, timeout=window):
+        cache.set(f"{key}:start", now, timeout=window)
+        return 0
+    try:
+        used = cache.incr(key)
+    except ValueError:  # expired between add() and incr(): a new window
+        cache.set_many({key: 1, f"{key}:start": now}, timeout=window)
+        return 0
     if used <= count:
         return 0
-    return max(1, math.ceil((bucket + 1) * window - now))
+    start = cache.get(f"{key}:start") or now
+    return max(1, math.ceil(start + window - now))

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import pytest
 from django.contrib.auth import get_user_model
-from django.core.cache import cache
 from django.test import Client
 from django.urls import reverse
 
@@ -13,14 +11,6 @@ from tests.api.helpers import Api, error_code
 from tests.conftest import PASSWORD, client_for
 
 User = get_user_model()
-
-
-@pytest.fixture(autouse=True)
-def _fresh_limits():
-    # Limits count in the cache; each test starts with none used (locmem, this process only).
-    cache.clear()
-    yield
-    cache.clear()
 
 
 def test_it_signs_up_with_a_token_that_works(db):
