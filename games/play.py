@@ -258,8 +258,6 @@ def _save(
             driver=driver,
         )
     old_scores, new_scores = len(getattr(old, "scores", ())), len(getattr(new, "scores", ()))
-    if new_scores > old_scores:
-        _record_scores(table, rnd, new, events)
     fields = ["version"]
     if _round_no(new) != rnd.number:
         # The next round was dealt: it gets its own row (seed and state), starting at a countdown.
@@ -275,6 +273,10 @@ def _save(
     else:
         Round.objects.filter(pk=rnd.pk).update(state=game.dump(new), version=match.version)
     table.round = rnd
+    # After the new round's row exists: a deal can end at once (L14+, deadlocked from the
+    # start), and its scores belong to that round, not to the one the ready closed.
+    if new_scores > old_scores:
+        _record_scores(table, rnd, new, events)
     if getattr(new, "status", "") == "finished":
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()

@@ -184,3 +184,34 @@ async def test_the_api_and_the_browser_see_the_same_moves_live():
     assert view["version"] == version + 1
     assert [(p["color"], p["top"]) for p in view["center"]] == [("red", 4), ("green", 1)]
     await browser.disconnect()
+
+
+# Round 2 of this seed's Ligretto Mini match is deadlocked as dealt (found by the e2e test).
+DEAD_DEAL_SEED = 6822932527805616
+
+
+def test_a_deal_that_ends_at_once_is_scored_as_its_own_round(alice, bob):
+    room = started_room(alice, [bob], rounds=2)
+
+    def round_one_over(data):
+        data.update(
+            seed=DEAD_DEAL_SEED,
+            status="round_over",
+            scores=[[3, -4]],
+            ready=[0],
+            end_reason="stack_empty",
+            end_message="Round 1 is over.",
+        )
+        return data
+
+    set_state(room.pk, round_one_over)
+    answer = Api(bob).post(f"rooms/{room.pk}/actions", {"action": {"type": "ready"}})
+    assert answer.status_code == 200
+    view = answer.json()["view"]
+    # L14+: the new deal is deadlocked, so round 2 ends as it is dealt and is scored.
+    assert view["round"] == 2 and view["status"] == "round_over"
+    assert len(view["scores"]) == 2 and "nobody can play" in view["message"]
+    sheet = Api(alice).get(f"rooms/{room.pk}/scores").json()
+    assert sheet["rounds"][-1]["round"] == 2
+    assert sheet["rounds"][-1]["points"] == view["scores"][1]["points"]
+    assert sheet["rounds"][-1]["reason"] == "deadlock"
