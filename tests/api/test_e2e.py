@@ -7,6 +7,8 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+import pytest
+
 from games.allegra import bots as allegra_bots
 from games.ligretto import bots as ligretto_bots
 from tests.api.client import Client
@@ -41,6 +43,7 @@ def _round_ends(views: list[dict[str, Any]]) -> dict[int, dict[str, Any]]:
     return ends
 
 
+@pytest.mark.timeout(300)
 def test_two_api_clients_play_a_whole_ligretto_mini_match(live_api):
     alice, bob = Client(live_api, "alice"), Client(live_api, "bob")
     room = alice.call(
@@ -88,6 +91,7 @@ def _allegra_points(end: dict[str, Any]) -> list[int]:
     return points
 
 
+@pytest.mark.timeout(300)
 def test_two_api_clients_and_a_bot_play_a_whole_allegra_match(live_api):
     carol, dave = Client(live_api, "carol"), Client(live_api, "dave")
     room = carol.call("POST", "rooms", {"game": "allegra", "seats": 3, "options": {"rounds": 2}})
