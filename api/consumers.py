@@ -15,6 +15,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 
 from api import auth, views
 from api.serialize import room_json
@@ -106,7 +107,9 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         version = event["version"]
         if version <= self.version:
             return  # already sent (the answer to our own action, or a newer load)
-        table = play.cached_table(self.match_id, version) if self.match_id else None
+        table = None
+        if self.match_id is not None and settings.API_STREAM_CACHE:
+            table = play.cached_table(self.match_id, version)
         if table is None:
             await self._send_current()
             return

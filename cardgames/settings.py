@@ -254,3 +254,6 @@ API_TOKEN_WINDOW = envint("API_TOKEN_WINDOW", 300)
 # Ten a second on average: more than the fastest hands (and bots) play, far less than a loop.
 API_ACTIONS_PER_USER = envint("API_ACTIONS_PER_USER", 100)
 API_ACTION_WINDOW = envint("API_ACTION_WINDOW", 10)
+# The API stream builds pushed views from the process's cached table; False loads the table for
+# every view (only to measure what the cache saves: bench/table_push.py --api --no-cache).
+API_STREAM_CACHE = envbool("API_STREAM_CACHE", "True")
