@@ -107,13 +107,15 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         version = event["version"]
         if version <= self.version:
             return  # already sent (the answer to our own action, or a newer load)
-        table = None
-        if self.match_id is not None and settings.API_STREAM_CACHE:
-            table = play.cached_table(self.match_id, version)
+        table = _cached(self.match_id, version)
         if table is None:
-            await self._send_current()
-            return
-        stats["cached"] += 1
+            # Another process wrote it: the first socket here to load it fills the cache, and
+            # the room's other sockets (queued behind it for the database thread) reuse that.
+            table = await database_sync_to_async(_cached_or_loaded)(
+                self.room_id, self.match_id, version
+            )
+        else:
+            stats["cached"] += 1
         await self._send_table(table)
 
     async def room_changed(self, event: dict[str, Any]) -> None:
@@ -167,6 +169,21 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
 
 def _refusal(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
+
+
+def _cached(match_id: int | None, version: int) -> play.Table | None:
+    if match_id is None or not settings.API_STREAM_CACHE:
+        return None
+    return play.cached_table(match_id, version)
+
+
+def _cached_or_loaded(room_id: int, match_id: int | None, version: int) -> play.Table:
+    table = _cached(match_id, version)
+    if table is not None:
+        stats["cached"] += 1
+        return table
+    stats["loaded"] += 1
+    return play.load_table(room_id)
 
 
 def _load(room_id: int, base: str) -> tuple[play.Table | None, dict[str, Any] | None]:

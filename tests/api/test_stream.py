@@ -7,12 +7,14 @@ import json
 
 import pytest
 from asgiref.sync import sync_to_async
+from channels.layers import get_channel_layer
 from channels.testing import WebsocketCommunicator
 
 from api import consumers
 from api.models import ApiToken
 from cardgames.asgi import application
-from games import play
+from games import play, push
+from games.models import Match
 from lobby import services
 from tests.api.helpers import ORIGIN, Api, next_of, stream
 from tests.conftest import make_user
@@ -31,10 +33,16 @@ async def _cast(*names):
     return users, tokens
 
 
-async def _quiet(*sockets):
-    for s in sockets:
-        while not await s.receive_nothing(timeout=0.1):
-            await s.receive_from()
+async def _settle(room_id: int, *sockets) -> int:
+    """Read every socket up to the table's current version (presence changes included)."""
+    # A seat's socket counts its presence before its first view, so after that view the
+    # database holds every change its connecting made.
+    seen = [(await next_of(s, "view"))["view"]["version"] for s in sockets]
+    version = await sync_to_async(lambda: Match.objects.get(room_id=room_id).version)()
+    for s, last in zip(sockets, seen, strict=True):
+        while last < version:
+            last = (await next_of(s, "view"))["view"]["version"]
+    return version
 
 
 async def _closed_with(path: str) -> int:
@@ -54,7 +62,9 @@ async def test_it_sends_the_view_at_once_and_after_every_change():
     assert first["view"]["seat"] == 0 and first["view"]["room"] == room.pk
     assert {"legal", "message", "center", "tableaus"} <= set(first["view"])
     b = await stream(room.pk, tb)
-    await _quiet(a, b)
+    await _settle(room.pk, b)
+    while (await next_of(a, "view"))["view"]["players"][1]["connected"] is False:
+        pass
 
     await b.send_to(text_data=json.dumps({"type": "action", "action": {"type": "flip"}}))
     mine, theirs = await next_of(b, "view"), await next_of(a, "view")
@@ -83,7 +93,7 @@ async def test_refusals_come_back_as_errors():
     (alice, bob, eve), (ta, _, te) = await _cast("alice", "bob", "eve")
     room = await sync_to_async(started_room)(alice, [bob])
     a, e = await stream(room.pk, ta), await stream(room.pk, te)
-    await _quiet(a, e)
+    await _settle(room.pk, a, e)
     await a.send_to(text_data="not json")
     assert (await next_of(a, "error"))["error"]["code"] == "bad_message"
     await a.send_to(text_data=json.dumps({"type": "action", "action": "flip"}))
@@ -140,7 +150,7 @@ async def test_pushed_views_come_from_the_processs_table_without_loading():
     (alice, bob, carol, eve), tokens = await _cast("alice", "bob", "carol", "eve")
     room = await sync_to_async(started_room)(alice, [bob, carol], game="ligretto")
     sockets = [await stream(room.pk, t) for t in tokens]
-    await _quiet(*sockets)
+    await _settle(room.pk, *sockets)
     loaded = consumers.stats["loaded"]
     for seat in (0, 1, 2, 0):
         await sync_to_async(play.act)(room.pk, seat, {"type": "flip"})
@@ -157,7 +167,7 @@ async def test_a_change_from_elsewhere_is_loaded():
     (alice, bob), (ta, _) = await _cast("alice", "bob")
     room = await sync_to_async(started_room)(alice, [bob])
     a = await stream(room.pk, ta)
-    await _quiet(a)
+    await _settle(room.pk, a)
     loaded = consumers.stats["loaded"]
     # Written behind this process's back (as another process would): its cache is stale.
     await sync_to_async(set_state)(room.pk, lambda data: data)
@@ -173,8 +183,9 @@ async def test_allegra_plays_over_the_stream_with_hidden_cards_hidden():
     (alice, bob), (ta, tb) = await _cast("alice", "bob")
     room = await sync_to_async(started_room)(alice, [bob], game="allegra", bots=1)
     a, b = await stream(room.pk, ta), await stream(room.pk, tb)
-    await _quiet(a, b)
+    version = await _settle(room.pk, a, b)
     view = (await sync_to_async(Api(alice, ta).get)(f"rooms/{room.pk}/view")).json()
+    assert view["version"] == version
     assert view["phase"] == "opening" and len(view["grids"]) == 3
     cells = [c for g in view["grids"] for row in g["cells"] for c in row]
     assert all(c == {"hidden": True} for c in cells)  # A3: all face down, even to the owner
@@ -188,3 +199,25 @@ async def test_allegra_plays_over_the_stream_with_hidden_cards_hidden():
     assert theirs["view"]["grids"] == mine["view"]["grids"]
     await a.disconnect()
     await b.disconnect()
+
+
+async def test_a_change_from_another_process_is_loaded_once_for_all_sockets():
+    (alice, bob, eve), tokens = await _cast("alice", "bob", "eve")
+    room = await sync_to_async(started_room)(alice, [bob])
+    sockets = [await stream(room.pk, t) for t in tokens]
+    await _settle(room.pk, *sockets)
+    # Another process's write: the database moves on, this process's cache does not know it.
+    await sync_to_async(set_state)(room.pk, lambda data: data)
+    play._cache.clear()
+    version = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
+    loaded = consumers.stats["loaded"]
+    layer = get_channel_layer()
+    await layer.group_send(
+        push.table_group(room.pk),
+        {"type": "table.public", "version": version, "html": "", "full": True, "private": []},
+    )
+    views = [await next_of(s, "view") for s in sockets]
+    assert [v["view"]["version"] for v in views] == [version] * 3
+    assert consumers.stats["loaded"] == loaded + 1  # the first socket's load serves the rest
+    for s in sockets:
+        await s.disconnect()
