@@ -1,13 +1,10 @@
-"""Bearer tokens: who a request or a socket speaks for, and limits on how fast."""
+"""Bearer tokens: who a request or a socket speaks for."""
 
 from __future__ import annotations
 
-import math
-import time
 from datetime import timedelta
 from typing import Any
 
-from django.core.cache import cache
 from django.utils import timezone
 
 from api.models import ApiToken, hash_token
@@ -31,31 +28,16 @@ def user_for_token(raw: Any) -> Any:
     return token.user
 
 
+def user_for_token_user_active(user_id: int) -> bool:
+    """Return whether the user `user_id` may still use his tokens (not banned)."""
+    from django.contrib.auth import get_user_model
+
+    return get_user_model().objects.filter(pk=user_id, is_active=True).exists()
+
+
 def bearer(header: str) -> str | None:
     """Return the token of an `Authorization: Bearer <token>` header, or None."""
     scheme, _, value = header.partition(" ")
     if scheme.lower() != "bearer" or not value.strip():
         return None
     return value.strip()
-
-
-def limit(scope: str, who: Any, count: int, window: int) -> int:
-    """Count one call of `who` in `scope`; return 0, or the seconds to wait once over `count`.
-
-    A fixed window that starts with the first call (Django's cache: Redis when several
-    processes serve); its start is kept beside the count so that the wait is exact.
-    """
-    now = time.time()
-    key = f"api-rl:{scope}:{who}"
-    if cache.add(key, 1, timeout=window):
-        cache.set(f"{key}:start", now, timeout=window)
-        return 0
-    try:
-        used = cache.incr(key)
-    except ValueError:  # expired between add() and incr(): a new window
-        cache.set_many({key: 1, f"{key}:start": now}, timeout=window)
-        return 0
-    if used <= count:
-        return 0
-    start = cache.get(f"{key}:start") or now
-    return max(1, math.ceil(start + window - now))

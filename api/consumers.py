@@ -19,6 +19,7 @@ from django.conf import settings
 
 from api import auth, views
 from api.serialize import room_json
+from cardgames import sockets
 from games import play, presence, push
 from lobby import live
 from lobby.models import Room
@@ -31,7 +32,7 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
     room_id: int
     user: Any = None
     seat: int | None = None  # the seat whose presence this socket counts
-    match_id: int | None = None
+    match_key: tuple[int, int] | None = None  # play.cache_key of the room's match
     version = 0
 
     async def connect(self) -> None:
@@ -48,8 +49,10 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
             await self.close(code=4404)
             return
         # Join the groups before the first view, so that no change falls between the two.
+        # The token's user's group: a ban (or password change) reaches this socket too.
         await self.channel_layer.group_add(push.table_group(self.room_id), self.channel_name)
         await self.channel_layer.group_add(live.room_group(self.room_id), self.channel_name)
+        await self.channel_layer.group_add(sockets.user_group(self.user.pk), self.channel_name)
         await self._send_current()
 
     async def disconnect(self, code: int) -> None:
@@ -57,6 +60,7 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
             return
         await self.channel_layer.group_discard(push.table_group(self.room_id), self.channel_name)
         await self.channel_layer.group_discard(live.room_group(self.room_id), self.channel_name)
+        await self.channel_layer.group_discard(sockets.user_group(self.user.pk), self.channel_name)
         if self.seat is not None:
             await database_sync_to_async(presence.disconnected)(self.room_id, self.seat)
 
@@ -107,20 +111,26 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         version = event["version"]
         if version <= self.version:
             return  # already sent (the answer to our own action, or a newer load)
-        table = _cached(self.match_id, version)
+        table = _cached(self.match_key, version)
         if table is None:
             # Another process wrote it: the first socket here to load it fills the cache, and
             # the room's other sockets (queued behind it for the database thread) reuse that.
             table = await database_sync_to_async(_cached_or_loaded)(
-                self.room_id, self.match_id, version
+                self.room_id, self.match_key, version
             )
         else:
             stats["cached"] += 1
         await self._send_table(table)
 
+    async def identity_changed(self, event: dict[str, Any]) -> None:
+        # Banned: his tokens no longer work, so neither does this socket. A password change
+        # leaves tokens valid; the client reconnects with the same one (1012: try again).
+        active = await database_sync_to_async(auth.user_for_token_user_active)(self.user.pk)
+        await self.close(code=sockets.RECONNECT if active else 4401)
+
     async def room_changed(self, event: dict[str, Any]) -> None:
         # Before the start the room is all there is; its start deals the first view.
-        if self.match_id is None:
+        if self.match_key is None:
             await self._send_current()
 
     # ------------------------------------------------------------------ sending
@@ -134,7 +144,7 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         await self._send_table(table)
 
     async def _send_table(self, table: play.Table) -> None:
-        self.match_id = table.match.pk
+        self.match_key = play.cache_key(table.match)
         seat = table.seat_of(self.user)
         if seat != self.seat:
             await self._count_presence(seat)
@@ -156,10 +166,7 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
 
     def _base(self) -> str:
         # The browser's address of this site, as the client reached it (for the room's `url`).
-        headers = dict(self.scope.get("headers") or [])
-        host = headers.get(b"host", b"").decode("latin-1")
-        scheme = "https" if self.scope.get("scheme") == "wss" else "http"
-        return f"{scheme}://{host}" if host else ""
+        return f"{sockets.site_scheme(self.scope)}://{sockets.site_host(self.scope)}"
 
     async def _error(self, code: str, message: str) -> None:
         await self.send(
@@ -171,14 +178,14 @@ def _refusal(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
 
 
-def _cached(match_id: int | None, version: int) -> play.Table | None:
-    if match_id is None or not settings.API_STREAM_CACHE:
+def _cached(key: tuple[int, int] | None, version: int) -> play.Table | None:
+    if key is None or not settings.API_STREAM_CACHE:
         return None
-    return play.cached_table(match_id, version)
+    return play.cached_table(key, version)
 
 
-def _cached_or_loaded(room_id: int, match_id: int | None, version: int) -> play.Table:
-    table = _cached(match_id, version)
+def _cached_or_loaded(room_id: int, key: tuple[int, int] | None, version: int) -> play.Table:
+    table = _cached(key, version)
     if table is not None:
         stats["cached"] += 1
         return table

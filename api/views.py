@@ -22,7 +22,7 @@ from api.models import ApiToken
 from api.serialize import room_json, score_sheet
 from games import play
 from games.engine import IllegalAction
-from lobby import services
+from lobby import ratelimit, services
 from lobby.forms import SignupForm
 from lobby.models import Room
 from lobby.services import RoomError
@@ -111,21 +111,10 @@ def _string(body: dict[str, Any], name: str) -> str:
     return value
 
 
-def _address(request: HttpRequest) -> str:
-    # Behind a proxy, TRUSTED_PROXY makes its X-Forwarded-For's last hop the client.
-    if getattr(settings, "TRUSTED_PROXY", False):
-        forwarded = request.headers.get("X-Forwarded-For", "")
-        if forwarded:
-            return forwarded.split(",")[-1].strip()
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
-
-
-def _throttle(scope: str, who: Any, count: int, window: int, what: str) -> None:
-    wait = auth.limit(scope, who, count, window)
-    if wait:
-        raise ApiError(
-            "too_many_requests", f"Too many {what}; try again in {wait} s.", 429, retry_after=wait
-        )
+def _too_many(what: str, wait: int) -> ApiError:
+    return ApiError(
+        "too_many_requests", f"Too many {what}; try again in {wait} s.", 429, retry_after=wait
+    )
 
 
 def _room(room_id: int) -> Room:
@@ -155,18 +144,17 @@ def _table(room_id: int) -> play.Table:
 @endpoint("POST", token=False)
 def signup(request: HttpRequest, user: None, body: dict[str, Any]) -> JsonResponse:
     username, password = _string(body, "username"), _string(body, "password")
-    _throttle(
-        "signup",
-        _address(request),
-        settings.API_SIGNUPS_PER_ADDRESS,
-        settings.API_SIGNUP_WINDOW,
-        "sign-ups from your address",
-    )
+    # The site's own limit on accounts made per address, shared by both ways in; only
+    # accounts made count (lobby.accounts.signup does the same).
+    address = ratelimit.client_address(request)
+    if ratelimit.exhausted("signup", address, settings.SIGNUPS_PER_ADDRESS):
+        raise _too_many("accounts made from your address", settings.SIGNUP_WINDOW)
     # The site's own sign-up form: the same username and password rules as the browser's.
     form = SignupForm({"username": username, "password1": password, "password2": password})
     if not form.is_valid():
         raise _signup_refusal(form)
     new = form.save()
+    ratelimit.record("signup", address, settings.SIGNUP_WINDOW)
     _token, raw = ApiToken.objects.issue(new, "signup")
     return JsonResponse({"username": new.username, "token": raw}, status=201)
 
@@ -184,17 +172,17 @@ def _signup_refusal(form: SignupForm) -> ApiError:
 @endpoint("POST", token=False)
 def token(request: HttpRequest, user: None, body: dict[str, Any]) -> JsonResponse:
     username, password = _string(body, "username"), _string(body, "password")
-    _throttle(
-        "token",
-        _address(request),
-        settings.API_TOKENS_PER_ADDRESS,
-        settings.API_TOKEN_WINDOW,
-        "token requests from your address",
-    )
+    # A token request is a log-in: the site's log-in throttle (per name and per address).
+    address = ratelimit.client_address(request)
+    wait = ratelimit.login_wait(username, address)
+    if wait:
+        raise _too_many("failed log-ins", wait)
     found = authenticate(request, username=username, password=password)
     # Django's ModelBackend already refuses inactive (banned) users here.
     if found is None:
+        ratelimit.login_failed(username, address)
         raise ApiError("bad_credentials", "That username and password do not match.", 401)
+    ratelimit.login_succeeded(username)
     name = body.get("name") if isinstance(body.get("name"), str) else "api"
     _token, raw = ApiToken.objects.issue(found, name[:60] or "api")
     return JsonResponse({"token": raw})
@@ -284,14 +272,11 @@ def actions(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int)
 
 
 def throttle_action(user: Any) -> None:
-    """Count one action of `user` (HTTP or stream) against his limit, or raise a 429."""
-    _throttle(
-        "actions",
-        user.pk,
-        settings.API_ACTIONS_PER_USER,
-        settings.API_ACTION_WINDOW,
-        "actions",
-    )
+    """Count one action of `user` (HTTP and stream together) against his limit, or raise 429."""
+    window = settings.API_ACTION_WINDOW
+    if not ratelimit.hit("api-actions", user.pk, settings.API_ACTIONS_PER_USER, window):
+        # The window started with its first action: the wait is at most the whole window.
+        raise _too_many("actions", window)
 
 
 def act(room_id: int, seat: int, action: dict[str, Any]) -> dict[str, Any]:

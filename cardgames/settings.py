@@ -245,13 +245,9 @@ DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
 # Actions a second one table socket may send (a burst of as many); more are refused at once.
 TABLE_ACTION_RATE = float(os.environ.get("TABLE_ACTION_RATE", "12"))
 
-# The Board API (api/): sign-ups and token requests per client address, and actions per user
-# (HTTP and stream together), each within a fixed window of so many seconds; over it, 429.
-API_SIGNUPS_PER_ADDRESS = envint("API_SIGNUPS_PER_ADDRESS", 5)
-API_SIGNUP_WINDOW = envint("API_SIGNUP_WINDOW", 3600)
-API_TOKENS_PER_ADDRESS = envint("API_TOKENS_PER_ADDRESS", 20)
-API_TOKEN_WINDOW = envint("API_TOKEN_WINDOW", 300)
-# Ten a second on average: more than the fastest hands (and bots) play, far less than a loop.
+# The Board API (api/): actions per user (HTTP and stream together) within a window of so many
+# seconds; over it, 429. Ten a second on average: more than the fastest hands (and bots) play,
+# far less than a runaway loop. Its sign-ups and token requests take the site's own limits.
 API_ACTIONS_PER_USER = envint("API_ACTIONS_PER_USER", 100)
 API_ACTION_WINDOW = envint("API_ACTION_WINDOW", 10)
 # The API stream builds pushed views from the process's cached table; False loads the table for

@@ -221,3 +221,15 @@ async def test_a_change_from_another_process_is_loaded_once_for_all_sockets():
     assert consumers.stats["loaded"] == loaded + 1  # the first socket's load serves the rest
     for s in sockets:
         await s.disconnect()
+
+
+async def test_a_ban_closes_the_users_streams_with_4401():
+    (alice, bob), (ta, _) = await _cast("alice", "bob")
+    room = await sync_to_async(started_room)(alice, [bob])
+    a = await stream(room.pk, ta)
+    await _settle(room.pk, a)
+    alice.is_active = False
+    await sync_to_async(alice.save)()
+    while (output := await a.receive_output(timeout=5))["type"] != "websocket.close":
+        pass
+    assert output["code"] == 4401
