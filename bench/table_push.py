@@ -4,6 +4,7 @@
     .venv/bin/python bench/table_push.py --tables 40 --seats 4 --rate 10 --seconds 20
     .venv/bin/python bench/table_push.py --tables 10 --seats 4 --scale  # 2 Daphne, PG + Redis
     .venv/bin/python bench/table_push.py --tables 10 --seats 4 --game allegra
+    .venv/bin/python bench/table_push.py --tables 10 --seats 4 --api    # the Board API's stream
 
 Every seat of every table is a signed-in WebSocket on its table. Each table sends `--rate`
 actions a second from a random seat (Ligretto: flips, always legal, and each one changes what
@@ -14,6 +15,9 @@ random legal action of the seat whose move it is (a knock now and then, `ready` 
 and sends it only once the previous action's push has arrived, so that no action overtakes the
 one before it on another socket. With `--scale`, two Daphne processes share PostgreSQL and Redis and
 each table's sockets are split between them, so half of every push crosses processes.
+With `--api`, every seat is instead a Board API stream (`/ws/api/v1/rooms/{id}/?token=`): JSON
+views per seat instead of rendered HTML parts; `--api --no-cache` makes each socket load the table
+from the database for every view (API_STREAM_CACHE=False), to measure what the cache saves.
 Prints p50 / p95 / p99 in milliseconds, bytes per delivery, and lost pushes (a socket that never
 got a version it should have).
 """
@@ -41,12 +45,14 @@ sys.path.insert(0, str(ROOT / "bench"))
 from lobby_push import fresh_database  # noqa: E402
 
 VERSION = re.compile(r'id="table-version" data-version="(\d+)"')
+API_VERSION = re.compile(r'^\{"type": "view", "view": \{.*?"version": (\d+)')
 
 SETUP = """
 import json
 from django.conf import settings
 from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_KEY, get_user_model
 from django.contrib.sessions.backends.db import SessionStore
+from api.models import ApiToken
 from lobby import services
 
 User = get_user_model()
@@ -59,6 +65,9 @@ for t in range({tables}):
     services.start_room(room.pk, users[0])
     cookies = []
     for u in users:
+        if {api}:
+            cookies.append(ApiToken.objects.issue(u, "bench")[1])
+            continue
         session = SessionStore()
         session[SESSION_KEY] = str(u.pk)
         session[BACKEND_SESSION_KEY] = settings.AUTHENTICATION_BACKENDS[0]
@@ -79,6 +88,8 @@ def cpu_seconds(pid: int) -> float:
 
 
 class Table:
+    api = False
+
     def __init__(self, room: int, sessions: list[str], state: dict | None = None) -> None:
         self.room = room
         self.state = state
@@ -101,9 +112,9 @@ async def reader(table: Table, index: int, ws, stop_at: list[float]) -> None:
                 return
             continue
         now = time.perf_counter()
-        match = VERSION.search(frame)
+        match = (API_VERSION.match if table.api else VERSION.search)(frame)
         if match is None:
-            if 'id="table-flash"' in frame:
+            if 'id="table-flash"' in frame or frame.startswith('{"type": "error"'):
                 table.refused += 1
             continue
         version = int(match.group(1))
@@ -112,7 +123,7 @@ async def reader(table: Table, index: int, ws, stop_at: list[float]) -> None:
 
 
 async def actor(table: Table, rate: float, until: float, rng: random.Random) -> None:
-    flip = json.dumps({"type": "flip"})
+    flip = json.dumps(wrap(table, {"type": "flip"}))
     # Nothing else changes these tables (no bots, nobody comes or goes) and a flip is always
     # accepted, so each action makes exactly the next version.
     table.next_version = max(max(a) for a in table.arrivals) + 1
@@ -122,6 +133,11 @@ async def actor(table: Table, rate: float, until: float, rng: random.Random) -> 
         table.next_version += 1
         await table.sockets[seat].send(flip)
         await asyncio.sleep(rng.expovariate(rate))
+
+
+def wrap(table: Table, action: dict) -> dict:
+    """The message that sends `action`: itself (a table socket), or the API stream's envelope."""
+    return {"type": "action", "action": action} if table.api else action
 
 
 def allegra_move(state, rng: random.Random) -> tuple[int, dict] | None:  # noqa: ANN001
@@ -159,7 +175,7 @@ async def allegra_actor(table: Table, rate: float, until: float, rng: random.Ran
         state, _ = rules.apply(state, seat, action)
         table.sent[table.next_version] = time.perf_counter()
         table.next_version += 1
-        await table.sockets[seat].send(json.dumps(action))
+        await table.sockets[seat].send(json.dumps(wrap(table, action)))
         await asyncio.sleep(rng.expovariate(rate))
 
 
@@ -175,6 +191,10 @@ async def run(args: argparse.Namespace) -> None:
         "LOG_LEVEL": "WARNING",
         "DJANGO_SETTINGS_MODULE": "cardgames.settings",
     }
+    if args.api:
+        # The bench's own clients: no limit of the API should refuse them.
+        env["API_ACTIONS_PER_USER"] = "1000000"
+        env["API_STREAM_CACHE"] = "False" if args.no_cache else "True"
     if args.scale:
         env["DATABASE_URL"] = args.database_url
         env["REDIS_URL"] = args.redis_url
@@ -192,7 +212,9 @@ async def run(args: argparse.Namespace) -> None:
         env["BOT_DRIVER"] = "False"
     else:
         options = None
-    setup = SETUP.format(tables=args.tables, seats=args.seats, game=args.game, options=options)
+    setup = SETUP.format(
+        tables=args.tables, seats=args.seats, game=args.game, options=options, api=args.api
+    )
     done = subprocess.run(
         [*manage, "shell", "--no-imports", "-c", setup],
         cwd=ROOT,
@@ -208,12 +230,19 @@ async def run(args: argparse.Namespace) -> None:
     try:
         tables = [Table(r["room"], r["sessions"], r["state"]) for r in rooms]
         for table in tables:
+            table.api = args.api
             for i, session in enumerate(table.sessions):
                 port = ports[i % len(ports)]
+                if args.api:
+                    url = f"ws://127.0.0.1:{port}/ws/api/v1/rooms/{table.room}/?token={session}"
+                    headers = {}
+                else:
+                    url = f"ws://127.0.0.1:{port}/ws/rooms/{table.room}/table/"
+                    headers = {"Cookie": f"sessionid={session}"}
                 ws = await websockets.connect(
-                    f"ws://127.0.0.1:{port}/ws/rooms/{table.room}/table/",
+                    url,
                     origin=f"http://127.0.0.1:{port}",
-                    additional_headers={"Cookie": f"sessionid={session}"},
+                    additional_headers=headers,
                     max_size=None,
                 )
                 table.sockets.append(ws)
@@ -261,6 +290,8 @@ async def run(args: argparse.Namespace) -> None:
             return latencies[min(len(latencies) - 1, int(p * (len(latencies) - 1)))]
 
         mode = "2 Daphne + PostgreSQL + Redis" if args.scale else "1 Daphne + SQLite + in-memory"
+        if args.api:
+            mode += ", API stream" + (" (no cache)" if args.no_cache else "")
         actions = sum(len(t.sent) for t in tables)
         print(
             f"{mode}: {args.tables} tables x {args.seats} seats, {args.rate}/s per table, "
@@ -295,6 +326,8 @@ def main() -> None:
     parser.add_argument("--game", default="ligretto")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--scale", action="store_true")
+    parser.add_argument("--api", action="store_true", help="Board API streams, JSON views")
+    parser.add_argument("--no-cache", action="store_true", help="with --api: load every view")
     parser.add_argument(
         "--database-url", default="postgres://postgres@127.0.0.1:5432/cardgames_bench"
     )

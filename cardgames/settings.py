@@ -58,6 +58,7 @@ INSTALLED_APPS = [
     "cardgames.apps.CardgamesConfig",  # closes a user's sockets on logout, password change, ban
     "lobby",
     "games",
+    "api",
 ]
 
 MIDDLEWARE = [
@@ -243,3 +244,12 @@ BOT_DRIVER = envbool("BOT_DRIVER", "True")
 DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
 # Actions a second one table socket may send (a burst of as many); more are refused at once.
 TABLE_ACTION_RATE = float(os.environ.get("TABLE_ACTION_RATE", "12"))
+
+# The Board API (api/): actions per user (HTTP and stream together) within a window of so many
+# seconds; over it, 429. Ten a second on average: more than the fastest hands (and bots) play,
+# far less than a runaway loop. Its sign-ups and token requests take the site's own limits.
+API_ACTIONS_PER_USER = envint("API_ACTIONS_PER_USER", 100)
+API_ACTION_WINDOW = envint("API_ACTION_WINDOW", 10)
+# The API stream builds pushed views from the process's cached table; False loads the table for
+# every view (only to measure what the cache saves: bench/table_push.py --api --no-cache).
+API_STREAM_CACHE = envbool("API_STREAM_CACHE", "True")

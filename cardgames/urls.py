@@ -26,6 +26,7 @@ urlpatterns = [
     path("admin/login/", accounts.admin_login),
     path("admin/", admin.site.urls),
     path("favicon.ico", views.favicon),
+    path("api/v1/", include("api.urls")),
     path("", include("games.urls")),
     path("", include("lobby.urls")),
 ]

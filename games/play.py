@@ -7,6 +7,7 @@ commit is the change pushed (`games.push`). Plays race here and are settled one 
 
 from __future__ import annotations
 
+import copy
 import secrets
 from dataclasses import dataclass, field
 from datetime import timedelta
@@ -107,7 +108,9 @@ class Table:
 # grows the version, so while the locked match row shows the same version nothing needs
 # reloading (the hot path of every play: one locked read, then the writes).
 # Keyed by (id, seed): a database that was reset (tests) reuses ids, never a 53-bit seed.
-_cache: dict[tuple[int, int], tuple[int, Round, list[Player], State]] = {}
+# The match row is kept as a copy taken at that version, for readers that want no query at all
+# (cached_table).
+_cache: dict[tuple[int, int], tuple[int, Round, list[Player], State, Match]] = {}
 
 
 def load_table(room_id: int) -> Table | None:
@@ -121,13 +124,13 @@ def load_table(room_id: int) -> Table | None:
 def _table(match: Match) -> Table:
     cached = _cache.get(cache_key(match))
     if cached is not None and cached[0] == match.version:
-        _, rnd, players, state = cached
+        _, rnd, players, state, _ = cached
         return Table(match=match, players=list(players), state=state, round=rnd)
     game = GAMES[match.game]
     rnd = match.rounds.defer("state").order_by("-number").first()
     players = list(match.players.all())
     state = game.load(Round.objects.filter(pk=rnd.pk).values_list("state", flat=True).get())
-    _cache[cache_key(match)] = (match.version, rnd, players, state)
+    _cache[cache_key(match)] = (match.version, rnd, players, state, copy.copy(match))
     return Table(match=match, players=list(players), state=state, round=rnd)
 
 
@@ -135,9 +138,24 @@ def cache_key(match: Match) -> tuple[int, int]:
     return (match.pk, match.seed)
 
 
+def cached_table(key: tuple[int, int], version: int) -> Table | None:
+    """Return the match (by `cache_key`) at exactly `version` from this process's memory.
+
+    No query: for the pushes that follow a change, where every socket of the room wants the
+    table at the version just written (by this process, usually). None means: load it (the
+    change came from another process, or a later one is being written and may yet roll back).
+    """
+    cached = _cache.get(key)
+    if cached is None or cached[0] != version:
+        return None
+    _, rnd, players, state, match = cached
+    return Table(match=copy.copy(match), players=list(players), state=state, round=rnd)
+
+
 def _remember(table: Table) -> None:
     m = table.match
-    _cache[cache_key(m)] = (m.version, table.round, table.players, table.state)
+    # A copy of the row: the table's own goes on changing in the next write's transaction.
+    _cache[cache_key(m)] = (m.version, table.round, table.players, table.state, copy.copy(m))
 
 
 def _forget(match: Match) -> None:
@@ -240,8 +258,6 @@ def _save(
             driver=driver,
         )
     old_scores, new_scores = len(getattr(old, "scores", ())), len(getattr(new, "scores", ()))
-    if new_scores > old_scores:
-        _record_scores(table, rnd, new, events)
     fields = ["version"]
     if _round_no(new) != rnd.number:
         # The next round was dealt: it gets its own row (seed and state), starting at a countdown.
@@ -257,6 +273,10 @@ def _save(
     else:
         Round.objects.filter(pk=rnd.pk).update(state=game.dump(new), version=match.version)
     table.round = rnd
+    # After the new round's row exists: a deal can end at once (L14+, deadlocked from the
+    # start), and its scores belong to that round, not to the one the ready closed.
+    if new_scores > old_scores:
+        _record_scores(table, rnd, new, events)
     if getattr(new, "status", "") == "finished":
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()

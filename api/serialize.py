@@ -1,0 +1,75 @@
+"""What the Board API says about rooms and score sheets (views come from games.play.Table)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+
+from games import play
+from games.models import Match, RoundScore
+from lobby.models import Room
+
+# api.md knows three room states; a room everyone left is over, like a finished one.
+ROOM_STATUS = {"open": "open", "playing": "playing", "finished": "finished", "closed": "finished"}
+
+
+def room_json(room: Room, request: HttpRequest | None = None, base: str = "") -> dict[str, Any]:
+    """The api.md room object (seats and host prefetched, ideally); `url` is absolute."""
+    url = room.get_absolute_url()
+    return {
+        "id": room.pk,
+        "game": room.game,
+        "status": ROOM_STATUS[room.status],
+        "closed": room.status == Room.Status.CLOSED,
+        "seats": room.seats,
+        "options": room.options,
+        "host": room.host.username,
+        "players": [
+            {"seat": seat.index, "name": seat.name, "bot": seat.is_bot}
+            for seat in sorted(room.seat_set.all(), key=lambda s: s.index)
+        ],
+        "url": request.build_absolute_uri(url) if request is not None else base + url,
+    }
+
+
+def score_sheet(room: Room) -> dict[str, Any]:
+    """Rounds as rows of points per seat, the totals, and the winners once the match is over.
+
+    Rows come from the RoundScore rows written when each round ended; the winners are the
+    engine's (highest total in Ligretto, lowest in Allegra: the rules decide, not this code).
+    """
+    match = Match.objects.filter(room=room).first()
+    sheet: dict[str, Any] = {
+        "room": room.pk,
+        "game": room.game,
+        "status": ROOM_STATUS[room.status],
+        "options": room.options,
+        "players": [],
+        "rounds": [],
+        "totals": [],
+        "winners": None,
+    }
+    if match is None:
+        return sheet
+    players = list(match.players.all())
+    sheet["players"] = [{"seat": p.seat, "name": p.name, "bot": p.is_bot} for p in players]
+    rows: dict[int, dict[str, Any]] = {}
+    scores = RoundScore.objects.filter(round__match=match).select_related("round")
+    for score in scores.order_by("round__number", "seat"):
+        row = rows.setdefault(
+            score.round.number,
+            {
+                "round": score.round.number,
+                "points": [0] * len(players),
+                "reason": score.round.end_reason or None,
+            },
+        )
+        row["points"][score.seat] = score.points
+    sheet["rounds"] = [rows[n] for n in sorted(rows)]
+    seats = range(len(players))
+    sheet["totals"] = [sum(row["points"][s] for row in sheet["rounds"]) for s in seats]
+    if match.status == Match.Status.FINISHED:
+        table = play.load_table(room.pk)
+        sheet["winners"] = table.view(None).get("winners") if table is not None else None
+    return sheet

@@ -1,0 +1,116 @@
+"""The OpenAPI description at /api/v1/schema: a valid document, and real answers match it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from jsonschema import Draft202012Validator
+from openapi_spec_validator import validate
+
+from api import urls as api_urls
+from tests.api.helpers import Api
+from tests.conftest import PASSWORD
+from tests.tables.helpers import set_state
+
+
+@pytest.fixture
+def doc(db) -> dict[str, Any]:
+    response = Api().get("schema")  # public: no token needed to read it
+    assert response.status_code == 200
+    return response.json()
+
+
+def test_it_is_a_valid_openapi_document(doc):
+    validate(doc)
+    assert doc["openapi"].startswith("3.1") and doc["servers"] == [{"url": "http://testserver"}]
+    # Every call the site routes (but the schema itself) is described, and nothing else.
+    routed = {
+        "/api/v1/" + str(p.pattern).replace("<int:room_id>", "{id}")
+        for p in api_urls.urlpatterns
+        if p.name and p.name != "schema"
+    }
+    assert set(doc["paths"]) == routed
+
+
+def _check(doc: dict[str, Any], method: str, path: str, response: Any) -> dict[str, Any]:
+    """Validate `response` against what `doc` says `method path` answers with its status."""
+    answers = doc["paths"][path][method.lower()]["responses"]
+    assert str(response.status_code) in answers, (path, response.status_code)
+    schema = answers[str(response.status_code)]["content"]["application/json"]["schema"]
+    body = response.json()
+    Draft202012Validator({**schema, "components": doc["components"]}).validate(body)
+    return body
+
+
+def test_real_answers_match_it(doc, alice, bob, carol):
+    anon = Api()
+    signed = _check(
+        doc,
+        "POST",
+        "/api/v1/signup",
+        anon.post("signup", {"username": "dave", "password": PASSWORD}),
+    )
+    _check(doc, "POST", "/api/v1/signup", anon.post("signup", {"username": "x y", "password": ""}))
+    _check(doc, "POST", "/api/v1/token", anon.post("token", {"username": "dave", "password": "?"}))
+    _check(
+        doc,
+        "POST",
+        "/api/v1/token",
+        anon.post("token", {"username": "dave", "password": PASSWORD}),
+    )
+    dave = Api(token=signed["token"])
+    a, b, c = Api(alice), Api(bob), Api(carol)
+    _check(doc, "GET", "/api/v1/rooms", dave.get("rooms"))
+    _check(doc, "GET", "/api/v1/rooms", Api(token="nope").get("rooms"))
+
+    # Ligretto Mini: alice and bob.
+    mini = _check(
+        doc, "POST", "/api/v1/rooms", a.post("rooms", {"game": "ligretto-mini", "seats": 2})
+    )
+    rid = mini["id"]
+    _check(doc, "POST", "/api/v1/rooms", a.post("rooms", {"game": "ligretto", "seats": 13}))
+    _check(doc, "GET", "/api/v1/rooms/{id}", a.get(f"rooms/{rid}"))
+    _check(doc, "GET", "/api/v1/rooms/{id}", a.get("rooms/999999"))
+    _check(doc, "POST", "/api/v1/rooms/{id}/join", b.post(f"rooms/{rid}/join"))
+    _check(doc, "POST", "/api/v1/rooms/{id}/join", c.post(f"rooms/{rid}/join"))
+    _check(doc, "POST", "/api/v1/rooms/{id}/bots", b.post(f"rooms/{rid}/bots"))
+    _check(doc, "POST", "/api/v1/rooms/{id}/start", b.post(f"rooms/{rid}/start"))
+    _check(doc, "GET", "/api/v1/rooms/{id}/view", a.get(f"rooms/{rid}/view"))
+    _check(doc, "POST", "/api/v1/rooms/{id}/start", a.post(f"rooms/{rid}/start"))
+    _check(doc, "GET", "/api/v1/rooms/{id}/view", a.get(f"rooms/{rid}/view"))
+    _check(doc, "GET", "/api/v1/rooms/{id}/view", c.get(f"rooms/{rid}/view"))
+    flip = {"action": {"type": "flip"}}
+    _check(doc, "POST", "/api/v1/rooms/{id}/actions", a.post(f"rooms/{rid}/actions", flip))
+    _check(doc, "POST", "/api/v1/rooms/{id}/actions", c.post(f"rooms/{rid}/actions", flip))
+    _check(doc, "POST", "/api/v1/rooms/{id}/actions", a.post(f"rooms/{rid}/actions", {}))
+    ready = {"action": {"type": "ready"}}
+    _check(doc, "POST", "/api/v1/rooms/{id}/actions", a.post(f"rooms/{rid}/actions", ready))
+    _check(doc, "GET", "/api/v1/rooms/{id}/scores", a.get(f"rooms/{rid}/scores"))
+
+    # A finished round on the sheet: seat 0's stack down to its last card, played.
+    def last_card(data):
+        data["players"][0]["stack"] = [["yellow", 1, 0]]
+        return data
+
+    set_state(rid, last_card)
+    a.post(f"rooms/{rid}/actions", {"action": {"type": "play", "from": "stack"}})
+    over = _check(doc, "GET", "/api/v1/rooms/{id}/view", b.get(f"rooms/{rid}/view"))
+    assert over["status"] == "round_over" and over["message"]
+    sheet = _check(doc, "GET", "/api/v1/rooms/{id}/scores", a.get(f"rooms/{rid}/scores"))
+    assert len(sheet["rounds"]) == 1
+
+    # Allegra: carol, bob and a bot; and leaving.
+    allegra = _check(doc, "POST", "/api/v1/rooms", c.post("rooms", {"game": "allegra", "seats": 3}))
+    aid = allegra["id"]
+    _check(doc, "POST", "/api/v1/rooms/{id}/start", c.post(f"rooms/{aid}/start"))
+    _check(doc, "POST", "/api/v1/rooms/{id}/bots", c.post(f"rooms/{aid}/bots", {"count": 1}))
+    _check(doc, "POST", "/api/v1/rooms/{id}/join", b.post(f"rooms/{aid}/join"))
+    _check(doc, "POST", "/api/v1/rooms/{id}/start", c.post(f"rooms/{aid}/start"))
+    view = _check(doc, "GET", "/api/v1/rooms/{id}/view", c.get(f"rooms/{aid}/view"))
+    reveal = {"action": view["legal"][0]}
+    _check(doc, "POST", "/api/v1/rooms/{id}/actions", c.post(f"rooms/{aid}/actions", reveal))
+    _check(doc, "POST", "/api/v1/rooms/{id}/actions", c.post(f"rooms/{aid}/actions", reveal))
+    _check(doc, "GET", "/api/v1/rooms/{id}/view", a.get(f"rooms/{aid}/view"))
+    _check(doc, "POST", "/api/v1/rooms/{id}/leave", b.post(f"rooms/{aid}/leave"))
+    _check(doc, "POST", "/api/v1/rooms/{id}/leave", b.post(f"rooms/{aid}/leave"))
