@@ -78,7 +78,7 @@ test-browser: install-dev chromium
 test-scale: install-dev
 	DATABASE_URL=$${SCALE_DATABASE_URL:-$${DATABASE_URL:-}} \
 	REDIS_URL=$${SCALE_REDIS_URL:-$${REDIS_URL:-}} \
-	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest -m "not browser" tests/lobby tests/tables
+	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest -m "not browser" tests/lobby tests/tables tests/api
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
