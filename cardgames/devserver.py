@@ -10,6 +10,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -76,3 +78,26 @@ def stop(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait()
+
+
+@contextmanager
+def serve_site(env: dict[str, str]) -> Iterator[str]:
+    """Migrate the SQLite database `env` names, serve the site on it, yield its base URL.
+
+    For the tests that need a real server (WebSockets, the bot driver): the browser flows and
+    the API's end-to-end matches. The server's log lies beside the database file.
+    """
+    db = Path(env["DATABASE_URL"].removeprefix("sqlite:///"))
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+    with open(db.with_suffix(".log"), "w") as log:
+        port = free_port()
+        process = start_daphne(port, env, log)
+        try:
+            yield f"http://127.0.0.1:{port}"
+        finally:
+            stop(process)

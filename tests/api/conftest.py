@@ -1,13 +1,11 @@
 from __future__ import annotations
 
 import os
-import subprocess
-import sys
 from collections.abc import Iterator
 
 import pytest
 
-from cardgames.devserver import ROOT, free_port, start_daphne, stop
+from cardgames.devserver import serve_site
 
 
 @pytest.fixture(scope="session")
@@ -27,17 +25,5 @@ def live_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "API_ACTIONS_PER_USER": "1000000",
     }
     env.pop("REDIS_URL", None)
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-    )
-    log = open(db.with_suffix(".log"), "w")  # noqa: SIM115 - closed after the server stops
-    port = free_port()
-    process = start_daphne(port, env, log)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop(process)
-        log.close()
+    with serve_site(env) as url:
+        yield url

@@ -12,12 +12,11 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, expect, sync_playwright
 
-from cardgames.devserver import ROOT, free_port, start_daphne, stop
+from cardgames.devserver import ROOT, serve_site
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -65,22 +64,8 @@ def live_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
 
 @pytest.fixture(scope="session")
 def live_url(live_env: dict[str, str]) -> Iterator[str]:
-    env = live_env
-    db = Path(env["DATABASE_URL"].removeprefix("sqlite:///"))
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-    )
-    log = open(db.with_suffix(".log"), "w")  # noqa: SIM115 - closed after the server stops
-    port = free_port()
-    process = start_daphne(port, env, log)
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        stop(process)
-        log.close()
+    with serve_site(live_env) as url:
+        yield url
 
 
 @pytest.fixture(scope="session")
