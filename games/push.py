@@ -87,10 +87,28 @@ def _ligretto_context(
     tableaus = [dict(t, player=players[t["seat"]]) for t in view.get("tableaus", ())]
     return {
         "tableaus": tableaus,
+        "message": _named(view.get("message"), players),
         "me": tableaus[seat] if seat is not None and seat < len(tableaus) else None,
         "match_end": table.game.describe_end(view.get("options") or table.match.options),
         "final_round": view.get("status") == "round_over" and _last_round(view),
     }
+
+
+_SEAT = re.compile(r"\b[Ss]eats? (\d+(?:, \d+)*)")
+
+
+def _named(message: str | None, players: dict[int, dict[str, Any]]) -> str | None:
+    """Put the players' names where the engine's sentence names seats ("seat 1 emptied…")."""
+    if not message:
+        return message
+
+    def names(match: re.Match) -> str:
+        seats = [int(n) for n in match.group(1).split(", ")]
+        if any(n not in players for n in seats):
+            return match.group(0)
+        return " and ".join(players[n]["name"] for n in seats)
+
+    return _SEAT.sub(names, message)
 
 
 def _ligretto_partial(context: dict[str, Any], part: str) -> str:

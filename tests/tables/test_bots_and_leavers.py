@@ -90,3 +90,22 @@ def test_a_player_who_leaves_the_room_for_good_is_played_by_a_bot_to_the_end():
     assert table.players[1].left and table.players[1].is_bot
     assert table.seat_of(bob) is None  # he watches now
     assert table.players[1].user_id == bob.pk  # the history still knows whose seat it was
+
+
+def test_the_table_names_players_where_the_engine_names_seats():
+    from games import push
+    from tests.tables.helpers import set_state
+
+    alice, bob = make_user("alice"), make_user("bob")
+    room = started_room(alice, [bob])
+
+    def bob_emptied_his_stack(data):
+        data.update(status="round_over", message="Round 1 is over: seat 1 emptied their stack.")
+        return data
+
+    set_state(room.pk, bob_emptied_his_stack)
+    table = play.load_table(room.pk)
+    html = push.render_part(table, table.view(None), "status")
+    assert "Round 1 is over: bob emptied their stack." in html
+    # The API's view keeps the engine's sentence: seats are what API clients work with.
+    assert table.view(0)["message"] == "Round 1 is over: seat 1 emptied their stack."
