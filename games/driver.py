@@ -77,15 +77,13 @@ class Driver:
         close_old_connections()
         now = timezone.now()
         until = now + timedelta(seconds=settings.DRIVER_LEASE)
+        # A room everyone left is closed: nobody is there to watch its bots play on.
+        playing = Match.objects.filter(status=Match.Status.PLAYING, room__status="playing")
         # One UPDATE: the database settles two drivers reaching for the same lease.
-        Match.objects.filter(status=Match.Status.PLAYING).filter(
+        playing.filter(
             Q(driver=self.id) | Q(driver_until__isnull=True) | Q(driver_until__lt=now)
         ).update(driver=self.id, driver_until=until)
-        return set(
-            Match.objects.filter(status=Match.Status.PLAYING, driver=self.id).values_list(
-                "room_id", flat=True
-            )
-        )
+        return set(playing.filter(driver=self.id).values_list("room_id", flat=True))
 
     def release(self) -> None:
         Match.objects.filter(driver=self.id).update(driver="", driver_until=None)

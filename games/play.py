@@ -305,7 +305,8 @@ def _finish_room(match: Match) -> None:
     from lobby.models import Room
     from lobby.services import after_commit_notify
 
-    Room.objects.filter(pk=match.room_id).update(
+    # A room that everyone left stays closed; one being played is now finished.
+    Room.objects.filter(pk=match.room_id, status=Room.Status.PLAYING).update(
         status=Room.Status.FINISHED, ended_at=timezone.now()
     )
     after_commit_notify(match.room_id)

@@ -109,3 +109,21 @@ def test_the_table_names_players_where_the_engine_names_seats():
     assert "Round 1 is over: bob emptied their stack." in html
     # The API's view keeps the engine's sentence: seats are what API clients work with.
     assert table.view(0)["message"] == "Round 1 is over: seat 1 emptied their stack."
+
+
+def test_a_driver_claims_played_rooms_and_leaves_a_room_everyone_left():
+    from games.driver import Driver
+    from lobby import services
+
+    alice, bob = make_user("alice"), make_user("bob")
+    kept = started_room(alice, game="ligretto", bots=2)
+    deserted = started_room(bob, game="ligretto", bots=2)
+    services.leave_room(deserted.pk, bob)  # the last human: the room closes
+    assert Room.objects.get(pk=deserted.pk).status == Room.Status.CLOSED
+
+    driver = Driver()
+    assert driver.claim() == {kept.pk}
+    assert Match.objects.get(room_id=kept.pk).driver == driver.id
+    assert Driver().claim() == set()  # the lease holds: a second driver gets nothing
+    driver.release()
+    assert Match.objects.get(room_id=kept.pk).driver == ""
