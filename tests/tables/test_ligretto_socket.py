@@ -194,3 +194,33 @@ async def test_a_flood_of_actions_is_refused_before_it_reaches_the_table(setting
     # At most three (the rate) were played, the first at least; every other one was refused.
     assert 1 <= after - before <= 3 and refused == 10 - (after - before)
     await a.disconnect()
+
+
+async def test_with_the_row_variant_a_stack_top_goes_onto_a_row_card_by_its_button_l16():
+    alice = await sync_to_async(make_user)("alice")
+    bob = await sync_to_async(make_user)("bob")
+    room = await sync_to_async(started_room)(alice, [bob], row_variant=True)
+
+    def layout(data):
+        me = data["players"][0]
+        me["row"][0] = [card("red", 5, 0)]
+        me["stack"][-1] = card("green", 4, 0)  # one lower, another colour: it fits (L16)
+        data.update(status="playing", scores=[], ready=[])
+        return data
+
+    await sync_to_async(set_state)(room.pk, layout)
+    a = await table_socket(room.pk, alice)
+    first = await a.receive_from()
+    button = first[first.index('id="me-row-0-from-stack"') :].split(">", 1)[0]
+    assert "disabled" not in button
+    values = button.split("hx-vals='", 1)[1].split("'", 1)[0]
+    assert json.loads(values) == {"type": "play", "from": "stack", "to": "row", "index": 0}
+    await _settle(a)
+
+    await a.send_to(text_data=values)  # what ws-send sends for that button
+    frame = await a.receive_from()
+    assert 'id="lg-me"' in frame
+    t = await sync_to_async(play.load_table)(room.pk)
+    assert [c[:2] for c in t.state.players[0].row[0]] == [("red", 5), ("green", 4)]
+    assert t.view(None)["tableaus"][0]["row_depth"][0] == 2
+    await a.disconnect()
