@@ -12,10 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import random
-import secrets
-import socket
 import time
 from datetime import timedelta
 from typing import Any
@@ -42,7 +39,7 @@ class Driver:
     """Drives the matches whose lease this process holds, one asyncio task per match."""
 
     def __init__(self) -> None:
-        self.id = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"[:64]
+        self.id = presence.PROCESS
         self.held: set[int] = set()
         self.tasks: dict[int, asyncio.Task] = {}
         self.stopping = False
@@ -202,15 +199,28 @@ def _monotonic() -> float:
 
 _driver: Driver | None = None
 _driver_task: asyncio.Task | None = None
+_heartbeat_task: asyncio.Task | None = None
+
+
+async def _heartbeat() -> None:
+    """Renew this process's presence every second, driver or not (games.presence.sweep)."""
+    while True:
+        try:
+            await database_sync_to_async(presence.heartbeat)()
+        except Exception:
+            log.exception("presence heartbeat failed")
+        await asyncio.sleep(RENEW_EVERY)
 
 
 def ensure_started() -> None:
     """Start this process's driver in the running loop, once (a new loop gets a new one)."""
-    global _driver, _driver_task
+    global _driver, _driver_task, _heartbeat_task
     loop = asyncio.get_running_loop()
     push.bind_loop(loop)
     if not settings.BOT_DRIVER:
         return
+    if _heartbeat_task is None or _heartbeat_task.done() or _heartbeat_task.get_loop() is not loop:
+        _heartbeat_task = loop.create_task(_heartbeat())
     if _driver_task is not None and not _driver_task.done() and _driver_task.get_loop() is loop:
         return
     _driver = Driver()

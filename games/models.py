@@ -80,6 +80,28 @@ class Player(models.Model):
         return self.user_id is not None
 
 
+class Presence(models.Model):
+    """A seat's open sockets on one server process, renewed by that process every second.
+
+    A process that dies stops renewing: its rows go stale, and the seat's sockets there are
+    counted as gone (games.presence.sweep), so a stand-in bot comes as for any leaver.
+    """
+
+    player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="presences")
+    process = models.CharField(max_length=64)
+    sockets = models.PositiveIntegerField(default=0)
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["player", "process"], name="one_presence_per_process"),
+        ]
+        indexes = [models.Index(fields=["process"])]
+
+    def __str__(self) -> str:
+        return f"{self.player}: {self.sockets} on {self.process}"
+
+
 class Round(models.Model):
     """One round of a match: its seed (G1), the engine state as JSON and its version."""
 

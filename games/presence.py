@@ -2,19 +2,29 @@
 
 Connections are counted per seat in the database, so every Daphne process sees them; a seat
 whose human has had no socket for `settings.LEAVER_GRACE` seconds gets a stand-in bot (the
-bot driver checks), and his next socket gives the seat back to him.
+bot driver checks), and his next socket gives the seat back to him. Each process also keeps
+its own count per seat (`Presence`) and renews it every second (`heartbeat`): when a process
+dies, its sockets are counted as gone once its rows are `DRIVER_LEASE` seconds old (`sweep`).
 """
 
 from __future__ import annotations
 
+import os
+import secrets
+import socket
+from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import close_old_connections
 from django.db.models import F
 from django.utils import timezone
 
 from games import play
-from games.models import Match, Player
+from games.models import Match, Player, Presence
+
+# This server process, as its presence rows and its bot driver's leases name it.
+PROCESS = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"[:64]
 
 
 def seat_for(room_id: int, user: Any) -> int | None | bool:
@@ -36,6 +46,10 @@ def connected(room_id: int, seat: int) -> None:
 
     def change(table: play.Table) -> bool:
         player = _player(table, seat)
+        here, _ = Presence.objects.get_or_create(
+            player=player, process=PROCESS, defaults={"seen_at": timezone.now()}
+        )
+        Presence.objects.filter(pk=here.pk).update(sockets=F("sockets") + 1, seen_at=timezone.now())
         Player.objects.filter(pk=player.pk).update(connections=F("connections") + 1)
         player.refresh_from_db(fields=["connections"])
         if player.connections > 1:
@@ -53,6 +67,9 @@ def disconnected(room_id: int, seat: int) -> None:
 
     def change(table: play.Table) -> bool:
         player = _player(table, seat)
+        Presence.objects.filter(player=player, process=PROCESS, sockets__gt=0).update(
+            sockets=F("sockets") - 1
+        )
         Player.objects.filter(pk=player.pk, connections__gt=0).update(
             connections=F("connections") - 1
         )
@@ -73,6 +90,7 @@ def replace_absent(room_id: int, now: Any = None) -> list[int]:
     replaced: list[int] = []
 
     def change(table: play.Table) -> bool:
+        swept = _sweep(table, now)
         for player in table.players:
             if (
                 player.human
@@ -86,7 +104,7 @@ def replace_absent(room_id: int, now: Any = None) -> list[int]:
                 player.bot_level = player.bot_level or "normal"
                 player.save(update_fields=["stand_in", "bot_level"])
                 replaced.append(player.seat)
-        return bool(replaced)
+        return bool(replaced) or swept
 
     play.touch(room_id, change)
     return replaced
@@ -105,6 +123,29 @@ def left_for_good(room_id: int, user: Any) -> None:
         return False
 
     play.touch(room_id, change)
+
+
+def _sweep(table: play.Table, now: Any) -> bool:
+    """Count as gone the sockets of processes that stopped renewing their presence (died)."""
+    cutoff = now - timedelta(seconds=settings.DRIVER_LEASE)
+    stale = list(Presence.objects.filter(player__match=table.match, seen_at__lt=cutoff))
+    changed = False
+    for row in stale:
+        player = next(p for p in table.players if p.pk == row.player_id)
+        if row.sockets:
+            player.connections = max(0, player.connections - row.sockets)
+            if player.connections == 0:
+                player.away_since = row.seen_at  # his sockets went with the process
+                changed = True
+            player.save(update_fields=["connections", "away_since"])
+        row.delete()
+    return changed
+
+
+def heartbeat() -> None:
+    """Renew this process's presence rows (every second, from the server's loop)."""
+    close_old_connections()
+    Presence.objects.filter(process=PROCESS).update(seen_at=timezone.now())
 
 
 def _player(table: play.Table, seat: int) -> Player:

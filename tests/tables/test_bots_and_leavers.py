@@ -124,6 +124,37 @@ def test_a_driver_claims_played_rooms_and_leaves_a_room_everyone_left():
     driver = Driver()
     assert driver.claim() == {kept.pk}
     assert Match.objects.get(room_id=kept.pk).driver == driver.id
-    assert Driver().claim() == set()  # the lease holds: a second driver gets nothing
+    other = Driver()
+    other.id = "another-host:2:beef"  # another process's driver
+    assert other.claim() == set()  # the lease holds: a second driver gets nothing
     driver.release()
     assert Match.objects.get(room_id=kept.pk).driver == ""
+
+
+def test_sockets_of_a_process_that_died_count_as_gone_and_a_stand_in_comes(settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from games.models import Player, Presence
+
+    settings.LEAVER_GRACE = 30
+    alice, bob = make_user("alice"), make_user("bob")
+    room = started_room(alice, [bob])
+    presence.connected(room.pk, 0)
+    presence.connected(room.pk, 1)
+    presence.heartbeat()
+    assert presence.replace_absent(room.pk) == []  # both renewed just now
+
+    # Bob's socket was on another process, which died a minute ago and renews nothing.
+    long_ago = timezone.now() - timedelta(seconds=60)
+    Presence.objects.filter(player__seat=1).update(process="dead:1:x", seen_at=long_ago)
+    assert presence.replace_absent(room.pk) == [1]
+    bob_seat = Player.objects.get(match__room_id=room.pk, seat=1)
+    assert bob_seat.connections == 0 and bob_seat.stand_in
+    assert not Presence.objects.filter(player=bob_seat).exists()
+    view = play.load_table(room.pk).view(None)
+    assert view["players"][1]["bot"] and view["players"][0]["connected"]
+
+    presence.connected(room.pk, 1)  # he reconnects to a live process: his seat again
+    assert not play.load_table(room.pk).players[1].is_bot
