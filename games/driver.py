@@ -33,6 +33,9 @@ RENEW_EVERY = 1.0  # seconds between lease renewals and leaver checks
 # How often a bot with nothing to do looks again (an Allegra bot waiting for its turn): without
 # it, a table of idle bots would be polled in a busy loop.
 IDLE_LOOK = 0.25
+# At full speed (BOT_PACE 0, tests) an idle bot still waits a moment: a table of bots waiting
+# for a human would otherwise query the database in a tight loop and starve every other move.
+IDLE_LOOK_AT_FULL_SPEED = 0.02
 
 
 class Driver:
@@ -151,7 +154,7 @@ class MatchBots:
             version, kinds = self.chosen_at.get(p.seat, (-1, frozenset()))
             if action is None and version == table.version:
                 # Nothing to do, and nothing changed since it looked: no need to look again.
-                self.due[p.seat] = now + (IDLE_LOOK if pace > 0 else 0.0)
+                self.due[p.seat] = now + (IDLE_LOOK if pace > 0 else IDLE_LOOK_AT_FULL_SPEED)
                 continue
             if action is not None and version != table.version:
                 # Something new may be done since the bot chose (an Allegra knock it may
@@ -176,7 +179,9 @@ class MatchBots:
             action, delay = table.game.bot_choose(view, level, self.rng)
             self.pending[p.seat] = action
             self.chosen_at[p.seat] = (table.version, _kinds(view))
-            idle = IDLE_LOOK if action is None and pace > 0 else 0.0
+            idle = 0.0
+            if action is None:
+                idle = IDLE_LOOK if pace > 0 else IDLE_LOOK_AT_FULL_SPEED
             self.due[p.seat] = _monotonic() + delay * pace + idle
         if not self.due:
             return min(RENEW_EVERY, max(self.next_check - _monotonic(), 0.01))

@@ -9,6 +9,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from games import play
+from games.ligretto.rules import UNBLOCKED
 from games.models import RoundScore
 from tests.api.helpers import Api, error_code
 from tests.conftest import make_user
@@ -53,7 +54,9 @@ def test_each_seat_and_a_spectator_get_their_view(alice, bob, eve, table):
     view = mine.json()
     assert set(view) >= VIEW_FIELDS and {"center", "tableaus"} <= set(view)
     assert view["seat"] == 0 and view["room"] == table.pk and view["game"] == "ligretto-mini"
-    assert view["status"] == "playing" and view["round"] == 1 and view["message"] is None
+    assert view["status"] == "playing" and view["round"] == 1
+    # A deal that starts at a standstill is unblocked at once (L14+), and the view says so.
+    assert view["message"] in (None, UNBLOCKED)
     assert {"type": "flip"} in view["legal"]
     assert [(p["seat"], p["name"], p["bot"]) for p in view["players"]] == [
         (0, "alice", False),
