@@ -22,6 +22,10 @@ from games.engine import Action, IllegalAction, State, View
 from games.models import ActionLog, Match, Player, Round, RoundScore
 from games.registry import GAMES, Game
 
+# The keys an action of either game can carry (api.md); the log keeps only these, so a client's
+# extra fields (ignored by the rules) never fill the database.
+ACTION_KEYS = ("type", "from", "to", "index", "pile", "source", "place")
+
 # A view's `message` when the service, not the engine, has something to say.
 COUNTDOWN_MESSAGE = "Get ready: the round starts in a moment."
 
@@ -252,7 +256,7 @@ def _save(
             match=match,
             round=rnd,
             seat=seat,
-            action=action,
+            action={k: action[k] for k in ACTION_KEYS if k in action},
             version=match.version,
             by_bot=by_bot,
             driver=driver,

@@ -158,3 +158,10 @@ def test_sockets_of_a_process_that_died_count_as_gone_and_a_stand_in_comes(setti
 
     presence.connected(room.pk, 1)  # he reconnects to a live process: his seat again
     assert not play.load_table(room.pk).players[1].is_bot
+
+
+def test_the_action_log_keeps_an_action_without_a_clients_extra_fields():
+    alice, bob = make_user("alice"), make_user("bob")
+    room = started_room(alice, [bob])
+    play.act(room.pk, 0, {"type": "flip", "note": "x" * 10_000, "HEADERS": {"a": 1}})
+    assert ActionLog.objects.get(match__room_id=room.pk).action == {"type": "flip"}
