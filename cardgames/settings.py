@@ -59,6 +59,8 @@ INSTALLED_APPS = [
     "lobby",
     "games",
     "api",
+    "chat",
+    "moderation",
 ]
 
 MIDDLEWARE = [

@@ -16,6 +16,7 @@ class Match(models.Model):
     class Status(models.TextChoices):
         PLAYING = "playing", "Playing"  # rounds being played (a countdown included)
         FINISHED = "finished", "Finished"
+        CLOSED = "closed", "Closed"  # the room was closed before the end: no winner, no stats
 
     room = models.OneToOneField("lobby.Room", on_delete=models.CASCADE, related_name="match")
     game = models.CharField(max_length=20)
@@ -29,6 +30,8 @@ class Match(models.Model):
     # The process that drives this match's bots and timers, and until when its lease holds.
     driver = models.CharField(max_length=64, blank=True)
     driver_until = models.DateTimeField(null=True, blank=True)
+    # Why the match stopped before its end (status closed), as its players are told.
+    closed_reason = models.CharField(max_length=200, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

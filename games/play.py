@@ -65,7 +65,9 @@ class Table:
         return None
 
     def status(self, now: Any = None) -> str:
-        """The engine's status, or `starting` while the countdown runs (L7+)."""
+        """The engine's status, `starting` while the countdown runs (L7+), `closed` if stopped."""
+        if self.match.status == Match.Status.CLOSED:
+            return "closed"
         status = self.state.status if hasattr(self.state, "status") else "playing"
         if status == "playing" and self.counting_down(now):
             return "starting"
@@ -101,6 +103,9 @@ class Table:
         if status == "starting":
             view["legal"] = []
             view["message"] = COUNTDOWN_MESSAGE
+        elif status == "closed":
+            view["legal"] = []
+            view["message"] = self.match.closed_reason or "This room was closed."
         return view
 
 
@@ -224,6 +229,8 @@ def act(room_id: int, seat: int, action: Any, by_bot: bool = False, driver: str 
         table = _table(match)
         if match.status == Match.Status.FINISHED:
             raise PlayError("match_over", "This match is over.")
+        if match.status == Match.Status.CLOSED:
+            raise PlayError("room_closed", match.closed_reason or "This room was closed.")
         if not any(p.seat == seat for p in table.players):
             raise PlayError("not_seated", "You have no seat at this table.", 403)
         if action["type"] != "ready" and table.counting_down():
@@ -337,6 +344,22 @@ def touch(room_id: int, change: Any) -> Table | None:
             _forget(match)
             raise
     return table
+
+
+def close_match(room_id: int, reason: str) -> None:
+    """Stop the room's match where it stands (its room was closed): no winner, no more moves."""
+
+    def change(table: Table) -> bool:
+        match = table.match
+        if match.status != Match.Status.PLAYING:
+            return False
+        match.status = Match.Status.CLOSED
+        match.closed_reason = reason
+        match.finished_at = timezone.now()
+        match.save(update_fields=["status", "closed_reason", "finished_at"])
+        return True
+
+    touch(room_id, change)
 
 
 def _locked_match(room_id: int) -> Match:

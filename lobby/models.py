@@ -34,6 +34,16 @@ class Room(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.OPEN)
     # Whoever holds the invite link may join; the room's own id stays a public address.
     invite_code = models.CharField(max_length=32, unique=True, default=_invite_code)
+    # A private room is not listed; seats and watching only through the invite link.
+    private = models.BooleanField(default=False)
+    # Why a room was closed before its end (by its host or a moderator), told to its players.
+    closed_reason = models.CharField(max_length=200, blank=True)
+    # A rematch: a new room with the same players and options as this earlier one.
+    rematch_of = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="rematches"
+    )
+    # People the host removed before the start: they may not take a seat here again.
+    removed = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)

@@ -168,6 +168,31 @@ def start_room(room_id: int, user) -> Room:
     return room
 
 
+def close_room(room_id: int, user, reason: str = "", moderator: bool = False) -> Room:
+    """Close a room before its end: its host may, and so may a moderator (`moderator=True`).
+
+    Its players are told why (the room page and the table show `closed_reason`); a match in
+    progress stops where it stands, with no winner, and its bots stop playing.
+    """
+    reason = " ".join(str(reason or "").split())[:200]
+    if not moderator:
+        _throttle(user)
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        if not moderator:
+            _require_host(room, user)
+        if room.status in (Room.Status.FINISHED, Room.Status.CLOSED):
+            raise RoomError("room_over", "This room is over already.")
+        who = "a moderator" if moderator else "its host"
+        room.status = Room.Status.CLOSED
+        room.ended_at = timezone.now()
+        room.closed_reason = f"Closed by {who}" + (f": {reason}" if reason else ".")
+        room.save(update_fields=["status", "ended_at", "closed_reason"])
+        play.close_match(room.pk, room.closed_reason)
+        _after_commit(room.pk)
+    return room
+
+
 def _throttle(user) -> None:
     # Generous for people (a click a second for a minute), tight enough to stop a script
     # from churning rooms and flooding everyone's lobby with pushes.
