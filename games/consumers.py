@@ -126,6 +126,10 @@ class TableConsumer(LiveConsumer):
         self.version = version
         await self.send(text_data=html)
 
+    async def table_notice(self, event: dict[str, Any]) -> None:
+        # A note outside the versioned parts (a rematch was opened): shown as it comes.
+        await self.send(text_data=event["html"])
+
     async def _send_full(self) -> None:
         version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
         self.version = version

@@ -327,3 +327,14 @@ async def _send_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
         return
     for group, message in messages:
         await layer.group_send(group, message)
+
+
+def rematch_opened(room_id: int, rematch_id: int, username: str) -> None:
+    """Tell a finished table's sockets that someone opened its rematch (a live join link)."""
+    html = _SPACES.sub(
+        " ",
+        render_to_string(
+            "games/_rematch.html", {"room_id": room_id, "rematch_id": rematch_id, "by": username}
+        ),
+    )
+    _dispatch([(table_group(room_id), {"type": "table.notice", "html": html})])

@@ -13,9 +13,21 @@ def table_page(request: HttpRequest, table: play.Table) -> HttpResponse:
     seat = table.seat_of(request.user)
     view = table.view(None)
     context = push.render_context(table, view, seat)
+    if view["status"] == "finished":
+        context.update(_rematch_notice(table.match.room_id))
     return render(request, push.layout_for(table.match.game).template, context)
 
 
 def how_to_play_allegra(request: HttpRequest) -> HttpResponse:
     """The rules of Allegra in short, citing the rule book's ids, with a drawn example."""
     return render(request, "games/allegra/how_to_play.html")
+
+
+def _rematch_notice(room_id: int) -> dict[str, object]:
+    """The context of the "X opened a rematch" note, if someone did (games/_rematch.html)."""
+    from lobby.models import Room
+
+    rematch = Room.objects.filter(rematch_of_id=room_id).select_related("host").first()
+    if rematch is None:
+        return {}
+    return {"rematch_id": rematch.pk, "by": rematch.host.username}

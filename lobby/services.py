@@ -233,3 +233,90 @@ def after_commit_notify(room_id: int) -> None:
 def _after_commit(room_id: int) -> None:
     transaction.on_commit(partial(live.room_changed, room_id))
     transaction.on_commit(partial(live.lobby_changed, room_id))
+
+
+# --------------------------------------------------------------------------- rematch
+
+
+def rematch(room_id: int, user) -> Room:
+    """Open (or join) the rematch of a finished room: same game, seats, options, privacy, bots.
+
+    The first of the old room's players to ask hosts it and sits in seat 0; the same bots (same
+    levels) take the last seats. Asking again, or another player asking, joins that same room:
+    a finished room has at most one rematch (`Room.rematch_of`).
+    """
+    from games.models import Player as MatchPlayer
+    from games.push import rematch_opened
+
+    _throttle(user)
+    with transaction.atomic():
+        old = _locked_room(room_id)  # every rematch of this room is decided under this lock
+        if old.status != Room.Status.FINISHED:
+            raise RoomError("not_finished", "Only a finished match can have a rematch.")
+        if not was_player(old, user):
+            raise RoomError(
+                "not_a_player", "Only the players of this match may ask for a rematch.", 403
+            )
+        existing = Room.objects.select_for_update().filter(rematch_of=old).first()
+        if existing is not None:
+            return _join_rematch(existing, user)
+        _require_room_cap(user)
+        room = Room.objects.create(
+            game=old.game,
+            seats=old.seats,
+            options=old.options,
+            private=old.private,
+            host=user,
+            rematch_of=old,
+        )
+        Seat.objects.create(room=room, index=0, user=user)
+        bots = list(
+            MatchPlayer.objects.filter(match__room=old, user__isnull=True)
+            .order_by("seat")
+            .values_list("bot_level", flat=True)
+        )
+        last = room.seats - 1
+        Seat.objects.bulk_create(
+            Seat(room=room, index=last - n, bot_level=level or Seat.BotLevel.NORMAL)
+            for n, level in enumerate(bots[: room.seats - 1])
+        )
+        _after_commit(room.pk)
+        transaction.on_commit(partial(rematch_opened, old.pk, room.pk, user.username))
+    return room
+
+
+def was_player(room: Room, user) -> bool:
+    """Whether `user` held a seat of `room`'s match (a private rematch lets him in unlinked)."""
+    from games.models import Player as MatchPlayer
+
+    if user is None or not getattr(user, "is_authenticated", False):
+        return False
+    return MatchPlayer.objects.filter(match__room=room, user=user).exists()
+
+
+def _join_rematch(room: Room, user) -> Room:
+    if room.seat_set.filter(user=user).exists():
+        return room  # a second click: he is there already
+    if room.status == Room.Status.PLAYING:
+        raise RoomError("already_started", "The rematch has already started without you.")
+    if room.status != Room.Status.OPEN:
+        raise RoomError("room_over", "The rematch of this match is over.")
+    taken = set(room.seat_set.values_list("index", flat=True))
+    free = [i for i in range(room.seats) if i not in taken]
+    if not free:
+        raise RoomError("room_full", "Every seat of the rematch is taken.")
+    Seat.objects.create(room=room, index=free[0], user=user)
+    _after_commit(room.pk)
+    return room
+
+
+def _require_room_cap(user) -> None:
+    hosted = Room.objects.filter(
+        host=user, status__in=(Room.Status.OPEN, Room.Status.PLAYING)
+    ).count()
+    if hosted >= settings.ROOMS_PER_USER:
+        raise RoomError(
+            "too_many_rooms",
+            f"You already host {hosted} rooms that are open or being played; "
+            "finish or leave one before opening another.",
+        )

@@ -1,0 +1,81 @@
+"""Score history pages: a match's score sheet, a player's page, the leaderboards; the rematch.
+
+Reads go through games.history; the rematch goes through lobby.services like every room change.
+"""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth import get_user_model
+from django.contrib.auth.views import redirect_to_login
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
+from django.utils.html import escape
+from django.views.decorators.http import require_POST
+
+from games import history
+from games.models import Match
+from games.registry import GAMES
+from lobby import services
+
+
+def sheet(request: HttpRequest, room_id: int) -> HttpResponse:
+    """The score sheet of a room's match: rounds, totals, winner(s) and the running totals."""
+    match = get_object_or_404(Match.objects.select_related("room"), room_id=room_id)
+    data = history.match_sheet(match)
+    context = {
+        "sheet": data,
+        "room": match.room,
+        "game_name": GAMES[match.game].name,
+        "lowest_wins": match.game in history.LOWEST_WINS,
+        "can_rematch": data.finished and services.was_player(match.room, request.user),
+    }
+    return render(request, "games/sheet.html", context)
+
+
+def player(request: HttpRequest, username: str) -> HttpResponse:
+    """A player's public page: his record per game, his latest matches, his chart."""
+    person = get_object_or_404(get_user_model(), username=username, is_active=True)
+    records, recent = history.player_record(person)
+    context = {"person": person, "records": records, "recent": recent, "games": GAMES}
+    return render(request, "games/player.html", context)
+
+
+def leaderboard(request: HttpRequest, game: str = "ligretto-mini") -> HttpResponse:
+    """The humans with the most wins in one game's finished matches (a tab per game)."""
+    if game not in GAMES:
+        raise Http404("There is no such game.")
+    context = {
+        "game": game,
+        "game_name": GAMES[game].name,
+        "games": GAMES,
+        "standings": history.leaderboard(game),
+    }
+    return render(request, "games/leaderboard.html", context)
+
+
+@require_POST
+def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
+    """Open the rematch of a finished room, or join the one another player opened."""
+    if not request.user.is_authenticated:
+        login = redirect_to_login(reverse("games:sheet", args=[room_id]))
+        if request.htmx:
+            return HttpResponse(status=401, headers={"HX-Redirect": login["Location"]})
+        return login
+    try:
+        room = services.rematch(room_id, request.user)
+    except services.RoomError as refusal:
+        if request.htmx:
+            # Say it in the page's error line; the table around the button stays as it is.
+            response = HttpResponse(escape(refusal.message), status=refusal.status)
+            response["HX-Retarget"] = "#site-error"
+            response["HX-Reswap"] = "innerHTML"
+            return response
+        messages.error(request, refusal.message)
+        if refusal.status == 404:
+            raise Http404(refusal.message) from refusal
+        return redirect("games:sheet", room_id)
+    if request.htmx:
+        return HttpResponse(headers={"HX-Redirect": room.get_absolute_url()})
+    return redirect(room)
