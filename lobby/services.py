@@ -275,10 +275,12 @@ def rematch(room_id: int, user) -> Room:
             .order_by("seat")
             .values_list("bot_level", flat=True)
         )
-        last = room.seats - 1
+        # The bots keep their order in the last seats; the people's seats come first.
+        bots = bots[: room.seats - 1]
+        first = room.seats - len(bots)
         Seat.objects.bulk_create(
-            Seat(room=room, index=last - n, bot_level=level or Seat.BotLevel.NORMAL)
-            for n, level in enumerate(bots[: room.seats - 1])
+            Seat(room=room, index=first + n, bot_level=level or Seat.BotLevel.NORMAL)
+            for n, level in enumerate(bots)
         )
         _after_commit(room.pk)
         transaction.on_commit(partial(rematch_opened, old.pk, room.pk, user.username))

@@ -1,0 +1,76 @@
+"""A real match played by bots to its end: its sheet, its live chart, the rematch notice."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.test import Client
+
+from games import history, play
+from games.driver import MatchBots
+from games.models import Match, RoundScore
+from lobby import services
+from tests.conftest import client_for, make_user
+from tests.tables.helpers import started_room, table_socket
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def _play_to_end(room_id: int) -> None:
+    bots = MatchBots(room_id)
+    for _ in range(200_000):
+        if bots.step() is None:
+            return
+    raise AssertionError("the match did not end")
+
+
+def _finished_room(settings, game: str = "ligretto", **options):
+    settings.LEAVER_GRACE = 0  # nobody opens the table: bots stand in for the people
+    alice, bob = make_user("alice"), make_user("bob")
+    room = started_room(alice, [bob], game=game, bots=1, **options)
+    _play_to_end(room.pk)
+    return alice, bob, room
+
+
+def test_a_played_matchs_sheet_matches_its_score_rows_and_the_engine(settings):
+    alice, bob, room = _finished_room(settings, rounds=2)
+    match = Match.objects.get(room_id=room.pk)
+    table = play.load_table(room.pk)
+    sheet = history.match_sheet(match)
+    assert [list(p) for p in table.state.scores] == [r.points for r in sheet.rounds]
+    rows = RoundScore.objects.filter(round__match=match)
+    assert sheet.totals == [sum(r.points for r in rows if r.seat == s) for s in range(3)]
+    assert sheet.winners == table.view(None)["winners"]
+    html = Client().get(f"/rooms/{room.pk}/sheet/").content.decode()
+    assert re.findall(r'data-total="(-?\d+)"', html) == [str(t) for t in sheet.totals]
+
+
+def test_the_live_table_shows_the_running_totals_chart_and_a_link_to_the_sheet(settings):
+    alice, bob, room = _finished_room(settings, game="allegra", rounds=2)
+    html = client_for(alice).get(f"/rooms/{room.pk}/").content.decode()
+    chart = re.search(r'<div class="live-chart" id="al-chart">(.*?)</div>', html, re.S).group(1)
+    assert '<svg class="chart totals-chart"' in chart
+    totals = play.load_table(room.pk).view(None)["totals"]
+    assert f"alice ({totals[0]})" in chart and f"bob ({totals[1]})" in chart
+    assert f'href="/rooms/{room.pk}/sheet/"' in html
+    assert f'hx-post="/rooms/{room.pk}/rematch/"' in html
+
+
+@pytest.mark.asyncio
+async def test_the_others_at_the_old_table_see_the_rematch_live_and_on_reload(settings):
+    alice, bob, room = await sync_to_async(_finished_room)(settings, rounds=1)
+    socket = await table_socket(room.pk, bob)
+    await socket.receive_from()  # the whole table
+    while not await socket.receive_nothing(timeout=0.2):
+        await socket.receive_from()
+    rematch = await sync_to_async(services.rematch)(room.pk, alice)
+    note = await socket.receive_from()
+    while 'id="table-rematch"' not in note:
+        note = await socket.receive_from()
+    assert "<strong>alice</strong> opened a rematch" in note
+    assert f'href="/rooms/{rematch.pk}/"' in note and f'hx-post="/rooms/{room.pk}/rematch/"' in note
+    await socket.disconnect()
+    page = await sync_to_async(lambda: client_for(bob).get(f"/rooms/{room.pk}/").content)()
+    assert b"<strong>alice</strong> opened a rematch" in page
