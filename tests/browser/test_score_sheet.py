@@ -64,6 +64,18 @@ def test_the_score_sheet_after_a_two_round_match_shows_the_right_numbers_and_the
     expect(amy.locator("#lg-status")).to_have_attribute("data-status", "finished")
     expect(amy.locator("#match-result")).to_be_visible()
 
+    # The table's rematch button opens a new room (same game and options, the same bot).
+    amy.click("#match-result button.rematch")
+    expect(amy).to_have_url(re.compile(r"/rooms/\d+/$"))
+    wait_live(amy)
+    rematch_url = amy.url
+    assert rematch_url.rstrip("/").rsplit("/", 1)[1] != room_id
+    expect(amy.locator("#seat-0")).to_contain_text("sheetamy")
+    expect(amy.locator("#seat-1")).to_contain_text("bot")
+
+    amy.goto(f"/rooms/{room_id}/")
+    at_table(amy)
+    expect(amy.locator("#table-rematch")).to_contain_text("sheetamy opened a rematch")
     amy.click("#match-result a:text('Score sheet')")
     expect(amy).to_have_url(re.compile(rf"/rooms/{room_id}/sheet/$"))
     db = _rows_in_database(site_shell, room_id)
@@ -87,10 +99,6 @@ def test_the_score_sheet_after_a_two_round_match_shows_the_right_numbers_and_the
         dots = chart.locator(f'g.series.s{seat}[data-label="{name}"] circle title')
         assert [d.text_content() for d in dots.all()] == [f"{name}: {v}" for v in running]
 
-    # A rematch from the sheet: a new room, same game and options, the same bot, amy hosting.
+    # The sheet's rematch button leads to the same rematch room: never a second one.
     amy.click("#rematch")
-    expect(amy).to_have_url(re.compile(r"/rooms/\d+/$"))
-    wait_live(amy)
-    assert amy.url.rstrip("/").rsplit("/", 1)[1] != room_id
-    expect(amy.locator("#seat-0")).to_contain_text("sheetamy")
-    expect(amy.locator("#seat-1")).to_contain_text("bot")
+    expect(amy).to_have_url(rematch_url)

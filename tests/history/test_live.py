@@ -54,8 +54,8 @@ def test_the_live_table_shows_the_running_totals_chart_and_a_link_to_the_sheet(s
     assert '<svg class="chart totals-chart"' in chart
     totals = play.load_table(room.pk).view(None)["totals"]
     assert f"alice ({totals[0]})" in chart and f"bob ({totals[1]})" in chart
-    assert f'href="/rooms/{room.pk}/sheet/"' in html
-    assert f'hx-post="/rooms/{room.pk}/rematch/"' in html
+    # Relative links (the page is /rooms/<id>/): a pushed part is the same bytes in every room.
+    assert html.count('href="sheet/"') == 2 and 'hx-post="rematch/"' in html
 
 
 @pytest.mark.asyncio
