@@ -42,7 +42,7 @@ SCHEMAS: dict[str, Any] = {
     "Token": _obj({"token": STR}),
     "NewRoom": _obj(
         {"game": {"enum": ["ligretto-mini", "ligretto", "allegra"]}, "seats": INT},
-        {"options": {"type": "object"}},
+        {"options": {"type": "object"}, "private": BOOL},
     ),
     "Bots": _obj(
         {},
@@ -61,7 +61,9 @@ SCHEMAS: dict[str, Any] = {
                 "items": _obj({"seat": INT, "name": STR, "bot": BOOL}),
             },
             "url": {"type": "string", "format": "uri"},
-        }
+            "private": BOOL,
+        },
+        {"invite": STR},
     ),
     "RoomList": _obj({"rooms": {"type": "array", "items": _ref("Room")}}),
     "Action": {"type": "object", "required": ["type"], "properties": {"type": STR}},
@@ -84,7 +86,7 @@ SCHEMAS: dict[str, Any] = {
         "properties": {
             "room": INT,
             "game": {"enum": ["ligretto-mini", "ligretto", "allegra"]},
-            "status": {"enum": ["starting", "playing", "round_over", "finished"]},
+            "status": {"enum": ["starting", "playing", "round_over", "finished", "closed"]},
             "round": {"type": "integer", "minimum": 1},
             "version": INT,
             "seat": SEAT,

@@ -33,6 +33,9 @@ def room_context(room: Room, user, base_url: str, error: str | None = None) -> d
         "min_seats": info.min_seats,
         "bot_levels": info.bot_levels if is_host and room.is_open else (),
         "invite_url": base_url + room.get_invite_url(),
+        "can_remove": is_host and room.is_open,
+        "can_close": is_host and room.status in (Room.Status.OPEN, Room.Status.PLAYING),
+        "removed_me": signed_in and my_seat is None and room.removed.filter(pk=user.pk).exists(),
         "error": error,
     }
 
