@@ -248,6 +248,23 @@ def leave(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -
 
 
 @endpoint("POST")
+def remove(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
+    _room(room_id, user)
+    services.remove_player(room_id, user, body.get("seat"))
+    return _room_answer(request, user, room_id)
+
+
+@endpoint("POST")
+def close(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
+    reason = body.get("reason", "")
+    if not isinstance(reason, str):
+        raise ApiError("bad_request", '"reason" must be a string.')
+    _room(room_id, user)
+    services.close_room(room_id, user, reason)
+    return _room_answer(request, user, room_id)
+
+
+@endpoint("POST")
 def bots(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
     level = body.get("level", "normal")
     if not isinstance(level, str):
