@@ -17,12 +17,14 @@ from django.views.decorators.http import require_POST
 from games import history
 from games.models import Match
 from games.registry import GAMES
-from lobby import services
+from lobby import access, services
 
 
 def sheet(request: HttpRequest, room_id: int) -> HttpResponse:
     """The score sheet of a room's match: rounds, totals, winner(s) and the running totals."""
     match = get_object_or_404(Match.objects.select_related("room"), room_id=room_id)
+    if not _may_view(request, match.room):
+        raise Http404("There is no such room.")  # as for the room page: reveals nothing
     data = history.match_sheet(match)
     context = {
         "sheet": data,
@@ -38,6 +40,8 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     """A player's public page: his record per game, his latest matches, his chart."""
     person = get_object_or_404(get_user_model(), username=username, is_active=True)
     records, recent = history.player_record(person)
+    # His private rooms' sheets only for those who may see those rooms (they still count).
+    recent = [m for m in recent if _may_view(request, m.match.room)]
     context = {"person": person, "records": records, "recent": recent, "games": GAMES}
     return render(request, "games/player.html", context)
 
@@ -64,6 +68,8 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
             return HttpResponse(status=401, headers={"HX-Redirect": login["Location"]})
         return login
     try:
+        if not access.may_view_id(room_id, request.user, request.session):
+            raise services.RoomError("no_such_room", "There is no such room.", 404)
         room = services.rematch(room_id, request.user)
     except services.RoomError as refusal:
         if request.htmx:
@@ -79,3 +85,7 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
     if request.htmx:
         return HttpResponse(headers={"HX-Redirect": room.get_absolute_url()})
     return redirect(room)
+
+
+def _may_view(request: HttpRequest, room) -> bool:  # noqa: ANN001 - a lobby Room
+    return access.may_view(room, request.user, room.pk in access.invited_rooms(request.session))

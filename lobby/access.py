@@ -34,14 +34,20 @@ def remember_invite(session: Any, room_id: int) -> None:
 
 
 def is_member(room: Room, user: Any) -> bool:
-    """Whether `user` holds a seat in the room now, or played its match."""
+    """Whether `user` holds a seat in the room now, played its match, or the one it rematches."""
     if user is None or not getattr(user, "is_authenticated", False):
         return False
     if room.seat_set.filter(user=user).exists():
         return True
     from games.models import Player
 
-    return Player.objects.filter(match__room=room, user=user).exists()
+    if Player.objects.filter(match__room=room, user=user).exists():
+        return True
+    # A private rematch is open to the earlier room's people, link or not.
+    return (
+        room.rematch_of_id is not None
+        and Player.objects.filter(match__room_id=room.rematch_of_id, user=user).exists()
+    )
 
 
 def may_view(room: Room, user: Any, invited: bool = False) -> bool:

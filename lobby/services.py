@@ -83,7 +83,7 @@ def join_room(room_id: int, user, invited: bool = False) -> Seat:
             seats = list(room.seat_set.all())
             if any(seat.user_id == user.pk for seat in seats):
                 raise RoomError("already_seated", "You already have a seat in this room.")
-            if room.private and not invited:
+            if room.private and not invited and not _old_player(room, user):
                 # The same answer as for no room at all: a private room's number reveals nothing.
                 raise RoomError("no_such_room", "There is no such room.", 404)
             _require_open(room)
@@ -339,9 +339,18 @@ def was_player(room: Room, user) -> bool:
     return MatchPlayer.objects.filter(match__room=room, user=user).exists()
 
 
+def _old_player(room: Room, user) -> bool:
+    # A private rematch lets the earlier room's people in without the invite link.
+    return room.rematch_of_id is not None and was_player(Room(pk=room.rematch_of_id), user)
+
+
 def _join_rematch(room: Room, user) -> Room:
     if room.seat_set.filter(user=user).exists():
         return room  # a second click: he is there already
+    if room.removed.filter(pk=user.pk).exists():
+        raise RoomError(
+            "removed", "The host removed you from the rematch; you cannot sit there again.", 403
+        )
     if room.status == Room.Status.PLAYING:
         raise RoomError("already_started", "The rematch has already started without you.")
     if room.status != Room.Status.OPEN:

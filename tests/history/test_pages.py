@@ -96,3 +96,20 @@ def test_my_own_row_and_page_link_on_the_leaderboard(alice, bob):
     html = client_for(bob).get("/leaderboard/ligretto/").content.decode()
     assert '<tr data-username="bob" class="me">' in html
     assert 'href="/players/bob/">Your page' in html
+
+
+def test_a_private_matchs_sheet_is_for_its_people_only(alice, bob, eve):
+    match = played_match("ligretto", [alice, bob], [[4, 2]], private=True)
+    url = f"/rooms/{match.room_id}/sheet/"
+    assert client_for(bob).get(url).status_code == 200
+    assert client_for(eve).get(url).status_code == 404
+    assert Client().get(url).status_code == 404
+    # His page counts the match for everyone, but lists it only to those who may see it.
+    for viewer, listed in ((client_for(alice), True), (client_for(eve), False)):
+        html = viewer.get("/players/alice/").content.decode()
+        assert '<td class="matches">1</td>' in html
+        assert (f'href="{url}"' in html) is listed
+    refused = client_for(eve).post(
+        f"/rooms/{match.room_id}/rematch/", headers={"HX-Request": "true"}
+    )
+    assert refused.status_code == 404

@@ -99,3 +99,28 @@ def test_the_rematch_view_redirects_htmx_to_the_new_room_and_refuses_others(alic
     assert anonymous.post(f"/rooms/{old.pk}/rematch/").status_code == 302
     assert client_for(alice).get(f"/rooms/{old.pk}/rematch/").status_code == 405
     assert Room.objects.filter(rematch_of=old).count() == 1
+
+
+def test_a_private_rematch_lets_the_old_players_in_without_the_link_and_no_one_else(
+    alice, bob, eve
+):
+    old = _finished(alice, bob, private=True)
+    room = services.rematch(old.pk, alice)
+    assert client_for(bob).get(f"/rooms/{room.pk}/").status_code == 200
+    assert client_for(eve).get(f"/rooms/{room.pk}/").status_code == 404
+    with pytest.raises(services.RoomError) as refusal:
+        services.join_room(room.pk, eve)
+    assert refusal.value.code == "no_such_room"
+    seat = services.join_room(room.pk, bob)  # no invite link needed: he played the old match
+    assert seat.room_id == room.pk and seat.index == 1
+
+
+def test_a_player_the_host_removed_from_the_rematch_cannot_rejoin_it_by_asking(alice, bob):
+    old = _finished(alice, bob)
+    room = services.rematch(old.pk, alice)
+    services.rematch(old.pk, bob)
+    services.remove_player(room.pk, alice, 1)
+    with pytest.raises(services.RoomError) as refusal:
+        services.rematch(old.pk, bob)
+    assert refusal.value.code == "removed"
+    assert not room.seat_set.filter(user=bob).exists()
