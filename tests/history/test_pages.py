@@ -113,3 +113,11 @@ def test_a_private_matchs_sheet_is_for_its_people_only(alice, bob, eve):
         f"/rooms/{match.room_id}/rematch/", headers={"HX-Request": "true"}
     )
     assert refused.status_code == 404
+
+
+def test_the_room_page_links_each_persons_name_to_his_page(alice, bob):
+    room = services.create_room(alice, "ligretto", 3)
+    services.add_bots(room.pk, alice, count=1, level="easy")
+    html = client_for(bob).get(f"/rooms/{room.pk}/").content.decode()
+    assert '<a href="/players/alice/"><span class="name">alice</span></a>' in html
+    assert '<span class="name">Easy bot 2</span>' in html
