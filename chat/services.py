@@ -45,6 +45,11 @@ def chat_group(room_id: int) -> str:
     return f"chat.{room_id}"
 
 
+def chat_user_group(user_id: int) -> str:
+    # Only chat sockets join this one (not the lobby's), so only they get its messages.
+    return f"chat.user.{user_id}"
+
+
 def clean(text: object) -> str:
     """Return the line as it is kept: control characters dropped, whitespace collapsed."""
     if not isinstance(text, str):
@@ -161,6 +166,28 @@ def _push_line(message: ChatMessage) -> None:
 def _push_delete(room_id: int, message_id: int) -> None:
     html = render_to_string(f"{TEMPLATE}#delete", {"message_id": message_id})
     _group_send(room_id, {"type": "chat.hidden", "html": html})
+
+
+def mute_changed(user_id: int) -> None:
+    """Tell the user's chat boxes that his mute began or ended: each draws itself again."""
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(chat_user_group(user_id), {"type": "chat.compose"})
+
+
+def _on_mute_saved(sender, instance, **kwargs) -> None:  # noqa: ANN001
+    # Whichever path records or lifts a mute (the admin, a staff page, a shell), after commit.
+    transaction.on_commit(partial(mute_changed, instance.user_id))
+
+
+def connect_signals() -> None:
+    """Called once from ChatConfig.ready()."""
+    from django.db.models.signals import post_delete, post_save
+
+    from moderation.models import Mute
+
+    post_save.connect(_on_mute_saved, sender=Mute, dispatch_uid="chat.mute_saved")
+    post_delete.connect(_on_mute_saved, sender=Mute, dispatch_uid="chat.mute_deleted")
 
 
 def _group_send(room_id: int, event: dict) -> None:

@@ -2,7 +2,8 @@
 
 A consumer calls `chat_join(room_id)` in connect() (it returns the backlog to send with the
 view), hands every decoded message to `chat_receive(message)` first (True: it was chat), and
-inherits the group handlers `chat_line` and `chat_hidden`, which forward the rendered bytes.
+inherits the group handlers `chat_line` and `chat_hidden`, which forward the rendered bytes,
+and `chat_compose`, which redraws this user's chat box when a mute of his begins or ends.
 """
 
 from __future__ import annotations
@@ -24,6 +25,9 @@ class ChatSocket:
         """Join the room's chat group and return the chat's whole view for this socket."""
         self.chat_room_id = room_id
         await self.join_group(services.chat_group(room_id))  # before reading: miss nothing
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            await self.join_group(services.chat_user_group(user.pk))
         self.chat_seen, html = await database_sync_to_async(services.render_backlog)(
             room_id, self.scope.get("user")
         )
@@ -62,6 +66,11 @@ class ChatSocket:
 
     async def chat_hidden(self, event: dict[str, Any]) -> None:
         await self.send(text_data=event["html"])
+
+    async def chat_compose(self, event: dict[str, Any]) -> None:
+        # A mute began or ended: the box shows the form again, or until when it is closed.
+        user = self.scope.get("user")
+        await self.send(text_data=await database_sync_to_async(services.render_compose)(user))
 
 
 def _call(action, target: int, user, value: Any) -> None:  # noqa: ANN001

@@ -191,10 +191,15 @@ async def test_a_muted_player_is_refused_and_his_box_says_until_when():
     mute = await sync_to_async(Mute.objects.create)(
         user=bob, until=timezone.now() + datetime.timedelta(minutes=30), reason="x", by=moderator
     )
+    sentence = f"You are muted until {timezone.localtime(mute.until):%H:%M}"
+    # His open box says so at once; nobody else's changes.
+    frame = await frame_with(bob_table, 'id="chat-compose"')
+    assert sentence in frame and 'id="chat-form"' not in frame
+    assert await alice_table.receive_nothing(timeout=0.2)
 
+    # A page still showing the form (or a hand-made message) is refused all the same.
     await bob_table.send_to(text_data=say("hello?"))
     frame = await frame_with(bob_table, 'id="chat-note"')
-    sentence = f"You are muted until {timezone.localtime(mute.until):%H:%M}"
     assert sentence in frame
     assert 'id="chat-muted"' in frame and 'id="chat-form"' not in frame
     assert not await sync_to_async(ChatMessage.objects.exists)()
@@ -202,6 +207,14 @@ async def test_a_muted_player_is_refused_and_his_box_says_until_when():
     # On reconnect the box says so at once.
     again = await room_socket(room.pk, bob)
     assert sentence in await again.receive_from()
+
+    # Lifting the mute gives both of his pages the form back.
+    await sync_to_async(mute.delete)()
+    for socket in (bob_table, again):
+        frame = await frame_with(socket, 'id="chat-compose"')
+        assert 'id="chat-form"' in frame and "muted" not in frame
+    await bob_table.send_to(text_data=say("thanks"))
+    assert ">thanks</span>" in await frame_with(alice_table, "chat-line-")
     for socket in (bob_table, alice_table, again):
         await socket.disconnect()
 
