@@ -16,13 +16,14 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import transaction
+from django.db.models.signals import post_delete, post_save
 from django.template.loader import render_to_string
 from django.utils import timezone
 
 from chat.models import MAX_LENGTH, ChatMessage
 from lobby import ratelimit
 from lobby.models import Room
-from moderation.models import AuditEntry, muted_until, record
+from moderation.models import AuditEntry, Mute, muted_until, record
 
 # The last lines a socket gets on (re)connect: enough to follow the talk, cheap to render.
 BACKLOG = 50
@@ -182,10 +183,6 @@ def _on_mute_saved(sender, instance, **kwargs) -> None:  # noqa: ANN001
 
 def connect_signals() -> None:
     """Called once from ChatConfig.ready()."""
-    from django.db.models.signals import post_delete, post_save
-
-    from moderation.models import Mute
-
     post_save.connect(_on_mute_saved, sender=Mute, dispatch_uid="chat.mute_saved")
     post_delete.connect(_on_mute_saved, sender=Mute, dispatch_uid="chat.mute_deleted")
 
