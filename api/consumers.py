@@ -10,6 +10,7 @@ another process, or a socket that fell behind, loads the table.
 from __future__ import annotations
 
 import json
+import secrets
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -21,7 +22,7 @@ from api import auth, views
 from api.serialize import room_json
 from cardgames import sockets
 from games import play, presence, push
-from lobby import live
+from lobby import access, live
 from lobby.models import Room
 
 # How views reached this process's sockets: from the cache, or loaded (for the figures).
@@ -44,7 +45,8 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         if self.user is None:
             await self.close(code=4401)
             return
-        if not await database_sync_to_async(Room.objects.filter(pk=self.room_id).exists)():
+        invite = (parse_qs(self.scope.get("query_string", b"").decode()).get("invite") or [None])[0]
+        if not await database_sync_to_async(_may_watch)(self.room_id, self.user, invite):
             self.user = None
             await self.close(code=4404)
             return
@@ -199,3 +201,12 @@ def _load(room_id: int, base: str) -> tuple[play.Table | None, dict[str, Any] | 
         return table, None
     room = Room.objects.select_related("host").prefetch_related("seat_set__user").get(pk=room_id)
     return None, room_json(room, base=base)
+
+
+def _may_watch(room_id: int, user: Any, invite: str | None) -> bool:
+    """Whether the room exists and `user` may see it (a private one: see lobby.access)."""
+    room = Room.objects.filter(pk=room_id).first()
+    if room is None:
+        return False
+    invited = invite is not None and secrets.compare_digest(invite, room.invite_code)
+    return access.may_view(room, user, invited)

@@ -42,8 +42,11 @@ SCHEMAS: dict[str, Any] = {
     "Token": _obj({"token": STR}),
     "NewRoom": _obj(
         {"game": {"enum": ["ligretto-mini", "ligretto", "allegra"]}, "seats": INT},
-        {"options": {"type": "object"}},
+        {"options": {"type": "object"}, "private": BOOL},
     ),
+    "Remove": _obj({"seat": INT}),
+    "Close": _obj({}, {"reason": {"type": "string", "maxLength": 200}}),
+    "Invite": _obj({}, {"invite": STR}),
     "Bots": _obj(
         {},
         {"count": {"type": "integer", "minimum": 1}, "level": {"enum": ["easy", "normal", "fast"]}},
@@ -61,7 +64,9 @@ SCHEMAS: dict[str, Any] = {
                 "items": _obj({"seat": INT, "name": STR, "bot": BOOL}),
             },
             "url": {"type": "string", "format": "uri"},
-        }
+            "private": BOOL,
+        },
+        {"invite": STR},
     ),
     "RoomList": _obj({"rooms": {"type": "array", "items": _ref("Room")}}),
     "Action": {"type": "object", "required": ["type"], "properties": {"type": STR}},
@@ -84,7 +89,7 @@ SCHEMAS: dict[str, Any] = {
         "properties": {
             "room": INT,
             "game": {"enum": ["ligretto-mini", "ligretto", "allegra"]},
-            "status": {"enum": ["starting", "playing", "round_over", "finished"]},
+            "status": {"enum": ["starting", "playing", "round_over", "finished", "closed"]},
             "round": {"type": "integer", "minimum": 1},
             "version": INT,
             "seat": SEAT,
@@ -264,7 +269,17 @@ PATHS: dict[str, Any] = {
         },
     },
     "/api/v1/rooms/{id}": {"get": _room_call("A room")},
-    "/api/v1/rooms/{id}/join": {"post": _room_call("Take the lowest free seat", "Room", 409)},
+    "/api/v1/rooms/{id}/join": {
+        "post": _room_call("Take the lowest free seat", "Room", 403, 409, body="Invite")
+    },
+    "/api/v1/rooms/{id}/remove": {
+        "post": _room_call(
+            "Remove a player before the start (host)", "Room", 400, 403, 409, body="Remove"
+        )
+    },
+    "/api/v1/rooms/{id}/close": {
+        "post": _room_call("Close the room; a match stops (host)", "Room", 403, 409, body="Close")
+    },
     "/api/v1/rooms/{id}/leave": {"post": _room_call("Give up your seat", "Room", 409)},
     "/api/v1/rooms/{id}/bots": {
         "post": _room_call("Fill free seats with bots (host)", "Room", 400, 403, 409, body="Bots")

@@ -14,10 +14,15 @@ from lobby.models import Room
 ROOM_STATUS = {"open": "open", "playing": "playing", "finished": "finished", "closed": "finished"}
 
 
-def room_json(room: Room, request: HttpRequest | None = None, base: str = "") -> dict[str, Any]:
-    """The api.md room object (seats and host prefetched, ideally); `url` is absolute."""
+def room_json(
+    room: Room, request: HttpRequest | None = None, base: str = "", viewer: Any = None
+) -> dict[str, Any]:
+    """The api.md room object (seats and host prefetched, ideally); `url` is absolute.
+
+    A private room's invite code goes only to `viewer` when he holds a seat there.
+    """
     url = room.get_absolute_url()
-    return {
+    answer = {
         "id": room.pk,
         "game": room.game,
         "status": ROOM_STATUS[room.status],
@@ -30,7 +35,11 @@ def room_json(room: Room, request: HttpRequest | None = None, base: str = "") ->
             for seat in sorted(room.seat_set.all(), key=lambda s: s.index)
         ],
         "url": request.build_absolute_uri(url) if request is not None else base + url,
+        "private": room.private,
     }
+    if viewer is not None and any(seat.user_id == viewer.pk for seat in room.seat_set.all()):
+        answer["invite"] = room.invite_code
+    return answer
 
 
 def score_sheet(room: Room) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import logging
+import secrets
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -22,7 +23,7 @@ from api.models import ApiToken
 from api.serialize import room_json, score_sheet
 from games import play
 from games.engine import IllegalAction
-from lobby import ratelimit, services
+from lobby import access, ratelimit, services
 from lobby.forms import SignupForm
 from lobby.models import Room
 from lobby.services import RoomError
@@ -117,21 +118,33 @@ def _too_many(what: str, wait: int) -> ApiError:
     )
 
 
-def _room(room_id: int) -> Room:
+def _room(room_id: int, user: Any, invite: Any = None) -> Room:
+    """The room, if `user` may see it (a private one: its people, staff, or the invite code)."""
     room = (
         Room.objects.select_related("host")
         .prefetch_related("seat_set__user")
         .filter(pk=room_id)
         .first()
     )
-    if room is None:
+    if room is None or not access.may_view(room, user, _invited(room, invite)):
         raise ApiError("no_such_room", "There is no such room.", 404)
     return room
 
 
-def _table(room_id: int) -> play.Table:
-    if not Room.objects.filter(pk=room_id).exists():
-        raise ApiError("no_such_room", "There is no such room.", 404)
+def _invited(room: Room, invite: Any) -> bool:
+    return isinstance(invite, str) and secrets.compare_digest(invite, room.invite_code)
+
+
+def _invite_param(request: HttpRequest, body: dict[str, Any]) -> Any:
+    return body.get("invite") or request.GET.get("invite")
+
+
+def _room_answer(request: HttpRequest, user: Any, room_id: int, invite: Any = None) -> JsonResponse:
+    return JsonResponse(room_json(_room(room_id, user, invite), request, viewer=user))
+
+
+def _table(room_id: int, user: Any, invite: Any = None) -> play.Table:
+    _room(room_id, user, invite)
     table = play.load_table(room_id)
     if table is None:
         raise ApiError("not_started", "This room has not started yet.", 409)
@@ -195,7 +208,7 @@ def token(request: HttpRequest, user: None, body: dict[str, Any]) -> JsonRespons
 def rooms(request: HttpRequest, user: Any, body: dict[str, Any]) -> JsonResponse:
     if request.method == "GET":
         listed = (
-            Room.objects.filter(status=Room.Status.OPEN)
+            Room.objects.filter(status=Room.Status.OPEN, private=False)
             .select_related("host")
             .prefetch_related("seat_set__user")
             .order_by("-created_at")[:100]
@@ -210,25 +223,45 @@ def rooms(request: HttpRequest, user: Any, body: dict[str, Any]) -> JsonResponse
     options = body.get("options")
     if options is not None and not isinstance(options, dict):
         raise ApiError("invalid_options", '"options" must be an object.')
-    room = services.create_room(user, game, seats, options)
-    return JsonResponse(room_json(_room(room.pk), request), status=201)
+    room = services.create_room(user, game, seats, options, body.get("private", False))
+    return JsonResponse(room_json(_room(room.pk, user), request, viewer=user), status=201)
 
 
 @endpoint("GET")
 def room(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    return JsonResponse(room_json(_room(room_id), request))
+    return _room_answer(request, user, room_id, _invite_param(request, body))
 
 
 @endpoint("POST")
 def join(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    services.join_room(room_id, user)
-    return JsonResponse(room_json(_room(room_id), request))
+    invite = _invite_param(request, body)
+    room = _room(room_id, user, invite)
+    services.join_room(room_id, user, invited=_invited(room, invite))
+    return _room_answer(request, user, room_id)
 
 
 @endpoint("POST")
 def leave(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
+    _room(room_id, user)
     services.leave_room(room_id, user)
-    return JsonResponse(room_json(_room(room_id), request))
+    return _room_answer(request, user, room_id)
+
+
+@endpoint("POST")
+def remove(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
+    _room(room_id, user)
+    services.remove_player(room_id, user, body.get("seat"))
+    return _room_answer(request, user, room_id)
+
+
+@endpoint("POST")
+def close(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
+    reason = body.get("reason", "")
+    if not isinstance(reason, str):
+        raise ApiError("bad_request", '"reason" must be a string.')
+    _room(room_id, user)
+    services.close_room(room_id, user, reason)
+    return _room_answer(request, user, room_id)
 
 
 @endpoint("POST")
@@ -236,14 +269,16 @@ def bots(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) ->
     level = body.get("level", "normal")
     if not isinstance(level, str):
         raise ApiError("invalid_level", '"level" must be "easy", "normal" or "fast".')
+    _room(room_id, user)
     services.add_bots(room_id, user, count=body.get("count", 1), level=level)
-    return JsonResponse(room_json(_room(room_id), request))
+    return _room_answer(request, user, room_id)
 
 
 @endpoint("POST")
 def start(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
+    _room(room_id, user)
     services.start_room(room_id, user)
-    return JsonResponse(room_json(_room(room_id), request))
+    return _room_answer(request, user, room_id)
 
 
 # --------------------------------------------------------------------------- playing
@@ -251,7 +286,7 @@ def start(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -
 
 @endpoint("GET")
 def view(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    table = _table(room_id)
+    table = _table(room_id, user, _invite_param(request, body))
     return JsonResponse(table.view(table.seat_of(user)))
 
 
@@ -260,7 +295,7 @@ def actions(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int)
     action = body.get("action")
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise ApiError("bad_action", 'Send {"action": {"type": ..., ...}}.')
-    table = _table(room_id)
+    table = _table(room_id, user)
     seat = table.seat_of(user)
     if seat is None:
         raise ApiError("not_seated", "You have no seat at this table; spectators only watch.", 403)
@@ -298,7 +333,7 @@ def act(room_id: int, seat: int, action: dict[str, Any]) -> dict[str, Any]:
 
 @endpoint("GET")
 def scores(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    room = _room(room_id)
+    room = _room(room_id, user, _invite_param(request, body))
     return JsonResponse(score_sheet(room))
 
 

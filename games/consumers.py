@@ -21,6 +21,7 @@ from cardgames.sockets import CONNECTED, LiveConsumer
 from chat.sockets import ChatSocket
 from games import play, presence, push
 from games.engine import IllegalAction
+from lobby import access
 
 # Moves of one socket being applied at once: a second click while the first is on its way is
 # fine, a backlog is not.
@@ -44,6 +45,11 @@ class TableConsumer(ChatSocket, LiveConsumer):
         self.acting: set[asyncio.Task] = set()
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
         self.user = self.scope.get("user")
+        if not await database_sync_to_async(access.may_view_id)(
+            self.room_id, self.user, self.scope.get("session")
+        ):
+            await self.refuse()  # a private room: as if there were none
+            return
         seat = await database_sync_to_async(presence.seat_for)(self.room_id, self.user)
         if seat is False:
             await self.refuse()

@@ -119,7 +119,7 @@ def _ligretto_partial(context: dict[str, Any], part: str) -> str:
 
 
 def _allegra_legal(table: Table, view: dict[str, Any], seat: int) -> list[dict[str, Any]]:
-    if view["status"] == "starting":
+    if view["status"] in ("starting", "closed"):
         return []
     return table.game.legal_actions(table.state, seat)
 

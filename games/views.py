@@ -13,6 +13,12 @@ def table_page(request: HttpRequest, table: play.Table) -> HttpResponse:
     seat = table.seat_of(request.user)
     view = table.view(None)
     context = push.render_context(table, view, seat)
+    room = table.match.room
+    context["can_close"] = (
+        request.user.is_authenticated
+        and room.host_id == request.user.pk
+        and room.status == room.Status.PLAYING
+    )
     return render(request, push.layout_for(table.match.game).template, context)
 
 

@@ -9,7 +9,7 @@ from django.template.loader import render_to_string
 
 from cardgames.sockets import LiveConsumer
 from chat.sockets import ChatSocket
-from lobby import live
+from lobby import access, live
 from lobby.models import Room
 from lobby.roomview import room_context
 
@@ -28,6 +28,11 @@ class LobbyConsumer(LiveConsumer):
 class RoomConsumer(ChatSocket, LiveConsumer):
     async def connect(self) -> None:
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
+        if not await database_sync_to_async(access.may_view_id)(
+            self.room_id, self.scope.get("user"), self.scope.get("session")
+        ):
+            await self.refuse()  # a private room: as if there were none
+            return
         # Join the group before rendering, so that no change falls between the two.
         await self.join_group(live.room_group(self.room_id))
         html = await self._render()

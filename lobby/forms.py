@@ -58,6 +58,11 @@ class RoomForm(forms.Form):
         label="Descending-row variant",
         help_text="Ligretto family only (rule L16).",
     )
+    private = forms.BooleanField(
+        required=False,
+        label="Private room",
+        help_text="Not listed in the lobby: seats and watching only through the invite link.",
+    )
 
     @staticmethod
     def initial_from(query: QueryDict) -> dict[str, Any]:

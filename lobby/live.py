@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.db.models import Case, Count, F, When
 from django.template.loader import render_to_string
 
+from games.registry import GAMES
 from lobby.models import Room
 
 LOBBY_GROUP = "lobby"
@@ -22,12 +24,38 @@ def room_group(room_id: int) -> str:
     return f"room.{room_id}"
 
 
-# Each list shows this many rooms, newest first.
+# Each list shows this many rooms.
 LIST_SIZE = 100
-_ORDER = {
-    # New rooms and newly started games both land at the top of their list.
-    "open-rooms": (Room.Status.OPEN, ("-created_at", "-pk")),
-    "playing-rooms": (Room.Status.PLAYING, ("-started_at", "-pk")),
+
+
+def _open_rooms(game: str):  # noqa: ANN202 - a Room queryset
+    # Public rooms of one game, those with a free seat first, newest first within each.
+    return (
+        Room.objects.filter(status=Room.Status.OPEN, private=False, game=game)
+        .annotate(taken=Count("seat_set"))
+        .annotate(full=Case(When(taken__gte=F("seats"), then=1), default=0))
+        .order_by("full", "-created_at", "-pk")
+    )
+
+
+def _playing_rooms():  # noqa: ANN202 - a Room queryset
+    # Newly started games land at the top.
+    return Room.objects.filter(status=Room.Status.PLAYING, private=False).order_by(
+        "-started_at", "-pk"
+    )
+
+
+def _lists() -> dict[str, object]:
+    """Every list the lobby shows, by its element id: open rooms per game, then games to watch."""
+    lists: dict[str, object] = {f"open-{slug}": _open_rooms(slug) for slug in GAMES}
+    lists["playing-rooms"] = _playing_rooms()
+    return lists
+
+
+# What an empty list says (its marker is always last; new entries go before it).
+_EMPTY_TEXT = {
+    **{f"open-{slug}": f"No open {game.name} rooms yet." for slug, game in GAMES.items()},
+    "playing-rooms": "No games in progress.",
 }
 
 
@@ -35,13 +63,26 @@ def _rooms():  # noqa: ANN202 - a Room queryset
     return Room.objects.select_related("host").prefetch_related("seat_set__user")
 
 
-def listed_rooms() -> dict[str, list[Room]]:
-    """Return the rooms the lobby lists: open ones to join, playing ones to watch."""
-    status, order = _ORDER["open-rooms"]
-    open_rooms = list(_rooms().filter(status=status).order_by(*order)[:LIST_SIZE])
-    status, order = _ORDER["playing-rooms"]
-    playing_rooms = list(_rooms().filter(status=status).order_by(*order)[:LIST_SIZE])
-    return {"open_rooms": open_rooms, "playing_rooms": playing_rooms}
+def listed_rooms() -> dict[str, object]:
+    """Return what the lobby lists: open public rooms per game to join, playing ones to watch."""
+    shown = {
+        name: list(qs.values_list("pk", flat=True)[:LIST_SIZE]) for name, qs in _lists().items()
+    }
+    rooms = _rooms().in_bulk([pk for ids in shown.values() for pk in ids])
+    open_lists = [
+        {
+            "id": f"open-{slug}",
+            "name": game.name,
+            "empty_text": _EMPTY_TEXT[f"open-{slug}"],
+            "rooms": [rooms[pk] for pk in shown[f"open-{slug}"]],
+        }
+        for slug, game in GAMES.items()
+    ]
+    return {
+        "open_lists": open_lists,
+        "playing_rooms": [rooms[pk] for pk in shown["playing-rooms"]],
+        "playing_empty_text": _EMPTY_TEXT["playing-rooms"],
+    }
 
 
 def render_room_list() -> str:
@@ -51,12 +92,8 @@ def render_room_list() -> str:
 def render_room_change(room_id: int) -> str:
     """Render what a lobby socket needs after `room_id` changed: its entry, put in place."""
     lists = {
-        name: list(
-            Room.objects.filter(status=status)
-            .order_by(*order)
-            .values_list("pk", flat=True)[: LIST_SIZE + 1]
-        )
-        for name, (status, order) in _ORDER.items()
+        name: list(qs.values_list("pk", flat=True)[: LIST_SIZE + 1])
+        for name, qs in _lists().items()
     }
     # (room id, list it shows in or None, id of the entry it goes before or None for the end)
     placements: list[tuple[int, str | None, int | None]] = []
@@ -79,8 +116,7 @@ def render_room_change(room_id: int) -> str:
             {"room_id": pk, "list": name, "before": before, "room": rooms.get(pk) if name else None}
             for pk, name, before in placements
         ],
-        "open_empty": not lists["open-rooms"],
-        "playing_empty": not lists["playing-rooms"],
+        "empties": [(name, _EMPTY_TEXT[name], not ids) for name, ids in lists.items()],
     }
     return render_to_string("lobby/index.html#room-change", context)
 

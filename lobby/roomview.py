@@ -17,6 +17,7 @@ def room_context(room: Room, user, base_url: str, error: str | None = None) -> d
     is_host = signed_in and room.host_id == user.pk
     filled = len(seats)
     info = room.game_info
+    removed_me = signed_in and my_seat is None and room.removed.filter(pk=user.pk).exists()
     return {
         "room": room,
         "seat_rows": [(i, seats.get(i)) for i in range(room.seats)],
@@ -28,11 +29,18 @@ def room_context(room: Room, user, base_url: str, error: str | None = None) -> d
         "is_host": is_host,
         "filled": filled,
         "free": room.seats - filled,
-        "can_join": signed_in and room.is_open and my_seat is None and filled < room.seats,
+        "can_join": signed_in
+        and room.is_open
+        and my_seat is None
+        and not removed_me
+        and filled < room.seats,
         "can_start": is_host and room.is_open and filled >= info.min_seats,
         "min_seats": info.min_seats,
         "bot_levels": info.bot_levels if is_host and room.is_open else (),
         "invite_url": base_url + room.get_invite_url(),
+        "can_remove": is_host and room.is_open,
+        "can_close": is_host and room.status in (Room.Status.OPEN, Room.Status.PLAYING),
+        "removed_me": removed_me,
         "error": error,
     }
 

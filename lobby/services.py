@@ -42,9 +42,14 @@ def check_room(game: str, seats: Any, options: Any) -> dict[str, Any]:
         raise RoomError(refusal.code, refusal.message, 400) from refusal
 
 
-def create_room(user, game: str, seats: Any, options: Any = None) -> Room:
-    """Open a room for `game`; its creator hosts it and sits in seat 0."""
+def create_room(user, game: str, seats: Any, options: Any = None, private: Any = False) -> Room:
+    """Open a room for `game`; its creator hosts it and sits in seat 0.
+
+    A private room is not listed; only holders of its invite link may take a seat or watch.
+    """
     clean_options = check_room(game, seats, options)
+    if not isinstance(private, bool):
+        raise RoomError("invalid_private", '"private" must be true or false.', 400)
     _throttle(user)
     with transaction.atomic():
         # Lock the host's row so that two rooms opened at once cannot both slip under the cap.
@@ -58,14 +63,19 @@ def create_room(user, game: str, seats: Any, options: Any = None) -> Room:
                 f"You already host {hosted} rooms that are open or being played; "
                 "finish or leave one before opening another.",
             )
-        room = Room.objects.create(game=game, seats=seats, options=clean_options, host=user)
+        room = Room.objects.create(
+            game=game, seats=seats, options=clean_options, host=user, private=private
+        )
         Seat.objects.create(room=room, index=0, user=user)
         _after_commit(room.pk)
     return room
 
 
-def join_room(room_id: int, user) -> Seat:
-    """Seat `user` in the lowest free seat of an open room."""
+def join_room(room_id: int, user, invited: bool = False) -> Seat:
+    """Seat `user` in the lowest free seat of an open room.
+
+    `invited`: he came through the room's invite link, which a private room requires.
+    """
     _throttle(user)
     try:
         with transaction.atomic():
@@ -73,7 +83,16 @@ def join_room(room_id: int, user) -> Seat:
             seats = list(room.seat_set.all())
             if any(seat.user_id == user.pk for seat in seats):
                 raise RoomError("already_seated", "You already have a seat in this room.")
+            if room.private and not invited:
+                # The same answer as for no room at all: a private room's number reveals nothing.
+                raise RoomError("no_such_room", "There is no such room.", 404)
             _require_open(room)
+            if room.removed.filter(pk=user.pk).exists():
+                raise RoomError(
+                    "removed",
+                    "The host removed you from this room; you cannot sit here again.",
+                    403,
+                )
             taken = {seat.index for seat in seats}
             free = [i for i in range(room.seats) if i not in taken]
             if not free:
@@ -112,6 +131,30 @@ def leave_room(room_id: int, user) -> Room:
         elif room.host_id == user.pk:
             room.host_id = successor.user_id
         room.save()
+        _after_commit(room.pk)
+    return room
+
+
+def remove_player(room_id: int, user, index: Any) -> Room:
+    """Let the host remove the player (or bot) in seat `index` before the start.
+
+    A removed person may not take a seat in this room again; his room page says so.
+    """
+    if isinstance(index, bool) or not isinstance(index, int):
+        raise RoomError("invalid_seat", "Name the seat to free by its number.", 400)
+    _throttle(user)
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        _require_host(room, user)
+        _require_open(room)
+        seat = room.seat_set.filter(index=index).first()
+        if seat is None:
+            raise RoomError("invalid_seat", "That seat is free already.", 400)
+        if seat.user_id == user.pk:
+            raise RoomError("invalid_seat", "You cannot remove yourself; leave the room instead.")
+        if seat.user_id:
+            room.removed.add(seat.user_id)
+        seat.delete()
         _after_commit(room.pk)
     return room
 

@@ -12,5 +12,7 @@ urlpatterns = [
     path("rooms/<int:room_id>/leave/", views.leave, name="leave"),
     path("rooms/<int:room_id>/start/", views.start, name="start"),
     path("rooms/<int:room_id>/bots/", views.add_bots, name="bots"),
+    path("rooms/<int:room_id>/remove/", views.remove, name="remove"),
+    path("rooms/<int:room_id>/close/", views.close, name="close"),
     path("invite/<str:code>/", views.invite, name="invite"),
 ]

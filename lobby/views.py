@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
 from django.utils.html import escape
@@ -15,7 +15,7 @@ from django.views.decorators.vary import vary_on_headers
 
 from games import play
 from games.views import table_page
-from lobby import live, services
+from lobby import access, live, services
 from lobby.forms import RoomForm
 from lobby.models import Room
 from lobby.roomview import room_context
@@ -33,7 +33,9 @@ def create_room(request: HttpRequest) -> HttpResponse:
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
-            room = services.create_room(request.user, data["game"], data["seats"], data["options"])
+            room = services.create_room(
+                request.user, data["game"], data["seats"], data["options"], data["private"]
+            )
         except services.RoomError as refusal:
             # Too many rooms or too fast: say so on the form, which keeps what was typed.
             form.add_error(None, refusal.message)
@@ -56,6 +58,8 @@ def create_room(request: HttpRequest) -> HttpResponse:
 @vary_on_headers("HX-Request")
 def room_detail(request: HttpRequest, room_id: int) -> HttpResponse:
     room = get_object_or_404(Room.objects.select_related("host"), pk=room_id)
+    if not access.may_view(room, request.user, room.pk in access.invited_rooms(request.session)):
+        raise Http404("There is no such room.")
     if room.status != Room.Status.OPEN:
         table = play.load_table(room.pk)
         if table is not None:
@@ -73,12 +77,11 @@ def invite(request: HttpRequest, code: str) -> HttpResponse:
     room = get_object_or_404(Room, invite_code=code)
     if not request.user.is_authenticated:
         return redirect_to_login(request.get_full_path(), login_url="signup")
-    invited = request.session.get("invited_rooms", [])
-    if room.pk not in invited:
-        # The newest few are enough; the list must not grow without end in the session.
-        request.session["invited_rooms"] = [*invited, room.pk][-20:]
+    access.remember_invite(request.session, room.pk)
     if not room.seat_set.filter(user=request.user).exists():
-        if room.is_open and room.seat_set.count() < room.seats:
+        if room.removed.filter(pk=request.user.pk).exists():
+            messages.info(request, "The host removed you from this room; you can only watch.")
+        elif room.is_open and room.seat_set.count() < room.seats:
             messages.info(request, "You were invited to this room: take a seat to play.")
         elif room.is_open:
             messages.info(request, "Every seat in this room is taken; you can watch.")
@@ -89,7 +92,35 @@ def invite(request: HttpRequest, code: str) -> HttpResponse:
 
 @require_POST
 def join(request: HttpRequest, room_id: int) -> HttpResponse:
-    return _act(request, room_id, services.join_room)
+    invited = room_id in access.invited_rooms(request.session)
+
+    def take_seat(room_id: int, user) -> object:
+        return services.join_room(room_id, user, invited=invited)
+
+    return _act(request, room_id, take_seat)
+
+
+@require_POST
+def remove(request: HttpRequest, room_id: int) -> HttpResponse:
+    try:
+        index = int(request.POST.get("seat", ""))
+    except ValueError:
+        index = None  # refused below with a clear message
+
+    def free_seat(room_id: int, user) -> object:
+        return services.remove_player(room_id, user, index)
+
+    return _act(request, room_id, free_seat)
+
+
+@require_POST
+def close(request: HttpRequest, room_id: int) -> HttpResponse:
+    reason = request.POST.get("reason", "")
+
+    def close_room(room_id: int, user) -> object:
+        return services.close_room(room_id, user, reason)
+
+    return _act(request, room_id, close_room)
 
 
 @require_POST
@@ -124,10 +155,14 @@ def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
             # A session that expired under an open page: send the whole page to the login.
             return HttpResponse(status=401, headers={"HX-Redirect": login["Location"]})
         return login
+    room = get_object_or_404(Room, pk=room_id)
+    if not access.may_view(room, request.user, room.pk in access.invited_rooms(request.session)):
+        raise Http404("There is no such room.")
     try:
         operation(room_id, request.user)
     except services.RoomError as refusal:
-        room = get_object_or_404(Room, pk=room_id)
+        if refusal.status == 404:
+            raise Http404(refusal.message) from refusal
         return _room_page(request, room, error=refusal.message, status=refusal.status)
     room = Room.objects.get(pk=room_id)
     if request.htmx:

@@ -357,6 +357,8 @@ def banner(view: dict[str, Any], names: dict[int, str]) -> dict[str, str]:
         return {"headline": f"Round {view['round']} is over.", "detail": ""}
     if status == "finished":
         return {"headline": "The match is over.", "detail": ""}
+    if status == "closed":
+        return {"headline": "This room was closed; the match stopped here.", "detail": ""}
     who = names.get(turn, "")
     drawn = (view.get("drawn") or {}).get("value")
     if phase == "opening":

@@ -49,3 +49,11 @@ document.addEventListener("click", (event) => {
     event.target.select();
   }
 });
+
+// A plain form whose button says data-confirm asks first (htmx forms use hx-confirm).
+document.addEventListener("submit", (event) => {
+  const button = event.submitter;
+  if (button && button.dataset.confirm && !window.confirm(button.dataset.confirm)) {
+    event.preventDefault();
+  }
+});

@@ -140,3 +140,21 @@ def test_unknown_calls_and_methods_answer_json(alice):
     method = api.client.delete("/api/v1/rooms", headers=api._headers())
     assert method.status_code == 405 and error_code(method) == "method_not_allowed"
     assert error_code(api.get("signup")) == "method_not_allowed"
+
+
+def test_the_host_removes_a_player_and_closes_the_room(alice, bob):
+    rid = Api(alice).post("rooms", {"game": "ligretto", "seats": 3}).json()["id"]
+    bob_api = Api(bob)
+    bob_api.post(f"rooms/{rid}/join")
+    assert error_code(bob_api.post(f"rooms/{rid}/remove", {"seat": 0})) == "not_host"
+    removed = Api(alice).post(f"rooms/{rid}/remove", {"seat": 1})
+    assert removed.status_code == 200 and [p["name"] for p in removed.json()["players"]] == [
+        "alice"
+    ]
+    refused = bob_api.post(f"rooms/{rid}/join")
+    assert refused.status_code == 403 and error_code(refused) == "removed"
+    assert error_code(bob_api.post(f"rooms/{rid}/close")) == "not_host"
+    closed = Api(alice).post(f"rooms/{rid}/close", {"reason": "done"}).json()
+    assert closed["closed"] is True and Room.objects.get(pk=rid).closed_reason == (
+        "Closed by its host: done"
+    )

@@ -114,3 +114,26 @@ def test_real_answers_match_it(doc, alice, bob, carol):
     _check(doc, "GET", "/api/v1/rooms/{id}/view", a.get(f"rooms/{aid}/view"))
     _check(doc, "POST", "/api/v1/rooms/{id}/leave", b.post(f"rooms/{aid}/leave"))
     _check(doc, "POST", "/api/v1/rooms/{id}/leave", b.post(f"rooms/{aid}/leave"))
+
+    # Private rooms, removing a player and closing: carol hosts, bob comes with the code.
+    hidden = _check(
+        doc,
+        "POST",
+        "/api/v1/rooms",
+        c.post("rooms", {"game": "ligretto", "seats": 3, "private": True}),
+    )
+    hid = hidden["id"]
+    _check(doc, "GET", "/api/v1/rooms/{id}", b.get(f"rooms/{hid}"))  # 404 without the code
+    _check(doc, "GET", "/api/v1/rooms/{id}", b.get(f"rooms/{hid}?invite={hidden['invite']}"))
+    invite = {"invite": hidden["invite"]}
+    _check(doc, "POST", "/api/v1/rooms/{id}/join", b.post(f"rooms/{hid}/join", invite))
+    _check(doc, "POST", "/api/v1/rooms/{id}/remove", b.post(f"rooms/{hid}/remove", {"seat": 0}))
+    _check(doc, "POST", "/api/v1/rooms/{id}/remove", c.post(f"rooms/{hid}/remove", {"seat": "x"}))
+    _check(doc, "POST", "/api/v1/rooms/{id}/remove", c.post(f"rooms/{hid}/remove", {"seat": 1}))
+    _check(doc, "POST", "/api/v1/rooms/{id}/join", b.post(f"rooms/{hid}/join", invite))  # 403
+    _check(doc, "POST", "/api/v1/rooms/{id}/close", a.post(f"rooms/{hid}/close"))  # 404: not his
+    closed = _check(
+        doc, "POST", "/api/v1/rooms/{id}/close", c.post(f"rooms/{hid}/close", {"reason": "x"})
+    )
+    assert closed["closed"] is True
+    _check(doc, "POST", "/api/v1/rooms/{id}/close", c.post(f"rooms/{hid}/close"))  # 409: over

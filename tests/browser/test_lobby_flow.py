@@ -29,7 +29,7 @@ def test_two_people_open_join_and_start_a_room(person):
     sign_up(bob, "bob")
     expect(bob).to_have_url(re.compile(r"/$"))
     wait_live(bob)
-    expect(bob.locator("#open-rooms")).to_contain_text("No open rooms yet")
+    expect(bob.locator("#open-ligretto")).to_contain_text("No open Ligretto rooms yet")
 
     sign_up(alice, "alice")
     alice.goto("/rooms/new/")

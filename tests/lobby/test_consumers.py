@@ -28,7 +28,7 @@ async def test_the_lobby_sends_the_list_on_connect_and_new_rooms_live():
     lobby = await connect("/ws/lobby/")
     first = await lobby.receive_from()
     assert 'id="room-list"' in first and 'data-connected="true"' in first
-    assert "No open rooms yet" in first
+    assert "No open Ligretto rooms yet" in first
 
     room = await sync_to_async(services.create_room)(alice, "ligretto", 4)
     update = await lobby.receive_from()

@@ -79,7 +79,7 @@ async def test_a_room_leaves_the_open_list_when_it_starts_and_when_it_closes():
     closed = await lobby.receive_from()
     assert entry_ids(closed) == []
     assert f"hx-swap-oob=\"delete:[data-room='{second.pk}']\"" in closed
-    assert '<li id="open-rooms-empty" class="empty">' in closed  # the list is empty again
+    assert '<li id="open-ligretto-empty" class="empty">' in closed  # the list is empty again
     await lobby.disconnect()
 
 
