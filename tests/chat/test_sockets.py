@@ -13,6 +13,7 @@ from django.utils import timezone
 from cardgames.asgi import application
 from chat import services
 from chat.models import ChatMessage
+from lobby import services as rooms
 from moderation.models import AuditEntry, Mute
 from tests.conftest import client_for, make_user
 from tests.tables.helpers import ORIGIN, started_room, table_socket
@@ -226,3 +227,23 @@ async def test_the_table_still_takes_moves_and_refuses_spectators_moves():
     await watcher.send_to(text_data=json.dumps({"type": "flip"}))
     assert "only players act" in await frame_with(watcher, 'id="table-flash"')
     await watcher.disconnect()
+
+
+async def test_a_private_room_s_chat_reaches_its_people_only():
+    alice = await sync_to_async(make_user)("alice")
+    bob = await sync_to_async(make_user)("bob")
+    mallory = await sync_to_async(make_user)("mallory")
+    room = await sync_to_async(rooms.create_room)(alice, "ligretto", 3, private=True)
+    await sync_to_async(rooms.join_room)(room.pk, bob, invited=True)
+    bob_room = await room_socket(room.pk, bob)
+    await settle(bob_room)
+    # Without the link, the room's socket is closed before it joins the chat.
+    outsider = WebsocketCommunicator(application, f"/ws/rooms/{room.pk}/", headers=ORIGIN)
+    outsider.scope["user"] = mallory
+    connected, _ = await outsider.connect()
+    assert connected
+    assert await outsider.receive_output() == {"type": "websocket.close", "code": 4404}
+
+    await sync_to_async(services.post)(room.pk, alice, "just us")
+    assert "just us" in await frame_with(bob_room, "chat-line-")
+    await bob_room.disconnect()
