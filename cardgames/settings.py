@@ -167,6 +167,9 @@ ROOMS_PER_USER = envint("ROOMS_PER_USER", 5)
 # Room operations (open, join, leave, bots, start) one user may make within the window.
 ROOM_ACTIONS_PER_USER = envint("ROOM_ACTIONS_PER_USER", 60)
 ROOM_ACTION_WINDOW = envint("ROOM_ACTION_WINDOW", 60)
+# Chat lines one user may post within the window (seconds), across all rooms.
+CHAT_LINES_PER_USER = envint("CHAT_LINES_PER_USER", 5)
+CHAT_LINE_WINDOW = envint("CHAT_LINE_WINDOW", 10)
 
 LANGUAGE_CODE = "en"
 LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("ru", "Русский"), ("ko", "한국어")]

@@ -27,6 +27,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("favicon.ico", views.favicon),
     path("api/v1/", include("api.urls")),
+    path("", include("chat.urls")),
     path("", include("games.urls")),
     path("", include("lobby.urls")),
 ]

@@ -18,6 +18,7 @@ from django.conf import settings
 from django.utils.html import escape
 
 from cardgames.sockets import CONNECTED, LiveConsumer
+from chat.sockets import ChatSocket
 from games import play, presence, push
 from games.engine import IllegalAction
 from lobby import access
@@ -29,7 +30,7 @@ MAX_IN_FLIGHT = 2
 TRANSPORT_KEYS = {"HEADERS"}
 
 
-class TableConsumer(LiveConsumer):
+class TableConsumer(ChatSocket, LiveConsumer):
     room_id: int
     seat: int | None = None
     version = 0
@@ -61,7 +62,7 @@ class TableConsumer(LiveConsumer):
             self.present = True
             await database_sync_to_async(presence.connected)(self.room_id, self.seat)
         self.version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
-        await self.send_view(html)
+        await self.send_view(html + await self.chat_join(self.room_id))
 
     async def disconnect(self, code: int) -> None:
         # Groups are left by LiveConsumer; the seat's count of open sockets goes down here.
@@ -76,6 +77,8 @@ class TableConsumer(LiveConsumer):
             message = None
         if not isinstance(message, dict):
             await self._refused("bad_action", "That message was not understood.", None)
+            return
+        if await self.chat_receive(message):
             return
         trigger = (message.get("HEADERS") or {}).get("HX-Trigger")
         action = {k: _number(v) for k, v in message.items() if k not in TRANSPORT_KEYS}

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
 from cardgames.sockets import LiveConsumer
+from chat.sockets import ChatSocket
 from lobby import access, live
 from lobby.models import Room
 from lobby.roomview import room_context
@@ -22,7 +25,7 @@ class LobbyConsumer(LiveConsumer):
         await self.send(text_data=event["html"])
 
 
-class RoomConsumer(LiveConsumer):
+class RoomConsumer(ChatSocket, LiveConsumer):
     async def connect(self) -> None:
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
         if not await database_sync_to_async(access.may_view_id)(
@@ -36,7 +39,16 @@ class RoomConsumer(LiveConsumer):
         if html is None:
             await self.refuse()
             return
-        await self.send_view(html)
+        await self.send_view(html + await self.chat_join(self.room_id))
+
+    async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # The room page sends nothing but chat (its buttons are plain HTTP posts).
+        try:
+            message = json.loads(text_data or "")
+        except ValueError:
+            return
+        if isinstance(message, dict):
+            await self.chat_receive(message)
 
     async def room_changed(self, event: dict) -> None:
         html = await self._render()

@@ -1,0 +1,78 @@
+"""The chat part of a room's sockets (room page and table): one mixin, so both stay thin.
+
+A consumer calls `chat_join(room_id)` in connect() (it returns the backlog to send with the
+view), hands every decoded message to `chat_receive(message)` first (True: it was chat), and
+inherits the group handlers `chat_line` and `chat_hidden`, which forward the rendered bytes,
+and `chat_compose`, which redraws this user's chat box when a mute of his begins or ends.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from channels.db import database_sync_to_async
+
+from chat import services
+
+
+class ChatSocket:
+    chat_room_id: int
+    # The newest line sent with the backlog: a line pushed between joining the group and
+    # reading the backlog is in both, and is shown once.
+    chat_seen = 0
+
+    async def chat_join(self, room_id: int) -> str:
+        """Join the room's chat group and return the chat's whole view for this socket."""
+        self.chat_room_id = room_id
+        await self.join_group(services.chat_group(room_id))  # before reading: miss nothing
+        user = self.scope.get("user")
+        if user is not None and user.is_authenticated:
+            await self.join_group(services.chat_user_group(user.pk))
+        self.chat_seen, html = await database_sync_to_async(services.render_backlog)(
+            room_id, self.scope.get("user")
+        )
+        return html
+
+    async def chat_receive(self, message: dict[str, Any]) -> bool:
+        """Handle a chat line ("chat") or a staff hide ("chat_hide"); False if neither."""
+        if "chat" in message:
+            await self._chat_call(services.post, self.chat_room_id, message["chat"])
+            return True
+        if "chat_hide" in message:
+            try:
+                message_id = int(message["chat_hide"])
+            except (TypeError, ValueError):
+                await self.send(text_data=services.render_note("That message does not exist."))
+                return True
+            await self._chat_call(services.hide, message_id, message.get("reason"))
+            return True
+        return False
+
+    async def _chat_call(self, action, target: int, value: Any) -> None:  # noqa: ANN001
+        user = self.scope.get("user")
+        try:
+            await database_sync_to_async(_call)(action, target, user, value)
+        except services.ChatRefused as refusal:
+            html = services.render_note(refusal.message)
+            if refusal.muted:  # the box says so from now on, not only this once
+                html += await database_sync_to_async(services.render_compose)(user)
+            await self.send(text_data=html)
+            return
+        await self.send(text_data=services.render_note())  # clear an earlier refusal
+
+    async def chat_line(self, event: dict[str, Any]) -> None:
+        if event["id"] > self.chat_seen:
+            await self.send(text_data=event["html"])
+
+    async def chat_hidden(self, event: dict[str, Any]) -> None:
+        await self.send(text_data=event["html"])
+
+    async def chat_compose(self, event: dict[str, Any]) -> None:
+        # A mute began or ended: the box shows the form again, or until when it is closed.
+        user = self.scope.get("user")
+        await self.send(text_data=await database_sync_to_async(services.render_compose)(user))
+
+
+def _call(action, target: int, user, value: Any) -> None:  # noqa: ANN001
+    # post(room_id, user, text) and hide(message_id, moderator, reason) share this shape.
+    action(target, user, value)

@@ -1,0 +1,120 @@
+"""Room chat in real browsers: live for players and spectators, quick reactions, mutes, hiding."""
+
+from __future__ import annotations
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.test_ligretto_table import at_table, join, open_room
+from tests.browser.test_lobby_flow import PASSWORD, sign_up, wait_live
+
+
+def say(page: Page, text: str) -> None:
+    page.fill("#chat-input", text)
+    page.click("#chat-send")
+
+
+def log_in(page: Page, username: str) -> None:
+    page.goto("/accounts/login/")
+    page.fill("#id_username", username)
+    page.fill("#id_password", PASSWORD)
+    page.click("main button[type=submit]")
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+
+
+def test_a_chat_message_appears_live_for_the_other_player_and_for_a_spectator(person):
+    alice, bob, eve, guest = person(), person(), person(), person()
+    for page, name in ((alice, "chat-ann"), (bob, "chat-ben"), (eve, "chat-eva")):
+        sign_up(page, name)
+    room_id = open_room(alice, "ligretto-mini", 2)
+    join(bob, room_id)
+    eve.goto(f"/rooms/{room_id}/")
+    wait_live(eve)
+
+    # On the room page, before the start: the line is escaped and everyone sees it live.
+    say(alice, "hello <b>all</b>")
+    for page in (alice, bob, eve):
+        line = page.locator("#chat-log .chat-line").last
+        expect(line).to_contain_text("chat-ann")
+        expect(line.locator(".text")).to_have_text("hello <b>all</b>")
+    expect(alice.locator("#chat-input")).to_have_value("")  # cleared once sent
+
+    alice.click("#start-button")
+    for page in (alice, bob):
+        at_table(page)
+    eve.goto(f"/rooms/{room_id}/")
+    at_table(eve)
+    guest.set_viewport_size({"width": 390, "height": 844})  # a phone
+    guest.goto(f"/rooms/{room_id}/")
+    at_table(guest)
+    box = guest.locator("#chat").bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    assert guest.evaluate("document.documentElement.scrollWidth") <= 390
+    # The table's panel starts with what was said so far; a guest reads but cannot write.
+    for page in (alice, bob, eve, guest):
+        expect(page.locator("aside.table-side #chat-log")).to_contain_text("hello <b>all</b>")
+    expect(guest.locator("#chat-closed")).to_contain_text("log in to chat")
+    expect(guest.locator("#chat-input")).to_have_count(0)
+
+    # At the table, a quick reaction is one click.
+    bob.locator("#chat-reactions button", has_text="well played").click()
+    for page in (alice, bob, eve, guest):
+        line = page.locator("#chat-log .chat-line").last
+        expect(line).to_contain_text("chat-ben")
+        expect(line.locator(".text")).to_have_text("well played")
+    say(eve, "nice game")
+    for page in (alice, bob, guest):
+        expect(page.locator("#chat-log .chat-line").last.locator(".text")).to_have_text("nice game")
+    # The table still plays while people talk.
+    expect(alice.locator("#lg-status")).to_have_attribute("data-status", "playing")
+
+
+def test_a_muted_player_cannot_chat_and_a_moderator_hides_a_line(person, site_shell):
+    alice, bob, mia = person(), person(), person()
+    sign_up(alice, "mute-ann")
+    sign_up(bob, "mute-ben")
+    site_shell(
+        "from django.contrib.auth import get_user_model\n"
+        f"get_user_model().objects.create_user('mute-mia', password='{PASSWORD}', is_staff=True)"
+    )
+    log_in(mia, "mute-mia")
+    room_id = open_room(alice, "ligretto", 3)
+    join(bob, room_id)
+    mia.goto(f"/rooms/{room_id}/")
+    wait_live(mia)
+    expect(alice.locator(".chat-hide")).to_have_count(0)  # nobody has lines yet
+
+    say(bob, "you all play badly")
+    rude = alice.locator("#chat-log .chat-line", has_text="you all play badly")
+    expect(rude).to_be_visible()
+    expect(rude.locator(".chat-hide")).to_be_hidden()  # not staff: no hide button
+
+    # The moderator hides the line from his page; it goes from every page at once.
+    mia_line = mia.locator("#chat-log .chat-line", has_text="you all play badly")
+    mia.once("dialog", lambda dialog: dialog.accept("rude to the table"))
+    mia_line.locator(".chat-hide").click()
+    for page in (alice, bob, mia):
+        expect(page.locator("#chat-log")).not_to_contain_text("you all play badly")
+
+    # Then a mute (recorded as the moderation pages would) while bob's page is open.
+    until = site_shell(
+        "import datetime\n"
+        "from django.contrib.auth import get_user_model\n"
+        "from django.utils import timezone\n"
+        "from moderation.models import Mute\n"
+        "users = get_user_model().objects\n"
+        "mute = Mute.objects.create(user=users.get(username='mute-ben'), by=users.get("
+        "username='mute-mia'), until=timezone.now() + datetime.timedelta(minutes=30), reason='x')\n"
+        "print(timezone.localtime(mute.until).strftime('%H:%M'))"
+    ).strip()
+    say(bob, "let me speak")
+    expect(bob.locator("#chat-note")).to_have_text(f"You are muted until {until}.")
+    expect(bob.locator("#chat-muted")).to_have_text(f"You are muted until {until}.")
+    expect(bob.locator("#chat-input")).to_have_count(0)
+    say(alice, "quiet now")
+    expect(bob.locator("#chat-log")).to_contain_text("quiet now")
+    for page in (alice, bob, mia):
+        expect(page.locator("#chat-log")).not_to_contain_text("let me speak")
+    bob.reload()
+    wait_live(bob)
+    expect(bob.locator("#chat-muted")).to_have_text(f"You are muted until {until}.")
+    expect(bob.locator("#chat-input")).to_have_count(0)
