@@ -29,6 +29,7 @@ urlpatterns = [
     path("api/v1/", include("api.urls")),
     path("", include("chat.urls")),
     path("", include("games.urls")),
+    path("", include("moderation.urls")),
     path("", include("lobby.urls")),
 ]
 

@@ -1,6 +1,7 @@
 from django.contrib import admin
 
 from lobby.models import Room, Seat
+from moderation.admin import RoomModeration
 
 
 class SeatInline(admin.TabularInline):
@@ -10,7 +11,7 @@ class SeatInline(admin.TabularInline):
 
 
 @admin.register(Room)
-class RoomAdmin(admin.ModelAdmin):
+class RoomAdmin(RoomModeration, admin.ModelAdmin):
     list_display = ["id", "game", "status", "seats", "host", "created_at"]
     list_filter = ["game", "status"]
     search_fields = ["host__username", "seat_set__user__username"]

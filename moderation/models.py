@@ -120,6 +120,8 @@ class AuditEntry(models.Model):
     class Meta:
         ordering = ["-created_at", "-pk"]
         verbose_name_plural = "audit entries"
+        # Staff with this permission may take moderator actions (moderation.services).
+        permissions = [("moderate", "Can ban, mute, close rooms and handle reports")]
 
     def __str__(self) -> str:
         return f"{self.created_at:%Y-%m-%d %H:%M} {self.moderator}: {self.get_action_display()}"
