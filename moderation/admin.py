@@ -136,7 +136,7 @@ class ModeratedUserAdmin(ModerateMixin, UserAdmin):
         "muted",
         "is_staff",
         "date_joined",
-        "moderation_links",
+        "short_links",
     ]
     list_filter = ["is_active", "is_staff", MutedFilter, "is_superuser", "groups"]
     readonly_fields = ["moderation_links"]
@@ -151,6 +151,10 @@ class ModeratedUserAdmin(ModerateMixin, UserAdmin):
         reason_action("unmute_users", "Unmute", services.unmute),
     ]
 
+    def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
+        # A ban is the Ban action's (it logs why and gives the seats to bots), not a checkbox.
+        return [*super().get_readonly_fields(request, obj), "is_active"]
+
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         until = _active_mutes().order_by("-until").values("until")[:1]
         return super().get_queryset(request).annotate(muted_until=Subquery(until))
@@ -159,6 +163,17 @@ class ModeratedUserAdmin(ModerateMixin, UserAdmin):
     def muted(self, user: Any) -> Any:
         until = getattr(user, "muted_until", None)
         return until or "-"
+
+    @admin.display(description="Links")
+    def short_links(self, user: Any) -> str:
+        # The list keeps to the few a moderator follows most; the change page has them all.
+        return _links(
+            [
+                ("rooms", _changelist("lobby_room", seat_set__user__id__exact=user.pk)),
+                ("reports", _changelist("moderation_report", reported__id__exact=user.pk)),
+                ("audit", _changelist("moderation_auditentry", user__id__exact=user.pk)),
+            ]
+        )
 
     @admin.display(description="Links")
     def moderation_links(self, user: Any) -> str:
@@ -293,7 +308,7 @@ class MuteAdmin(ReadOnlyAdmin):
 @admin.register(AuditEntry)
 class AuditEntryAdmin(ReadOnlyAdmin):
     list_display = ["created_at", "moderator", "action", "target", "reason"]
-    list_filter = ["action", "moderator", "created_at"]
+    list_filter = ["action", ("moderator", admin.RelatedOnlyFieldListFilter), "created_at"]
     search_fields = ["reason", "moderator__username", "user__username"]
     date_hierarchy = "created_at"
     list_select_related = ["moderator", "user", "room", "report"]

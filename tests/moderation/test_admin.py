@@ -111,7 +111,6 @@ def test_the_users_list_links_to_his_rooms_reports_and_audit(mod, mod_client, al
     for link in (
         f"{ROOMS}?seat_set__user__id__exact={bob.pk}",
         f"{REPORTS}?reported__id__exact={bob.pk}",
-        f"{REPORTS}?reporter__id__exact={bob.pk}",
         f"{AUDIT}?user__id__exact={bob.pk}",
     ):
         assert link in html
@@ -123,7 +122,17 @@ def test_the_users_list_links_to_his_rooms_reports_and_audit(mod, mod_client, al
     audit = mod_client.get(f"{AUDIT}?user__id__exact={bob.pk}")
     assert audit.context["cl"].result_count == 1
     change = mod_client.get(f"{USERS}{bob.pk}/change/").content.decode()
-    assert f"{REPORTS}?reported__id__exact={bob.pk}" in change
+    for link in (
+        f"{ROOMS}?seat_set__user__id__exact={bob.pk}",
+        f"{ROOMS}?host__id__exact={bob.pk}",
+        f"{REPORTS}?reported__id__exact={bob.pk}",
+        f"{REPORTS}?reporter__id__exact={bob.pk}",
+        f"/admin/moderation/mute/?user__id__exact={bob.pk}",
+        f"{AUDIT}?user__id__exact={bob.pk}",
+        f"{AUDIT}?moderator__id__exact={bob.pk}",
+    ):
+        assert link in change
+        assert mod_client.get(link.replace("&amp;", "&")).status_code == 200, link
 
 
 def test_the_report_queue_resolves_and_dismisses_with_a_note(mod, mod_client, alice, bob, carol):
@@ -209,3 +218,19 @@ def test_staff_without_the_permission_get_no_moderation_actions(alice):
     )
     assert active(alice) and not AuditEntry.objects.exists() and not Mute.objects.exists()
     assert not Report.objects.exists()
+
+
+def test_the_user_form_cannot_ban_around_the_audit_log(alice):
+    root = get_user_model().objects.create_superuser("root", "root@example.com", "pw")
+    client = client_for(root)
+    form = client.get(f"{USERS}{alice.pk}/change/")
+    assert b'name="is_active"' not in form.content  # shown, not editable
+    fields = {
+        "username": "alice",
+        "date_joined_0": "2026-01-01",
+        "date_joined_1": "10:00:00",
+        "is_staff": "on",
+    }
+    assert client.post(f"{USERS}{alice.pk}/change/", fields).status_code == 302
+    alice = get_user_model().objects.get(pk=alice.pk)
+    assert alice.is_staff and alice.is_active  # the other fields still save

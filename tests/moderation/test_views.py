@@ -147,3 +147,11 @@ def test_the_panel_refuses_a_superuser_target_with_a_sentence(alice, bob):
     response = mod.post(f"/moderation/rooms/{room.pk}/ban/{root.pk}/", {"reason": "x"}, follow=True)
     assert follow_messages(response) == ["Superusers cannot be banned or muted."]
     assert get_user_model().objects.get(pk=root.pk).is_active
+
+
+def test_the_allegra_table_has_the_report_buttons_and_the_panel(alice, bob):
+    room = started_room(alice, [bob], game="allegra")
+    html = page(client_for(alice), room)
+    assert "allegra" in html and f'action="/rooms/{room.pk}/report/{bob.pk}/"' in html
+    html = page(client_for(make_moderator("mod")), room)
+    assert f'action="/moderation/rooms/{room.pk}/ban/{alice.pk}/"' in html
