@@ -7,6 +7,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.test_ligretto_table import at_table, join, open_room
 from tests.browser.test_lobby_flow import sign_up
 
+LIVE = 'data-connected="true"'
 MODERATOR_RIGHTS = [
     "moderate",
     "view_user",
@@ -30,12 +31,13 @@ def make_moderator(site_shell, username: str) -> None:
     )
 
 
-def wait_for_sockets(page: Page, sockets: list, count: int) -> None:
-    for _ in range(100):
-        if len(sockets) >= count:
+def wait_until(page: Page, check, what: str) -> None:  # noqa: ANN001
+    """Wait for `check()` (about socket events, which `expect` cannot watch) to come true."""
+    for _ in range(200):
+        if check():
             return
         page.wait_for_timeout(100)
-    raise AssertionError(f"the page opened {len(sockets)} sockets, not {count}")
+    raise AssertionError(f"never happened: {what}")
 
 
 def test_a_staff_user_bans_a_player_mid_match_and_a_bot_continues_his_seat(person, site_shell):
@@ -47,12 +49,19 @@ def test_a_staff_user_bans_a_player_mid_match_and_a_bot_continues_his_seat(perso
 
     room_id = open_room(ava, "ligretto-mini", 2)
     table_sockets: list = []
-    ben.on("websocket", lambda ws: table_sockets.append(ws) if "/table/" in ws.url else None)
+    connected: list = []  # ben's table sockets, each time one got the whole table (live)
+
+    def track(ws) -> None:  # noqa: ANN001
+        if "/table/" in ws.url:
+            table_sockets.append(ws)
+            ws.on("framereceived", lambda frame: connected.append(ws) if LIVE in frame else None)
+
+    ben.on("websocket", track)
     join(ben, room_id)
     ava.click("#start-button")
     at_table(ava)
     at_table(ben)
-    wait_for_sockets(ben, table_sockets, 1)
+    wait_until(ben, lambda: table_sockets, "ben's table opened a socket")
     seat = ava.locator("#lg-seat-1")
     expect(seat.locator(".name")).to_have_text("ban_ben")
     bot_tag = seat.locator(".tag", has_text="bot")
@@ -60,7 +69,7 @@ def test_a_staff_user_bans_a_player_mid_match_and_a_bot_continues_his_seat(perso
     counts_before = seat.locator(".counts").inner_text()
     open_sockets = [ws for ws in table_sockets if not ws.is_closed()]
     assert len(open_sockets) == 1
-    bens_socket, opened = open_sockets[0], len(table_sockets)
+    bens_socket = open_sockets[0]
 
     # The moderator watches the table and bans ben from the panel.
     moira.goto(f"/rooms/{room_id}/")
@@ -76,7 +85,10 @@ def test_a_staff_user_bans_a_player_mid_match_and_a_bot_continues_his_seat(perso
     # Ben's table socket is closed by the server; his page reconnects as nobody: a spectator.
     if not bens_socket.is_closed():
         bens_socket.wait_for_event("close")
-    wait_for_sockets(ben, table_sockets, opened + 1)  # htmx reconnected
+    # htmx reconnected, and the server sent the whole table to the new socket.
+    wait_until(
+        ben, lambda: any(ws is not bens_socket for ws in connected), "ben's table reconnected"
+    )
     ben.keyboard.press("Space")
     expect(ben.locator('#table-flash[data-code="spectator"]')).to_contain_text("watching")
 
