@@ -12,10 +12,11 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.views.decorators.http import require_POST
 
+from lobby import access
 from lobby.models import Room
 from moderation import services
 
@@ -39,6 +40,8 @@ def staff_only(view):  # noqa: ANN001, ANN201
 @login_required
 def report(request: HttpRequest, room_id: int, user_id: int) -> HttpResponse:
     room = get_object_or_404(Room, pk=room_id)
+    if not access.may_view(room, request.user, room.pk in access.invited_rooms(request.session)):
+        raise Http404("There is no such room.")  # a private room's players stay unknown
     reported = get_object_or_404(get_user_model(), pk=user_id)
     return _run(
         request,

@@ -155,3 +155,13 @@ def test_the_allegra_table_has_the_report_buttons_and_the_panel(alice, bob):
     assert "allegra" in html and f'action="/rooms/{room.pk}/report/{bob.pk}/"' in html
     html = page(client_for(make_moderator("mod")), room)
     assert f'action="/moderation/rooms/{room.pk}/ban/{alice.pk}/"' in html
+
+
+def test_an_outsider_cannot_report_in_a_private_room(alice, bob, eve):
+    room = lobby.create_room(alice, "ligretto", 3, private=True)
+    lobby.join_room(room.pk, bob, invited=True)
+    response = client_for(eve).post(f"/rooms/{room.pk}/report/{bob.pk}/", {"reason": "rude"})
+    assert response.status_code == 404 and not Report.objects.exists()
+    # Its players can.
+    client_for(alice).post(f"/rooms/{room.pk}/report/{bob.pk}/", {"reason": "rude"})
+    assert Report.objects.get().reporter == alice
