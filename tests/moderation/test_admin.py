@@ -130,6 +130,7 @@ def test_the_users_list_links_to_his_rooms_reports_and_audit(mod, mod_client, al
         f"/admin/moderation/mute/?user__id__exact={bob.pk}",
         f"{AUDIT}?user__id__exact={bob.pk}",
         f"{AUDIT}?moderator__id__exact={bob.pk}",
+        f"/admin/chat/chatmessage/?user__id__exact={bob.pk}",
     ):
         assert link in change
         assert mod_client.get(link.replace("&amp;", "&")).status_code == 200, link
@@ -201,6 +202,8 @@ def test_a_room_is_closed_from_its_admin_list_and_links_to_its_reports(mod, mod_
     change = mod_client.get(f"{ROOMS}{room.pk}/change/").content.decode()
     assert f"{REPORTS}?room__id__exact={room.pk}" in change
     assert f"{AUDIT}?room__id__exact={room.pk}" in change
+    assert f"/admin/chat/chatmessage/?room__id__exact={room.pk}" in change
+    assert mod_client.get(f"/admin/chat/chatmessage/?room__id__exact={room.pk}").status_code == 200
     assert mod_client.get(f"{AUDIT}?room__id__exact={room.pk}").context["cl"].result_count == 1
     assert mod_client.get(f"{REPORTS}?room__id__exact={room.pk}").context["cl"].result_count == 1
 
