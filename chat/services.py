@@ -23,7 +23,7 @@ from django.utils import timezone
 from chat.models import MAX_LENGTH, ChatMessage
 from lobby import ratelimit
 from lobby.models import Room
-from moderation.models import AuditEntry, Mute, muted_until, record
+from moderation.models import AuditEntry, Mute, can_moderate, muted_until, record
 
 # The last lines a socket gets on (re)connect: enough to follow the talk, cheap to render.
 BACKLOG = 50
@@ -92,12 +92,7 @@ def post(room_id: int, user, text: object) -> ChatMessage:  # noqa: ANN001
 
 def hide(message_id: int, moderator, reason: object) -> ChatMessage:  # noqa: ANN001
     """Hide a line from every page (staff only), log it in the audit log, delete it live."""
-    if (
-        moderator is None
-        or not moderator.is_authenticated
-        or not moderator.is_active
-        or not moderator.is_staff
-    ):
+    if not can_moderate(moderator):
         raise ChatRefused("Only moderators may hide chat messages.", 403)
     why = clean(reason)[:500]
     if not why:

@@ -3,7 +3,7 @@
 Every moderator action here (ban, unban, mute, unmute, resolve, dismiss, close a room) asks for
 a reason on an intermediate page and goes through moderation.services, which writes the audit
 entry; the admin never changes those records by itself. Actions need the "moderate" permission
-(moderation.services.can_moderate); the pages link users, rooms, reports and audit entries.
+(moderation.models.can_moderate); the pages link users, rooms, reports and audit entries.
 """
 
 from __future__ import annotations

@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from lobby import ratelimit
 from lobby import services as lobby_services
-from moderation.models import AuditEntry, Mute, Report, record
+from moderation.models import AuditEntry, Mute, Report, can_moderate, record
 
 # Reasons go into the audit log and, for a closed room, before its players' eyes.
 REASON_MAX = 200
@@ -36,17 +36,6 @@ class ModerationError(Exception):
         self.code = code
         self.message = message
         self.status = status
-
-
-def can_moderate(user: Any) -> bool:
-    """Return whether `user` may take moderator actions: active staff with the permission."""
-    return bool(
-        user is not None
-        and getattr(user, "is_authenticated", False)
-        and user.is_active
-        and user.is_staff
-        and user.has_perm("moderation.moderate")
-    )
 
 
 def ban(user: Any, moderator: Any, reason: str) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from django import template
 
 from chat import services
+from moderation.models import can_moderate
 
 register = template.Library()
 
@@ -15,6 +16,6 @@ def chat_panel(context: template.Context, room_id: int) -> dict:
     return {
         **services.compose_context(user),
         "room_id": room_id,
-        "staff": bool(user is not None and user.is_authenticated and user.is_staff),
+        "staff": can_moderate(user),
         "lines": (),  # the socket sends them on connect
     }

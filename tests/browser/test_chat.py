@@ -74,7 +74,9 @@ def test_a_muted_player_cannot_chat_and_a_moderator_hides_a_line(person, site_sh
     sign_up(bob, "mute-ben")
     site_shell(
         "from django.contrib.auth import get_user_model\n"
-        f"get_user_model().objects.create_user('mute-mia', password='{PASSWORD}', is_staff=True)"
+        f"get_user_model().objects.create_user('mute-mia', password='{PASSWORD}')\n"
+        "from django.core.management import call_command\n"
+        "call_command('moderator', 'mute-mia')"
     )
     log_in(mia, "mute-mia")
     room_id = open_room(alice, "ligretto", 3)

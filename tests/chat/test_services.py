@@ -13,6 +13,7 @@ from chat.models import MAX_LENGTH, ChatMessage
 from lobby import services as rooms
 from moderation.models import AuditEntry, Mute
 from tests.conftest import make_user
+from tests.moderation.helpers import make_moderator
 
 pytestmark = pytest.mark.django_db
 
@@ -24,7 +25,7 @@ def room(alice):
 
 @pytest.fixture
 def moderator(db):
-    return make_user("mia", is_staff=True)
+    return make_moderator("mia")
 
 
 def _mute(user, by, minutes: int = 60) -> Mute:
@@ -160,11 +161,13 @@ def test_the_backlog_holds_the_last_lines_in_order(settings, room, alice):
     assert html.index("line 5<") < html.index(f"line {services.BACKLOG + 4}<")
 
 
-def test_only_staff_may_hide_and_a_reason_is_required(room, alice, bob, moderator):
+def test_only_moderators_may_hide_and_a_reason_is_required(room, alice, bob, moderator):
     message = services.post(room.pk, alice, "hello")
-    with pytest.raises(services.ChatRefused, match="Only moderators") as refused:
-        services.hide(message.pk, bob, "I do not like it")
-    assert refused.value.status == 403
+    staff_only = make_user("hal", is_staff=True)  # staff, but not a moderator
+    for who in (bob, staff_only):
+        with pytest.raises(services.ChatRefused, match="Only moderators") as refused:
+            services.hide(message.pk, who, "I do not like it")
+        assert refused.value.status == 403
     with pytest.raises(services.ChatRefused, match="Say why"):
         services.hide(message.pk, moderator, "   ")
     message.refresh_from_db()

@@ -16,6 +16,7 @@ from chat.models import ChatMessage
 from lobby import services as rooms
 from moderation.models import AuditEntry, Mute
 from tests.conftest import client_for, make_user
+from tests.moderation.helpers import make_moderator
 from tests.tables.helpers import ORIGIN, started_room, table_socket
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
@@ -111,7 +112,7 @@ async def test_an_anonymous_spectator_reads_but_cannot_write():
 
 async def test_a_reconnecting_socket_gets_the_visible_backlog():
     alice, bob, eve, room = await _cast()
-    moderator = await sync_to_async(make_user)("mia", is_staff=True)
+    moderator = await sync_to_async(make_moderator)("mia")
     await sync_to_async(services.post)(room.pk, alice, "first")
     rude = await sync_to_async(services.post)(room.pk, bob, "rude words")
     await sync_to_async(services.post)(room.pk, alice, "last")
@@ -126,7 +127,7 @@ async def test_a_reconnecting_socket_gets_the_visible_backlog():
 
 async def test_a_moderator_hides_a_line_and_it_disappears_live():
     alice, bob, eve, room = await _cast()
-    moderator = await sync_to_async(make_user)("mia", is_staff=True)
+    moderator = await sync_to_async(make_moderator)("mia")
     rude = await sync_to_async(services.post)(room.pk, bob, "rude words")
     mia = await room_socket(room.pk, moderator)
     others = [await table_socket(room.pk, alice), await room_socket(room.pk, eve)]
@@ -185,7 +186,7 @@ async def test_a_player_who_is_not_staff_cannot_hide_a_line():
 
 async def test_a_muted_player_is_refused_and_his_box_says_until_when():
     alice, bob, _eve, room = await _cast()
-    moderator = await sync_to_async(make_user)("mia", is_staff=True)
+    moderator = await sync_to_async(make_moderator)("mia")
     bob_table = await table_socket(room.pk, bob)
     alice_table = await table_socket(room.pk, alice)
     await settle(bob_table, alice_table)
