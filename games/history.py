@@ -246,4 +246,6 @@ def sheet_for_view(view: dict[str, Any]) -> str:
     """The running-totals chart of a live table, from its view alone (no query: the push path)."""
     names = [p["name"] for p in view.get("players", ())]
     rounds = [list(row["points"]) for row in view.get("scores", ())]
+    if not rounds:
+        return ""  # nothing to draw before the first round ends: no empty axes on the table
     return charts.totals_chart(names, rounds)
