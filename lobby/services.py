@@ -54,15 +54,7 @@ def create_room(user, game: str, seats: Any, options: Any = None, private: Any =
     with transaction.atomic():
         # Lock the host's row so that two rooms opened at once cannot both slip under the cap.
         get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
-        hosted = Room.objects.filter(
-            host=user, status__in=(Room.Status.OPEN, Room.Status.PLAYING)
-        ).count()
-        if hosted >= settings.ROOMS_PER_USER:
-            raise RoomError(
-                "too_many_rooms",
-                f"You already host {hosted} rooms that are open or being played; "
-                "finish or leave one before opening another.",
-            )
+        _require_room_cap(user)
         room = Room.objects.create(
             game=game, seats=seats, options=clean_options, host=user, private=private
         )
@@ -115,24 +107,32 @@ def leave_room(room_id: int, user) -> Room:
             raise RoomError("not_seated", "You have no seat in this room.")
         if room.status in (Room.Status.FINISHED, Room.Status.CLOSED):
             raise RoomError("room_over", "This room is over; there is nothing to leave.")
-        if room.status == Room.Status.OPEN:
-            seat.delete()
-        else:
-            # A game in progress keeps its seats: a bot takes over so the others can play on.
-            seat.user = None
-            seat.bot_level = Seat.BotLevel.NORMAL
-            seat.save(update_fields=["user", "bot_level"])
-            presence.left_for_good(room.pk, user)
-        humans = room.seat_set.filter(user__isnull=False).order_by("joined_at", "index")
-        successor = humans.first()
-        if successor is None:
-            room.status = Room.Status.CLOSED
-            room.ended_at = timezone.now()
-        elif room.host_id == user.pk:
-            room.host_id = successor.user_id
-        room.save()
-        _after_commit(room.pk)
+        _give_up_seat(room, seat, user)
     return room
+
+
+def _give_up_seat(room: Room, seat: Seat | None, user) -> None:
+    """Free `user`'s seat (or hand it to a bot mid-game) and pass the room on; room locked.
+
+    An emptied room closes; a departing host hands the room to the longest-seated human.
+    """
+    if seat is not None and room.status == Room.Status.OPEN:
+        seat.delete()
+    elif seat is not None:
+        # A game in progress keeps its seats: a bot takes over so the others can play on.
+        seat.user = None
+        seat.bot_level = Seat.BotLevel.NORMAL
+        seat.save(update_fields=["user", "bot_level"])
+        presence.left_for_good(room.pk, user)
+    humans = room.seat_set.filter(user__isnull=False).order_by("joined_at", "index")
+    successor = humans.first()
+    if successor is None:
+        room.status = Room.Status.CLOSED
+        room.ended_at = timezone.now()
+    elif room.host_id == user.pk:
+        room.host_id = successor.user_id
+    room.save()
+    _after_commit(room.pk)
 
 
 def remove_player(room_id: int, user, index: Any) -> Room:
@@ -398,22 +398,6 @@ def vacate_seats(user) -> list[int]:
             room = _locked_room(room_id)
             if room.status not in live_rooms:
                 continue
-            seat = room.seat_set.filter(user=user).first()
-            if seat is not None and room.status == Room.Status.OPEN:
-                seat.delete()
-            elif seat is not None:
-                seat.user = None
-                seat.bot_level = Seat.BotLevel.NORMAL
-                seat.save(update_fields=["user", "bot_level"])
-                presence.left_for_good(room.pk, user)
-            humans = room.seat_set.filter(user__isnull=False).order_by("joined_at", "index")
-            successor = humans.first()
-            if successor is None:
-                room.status = Room.Status.CLOSED
-                room.ended_at = timezone.now()
-            elif room.host_id == user.pk:
-                room.host_id = successor.user_id
-            room.save()
-            _after_commit(room.pk)
+            _give_up_seat(room, room.seat_set.filter(user=user).first(), user)
             changed.append(room.pk)
     return changed

@@ -67,29 +67,35 @@ def close_room(request: HttpRequest, room_id: int) -> HttpResponse:
 @require_POST
 @staff_only
 def ban(request: HttpRequest, room_id: int, user_id: int) -> HttpResponse:
-    room = get_object_or_404(Room, pk=room_id)
-    target = get_object_or_404(get_user_model(), pk=user_id)
-    reason = request.POST.get("reason")
-    return _run(
+    return _on_player(
         request,
-        room,
-        lambda: services.ban(target, request.user, reason),
-        f"{target.username} is banned; bots took his seats.",
+        room_id,
+        user_id,
+        lambda target, reason: services.ban(target, request.user, reason),
+        "{} is banned; bots took his seats.",
     )
 
 
 @require_POST
 @staff_only
 def mute(request: HttpRequest, room_id: int, user_id: int) -> HttpResponse:
+    return _on_player(
+        request,
+        room_id,
+        user_id,
+        lambda target, reason: services.mute(
+            target, request.user, PANEL_MUTE_MINUTES, reason=reason
+        ),
+        "{} is muted for an hour.",
+    )
+
+
+def _on_player(request: HttpRequest, room_id: int, user_id: int, action, done: str) -> HttpResponse:  # noqa: ANN001
+    """Run `action(target, reason)` on a player from a room's Moderate panel."""
     room = get_object_or_404(Room, pk=room_id)
     target = get_object_or_404(get_user_model(), pk=user_id)
     reason = request.POST.get("reason")
-    return _run(
-        request,
-        room,
-        lambda: services.mute(target, request.user, PANEL_MUTE_MINUTES, reason=reason),
-        f"{target.username} is muted for an hour.",
-    )
+    return _run(request, room, lambda: action(target, reason), done.format(target.username))
 
 
 def _run(request: HttpRequest, room: Room, action, done: str) -> HttpResponse:  # noqa: ANN001
