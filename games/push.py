@@ -238,6 +238,10 @@ def render_full(table: Table, seat: int | None) -> str:
     parts = [_render(table, public, name) for name in layout.public(view)]
     if seat is not None:
         parts.append(render_part(table, view, "me", seat))
+    else:
+        # A page that held a seat and reconnects as a spectator (banned, or signed out) must
+        # lose its own cards: this takes the place of that part, by the same id.
+        parts.append(render_to_string(f"{layout.template}#watching"))
     return version_tag(table.version) + "".join(parts)
 
 

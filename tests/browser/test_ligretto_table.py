@@ -84,7 +84,7 @@ def test_two_people_play_a_mini_round_to_its_end_while_a_spectator_watches(perso
     eve.goto(f"/rooms/{room_id}/")
     at_table(eve)
     expect(eve.locator(".spectating")).to_be_visible()
-    expect(eve.locator("#lg-me")).to_have_count(0)
+    expect(eve.locator("#lg-me.me")).to_have_count(0)
     expect(alice.locator("#me-row-0 kbd")).to_have_text("1")  # the keys are shown on the cards
     for page in (alice, bob, eve):
         expect(page.locator("#lg-status")).to_have_attribute("data-status", "playing")

@@ -89,8 +89,9 @@ def test_a_staff_user_bans_a_player_mid_match_and_a_bot_continues_his_seat(perso
     wait_until(
         ben, lambda: any(ws is not bens_socket for ws in connected), "ben's table reconnected"
     )
-    ben.keyboard.press("Space")
-    expect(ben.locator('#table-flash[data-code="spectator"]')).to_contain_text("watching")
+    # His own cards left his page with the seat: he only watches now.
+    expect(ben.locator("#lg-me.me")).to_have_count(0)
+    expect(ben.locator("#lg-me.watching")).to_contain_text("You are watching this table")
 
     # A bot holds his seat and plays on, live on the other player's table.
     expect(bot_tag).to_be_visible()

@@ -49,7 +49,7 @@ async def test_a_ban_mid_match_closes_his_table_and_a_bot_plays_his_seat():
     alices = await table_socket(room.pk, alice)
     bobs = await table_socket(room.pk, bob)
     await alices.receive_from()
-    assert 'id="lg-me"' in await bobs.receive_from()
+    assert 'id="lg-me" class="me' in await bobs.receive_from()
 
     await sync_to_async(services.ban)(bob, mod, "cheating")
 
@@ -77,5 +77,5 @@ async def test_a_banned_players_new_table_socket_only_watches():
     await sync_to_async(services.ban)(bob, mod, "cheating")
     # Even a socket whose scope still names him (a session read before the ban) gets no seat.
     again = await table_socket(room.pk, bob)
-    assert 'id="lg-me"' not in await again.receive_from()
+    assert 'id="lg-me" class="me' not in await again.receive_from()
     await again.disconnect()

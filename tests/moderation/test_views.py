@@ -39,7 +39,7 @@ def test_a_player_sees_a_report_button_for_each_other_human_not_for_himself_nor_
 def test_the_table_has_the_report_buttons_too(alice, bob):
     room = started_room(alice, [bob])
     html = page(client_for(bob), room)
-    assert 'id="lg-me"' in html  # the table page
+    assert 'id="lg-me" class="me' in html  # the table page
     assert f'action="/rooms/{room.pk}/report/{alice.pk}/"' in html
     assert f'action="/rooms/{room.pk}/report/{bob.pk}/"' not in html
 

@@ -74,7 +74,7 @@ async def test_face_down_values_and_the_deck_never_reach_anyone_on_any_path():
             client = await sync_to_async(client_for)(user)
             response = await sync_to_async(client.get)(f"/rooms/{room.pk}/")
             assert response.status_code == 200
-            assert (b'id="al-me"' in response.content) == (user.username != "eve")
+            assert (b'id="al-me" class="me' in response.content) == (user.username != "eve")
             pages.append(_normalise(response.content.decode(), room.pk))
         assert pages[0] == pages[1]
 

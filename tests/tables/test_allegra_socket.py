@@ -59,7 +59,9 @@ async def test_it_plays_a_short_round_with_a_knock_and_a_triple_through_the_sock
     (alice, bob, carol, eve), room = await _cast()
     sockets = [await table_socket(room.pk, u) for u in (alice, bob, carol, eve)]
     first = await sockets[0].receive_from()
-    assert 'id="al-me"' in first and 'id="al-grid-2"' in first and 'id="al-col-0"' in first
+    assert (
+        'id="al-me" class="me' in first and 'id="al-grid-2"' in first and 'id="al-col-0"' in first
+    )
     assert 'id="al-pile"' in first and 'id="al-scores"' in first and 'id="al-status"' in first
     await _settle(*sockets)
 

@@ -49,12 +49,12 @@ async def test_it_sends_the_whole_table_on_connect_and_pushes_plays_to_everyone(
     await sync_to_async(set_state)(room.pk, _race_layout)
     a = await table_socket(room.pk, alice)
     first = await a.receive_from()
-    assert 'data-connected="true"' in first and 'id="lg-me"' in first
+    assert 'data-connected="true"' in first and 'id="lg-me" class="me' in first
     assert 'id="lg-center"' in first and 'id="lg-seat-1"' in first
     b = await table_socket(room.pk, bob)
     e = await table_socket(room.pk, eve)  # a spectator
     spectator_first = await e.receive_from()
-    assert 'id="lg-me"' not in spectator_first and 'id="lg-center"' in spectator_first
+    assert 'id="lg-me" class="me' not in spectator_first and 'id="lg-center"' in spectator_first
     await _settle(a, b, e)
 
     await a.send_to(text_data=json.dumps({"type": "play", "from": "row", "index": "0"}))
@@ -65,8 +65,8 @@ async def test_it_sends_the_whole_table_on_connect_and_pushes_plays_to_everyone(
     )
     # The public part is the same bytes for all; only the player who moved gets his own part.
     assert to_bob == to_eve
-    assert to_alice.endswith(to_bob) and 'id="lg-me"' in to_alice
-    assert 'id="lg-me"' not in to_bob
+    assert to_alice.endswith(to_bob) and 'id="lg-me" class="me' in to_alice
+    assert 'id="lg-me" class="me' not in to_bob
     assert 'id="pile-0"' in to_bob and 'aria-label="red 4"' in to_bob
     assert version_of(to_bob) == await sync_to_async(lambda: play.load_table(room.pk).version)()
     for s in (a, b, e):
@@ -219,7 +219,7 @@ async def test_with_the_row_variant_a_stack_top_goes_onto_a_row_card_by_its_butt
 
     await a.send_to(text_data=values)  # what ws-send sends for that button
     frame = await a.receive_from()
-    assert 'id="lg-me"' in frame
+    assert 'id="lg-me" class="me' in frame
     t = await sync_to_async(play.load_table)(room.pk)
     assert [c[:2] for c in t.state.players[0].row[0]] == [("red", 5), ("green", 4)]
     assert t.view(None)["tableaus"][0]["row_depth"][0] == 2
