@@ -50,7 +50,10 @@ def test_three_people_play_a_round_with_a_knock_and_a_triple_to_the_result(perso
     for page, ids in ((ann, ("me-2-1", "me-2-2")), (ben, ("me-0-2", "me-1-2"))):
         for place in ids:
             page.click(f"#{place}")
+            # Each reveal redraws the player's own part: the next click waits for the new one.
+            expect(page.locator(f"#{place}.reveal")).to_have_count(0)
     cleo.click("#me-0-2")
+    expect(cleo.locator("#me-0-2.reveal")).to_have_count(0)
     cleo.focus("#me-1-2")
     cleo.keyboard.press("Enter")
     for page in (ann, ben, cleo):
