@@ -16,6 +16,8 @@ from django.utils import timezone
 
 from games import play, presence
 from games.engine import IllegalAction
+from games.models import Match
+from games.models import Player as MatchPlayer
 from games.registry import GAMES
 from lobby import live, ratelimit
 from lobby.models import Room, Seat
@@ -250,6 +252,10 @@ def _throttle(user) -> None:
 
 
 def _locked_room(room_id: int) -> Room:
+    # The match first, then the room: the order of the move path (games.play.act locks the
+    # match and, when the match ends, updates the room). Taking them the other way round here
+    # (leave, close, a ban) could deadlock with a match-ending move on PostgreSQL.
+    list(Match.objects.select_for_update().filter(room_id=room_id).values_list("pk", flat=True))
     try:
         return Room.objects.select_for_update().get(pk=room_id)
     except Room.DoesNotExist:
@@ -288,7 +294,6 @@ def rematch(room_id: int, user) -> Room:
     levels) take the last seats. Asking again, or another player asking, joins that same room:
     a finished room has at most one rematch (`Room.rematch_of`).
     """
-    from games.models import Player as MatchPlayer
     from games.push import rematch_opened
 
     _throttle(user)
@@ -332,8 +337,6 @@ def rematch(room_id: int, user) -> Room:
 
 def was_player(room: Room, user) -> bool:
     """Whether `user` held a seat of `room`'s match (a private rematch lets him in unlinked)."""
-    from games.models import Player as MatchPlayer
-
     if user is None or not getattr(user, "is_authenticated", False):
         return False
     return MatchPlayer.objects.filter(match__room=room, user=user).exists()
