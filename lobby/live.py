@@ -123,6 +123,8 @@ def render_room_change(room_id: int) -> str:
 
 def lobby_changed(room_id: int | None = None) -> None:
     """Tell every lobby page that `room_id` changed (None: send the whole list again)."""
+    if room_id is not None and Room.objects.filter(pk=room_id, private=True).exists():
+        return  # never listed: the lobby does not even learn that its number is in use
     html = render_room_list() if room_id is None else render_room_change(room_id)
     _group_send(LOBBY_GROUP, {"type": "lobby.update", "html": html})
 

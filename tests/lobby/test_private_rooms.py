@@ -246,3 +246,20 @@ async def test_players_at_the_table_are_told_at_once_why_the_room_closed():
         pushed += await bob_table.receive_from()
     assert 'data-status="closed"' in pushed and "This room was closed" in pushed
     await bob_table.disconnect()
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_the_lobby_socket_never_hears_of_a_private_room():
+    alice = await sync_to_async(make_user)("alice")
+    bob = await sync_to_async(make_user)("bob")
+    lobby = WebsocketCommunicator(application, "/ws/lobby/", headers=ORIGIN)
+    assert (await lobby.connect())[0]
+    await lobby.receive_from()  # the whole list
+    hidden = await sync_to_async(private_room)(alice)
+    await sync_to_async(services.join_room)(hidden.pk, bob, invited=True)
+    public = await sync_to_async(services.create_room)(alice, "ligretto", 3)
+    first = await lobby.receive_from()  # the public room's entry is the first word it hears
+    assert f'id="room-{public.pk}"' in first and f"'{hidden.pk}'" not in first
+    assert await lobby.receive_nothing()
+    await lobby.disconnect()
