@@ -13,20 +13,21 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Sum
+from django.db.models import Count, Q, Sum
 
 from games import charts
 from games.models import Match, Player, Round, RoundScore
 from games.registry import GAMES
 
-# Games whose lowest total wins (Allegra, A10); the others' highest total wins.
+# Games whose lowest total wins (Allegra, A10): only for saying so in words; who won is the
+# rules' own word, kept on each Player row (`won`) when the match finished.
 LOWEST_WINS = frozenset({"allegra"})
 RECENT_MATCHES = 10
 CHART_MATCHES = 20
 
 
-def winners(game: str, totals: Sequence[int]) -> list[int]:
-    """Return the seats with the best total under `game`'s rule (equal totals share the win)."""
+def leading(game: str, totals: Sequence[int]) -> list[int]:
+    """The seats ahead so far in a match being played (the best total under `game`'s rule)."""
     if not totals:
         return []
     best = min(totals) if game in LOWEST_WINS else max(totals)
@@ -91,14 +92,14 @@ def match_sheet(match: Match) -> Sheet:
         totals = [t + (p or 0) for t, p in zip(totals, entry.points, strict=True)]
         entry.running = list(totals)
     finished = match.status == Match.Status.FINISHED
-    best = winners(match.game, totals) if ordered else []
+    playing = match.status == Match.Status.PLAYING
     return Sheet(
         match=match,
         players=players,
         rounds=ordered,
         totals=totals,
-        winners=best if finished else [],
-        leaders=best if match.status == Match.Status.PLAYING else [],
+        winners=[p.seat for p in players if p.won] if finished else [],
+        leaders=leading(match.game, totals) if playing and ordered else [],
     )
 
 
@@ -160,11 +161,6 @@ def _match_totals(match_ids: Iterable[int]) -> dict[int, dict[int, int]]:
     return totals
 
 
-def _winning_seats(match: Match, totals: dict[int, int]) -> list[int]:
-    seats = max(totals, default=-1) + 1
-    return winners(match.game, [totals.get(s, 0) for s in range(seats)])
-
-
 def player_record(user) -> tuple[list[GameRecord], list[RecentMatch]]:
     """A player's record per game (finished matches only) and his latest matches (any state).
 
@@ -187,7 +183,7 @@ def player_record(user) -> tuple[list[GameRecord], list[RecentMatch]]:
     for p in seats:
         match = p.match
         mine = totals.get(match.pk, {})
-        won = match.status == Match.Status.FINISHED and p.seat in _winning_seats(match, mine)
+        won = match.status == Match.Status.FINISHED and p.won
         recent.append(RecentMatch(match, p.seat, mine.get(p.seat, 0), won))
         if match.status != Match.Status.FINISHED or match.game not in records:
             continue
@@ -221,22 +217,23 @@ class Standing:
 
 
 def leaderboard(game: str, limit: int = 50) -> list[Standing]:
-    """Humans ranked by wins in `game`'s finished matches, then win rate, then matches."""
-    finished = Match.objects.filter(game=game, status=Match.Status.FINISHED)
-    seats = (
-        Player.objects.filter(match__in=finished, user__isnull=False, left=False)
-        .select_related("match", "user")
-        .only("seat", "match__id", "match__game", "user__id", "user__username")
+    """Humans ranked by wins in `game`'s finished matches, then win rate, then matches.
+
+    One aggregate query: the winners were kept on the Player rows when each match finished.
+    """
+    rows = (
+        Player.objects.filter(
+            match__game=game,
+            match__status=Match.Status.FINISHED,
+            user__isnull=False,
+            left=False,
+        )
+        .values("user_id", "user__username")
+        .annotate(matches=Count("id"), wins=Count("id", filter=Q(won=True)))
     )
-    seats = list(seats)
-    totals = _match_totals({p.match_id for p in seats})
-    standings: dict[int, Standing] = {}
-    for p in seats:
-        entry = standings.setdefault(p.user_id, Standing(p.user_id, p.user.username))
-        entry.matches += 1
-        entry.wins += p.seat in _winning_seats(p.match, totals.get(p.match_id, {}))
+    standings = [Standing(r["user_id"], r["user__username"], r["matches"], r["wins"]) for r in rows]
     ranked = sorted(
-        standings.values(),
+        standings,
         key=lambda s: (-s.wins, -s.win_rate, -s.matches, s.username.lower()),
     )
     return ranked[:limit]

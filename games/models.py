@@ -63,6 +63,8 @@ class Player(models.Model):
     stand_in = models.BooleanField(default=False)  # away too long: a bot plays until he is back
     connections = models.PositiveIntegerField(default=0)
     away_since = models.DateTimeField(null=True, blank=True)
+    # The rules named this seat a winner when the match finished (their match_finished event).
+    won = models.BooleanField(default=False)
 
     class Meta:
         ordering = ["match", "seat"]

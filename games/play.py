@@ -292,6 +292,7 @@ def _save(
         match.status = Match.Status.FINISHED
         match.finished_at = timezone.now()
         fields += ["status", "finished_at"]
+        _record_winners(table, events)
         _finish_room(match)
     match.save(update_fields=fields)
     table.state = new
@@ -310,6 +311,14 @@ def _record_scores(table: Table, rnd: Round, new: State, events: list[dict[str, 
     RoundScore.objects.bulk_create(
         RoundScore(round=rnd, player=p, seat=p.seat, points=points[p.seat]) for p in table.players
     )
+
+
+def _record_winners(table: Table, events: list[dict[str, Any]]) -> None:
+    """Keep the seats the rules named winners (score history reads them, never re-judges)."""
+    seats = next((e["winners"] for e in events if e.get("type") == "match_finished"), [])
+    Player.objects.filter(match=table.match, seat__in=seats).update(won=True)
+    for player in table.players:
+        player.won = player.seat in seats
 
 
 def _finish_room(match: Match) -> None:

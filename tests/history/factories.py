@@ -21,11 +21,18 @@ def played_match(
     options: dict[str, Any] | None = None,
     private: bool = False,
     closed_reason: str = "",
+    winners: list[int] | None = None,
 ) -> Match:
     """A room and its match: `people` are users or bot levels ("easy", ...), seat by seat.
 
-    Each entry of `rounds` is one ended round's points, seat by seat (RoundScore rows).
+    Each entry of `rounds` is one ended round's points, seat by seat (RoundScore rows). A
+    finished match's `winners` (seats) are marked as the write path marks the rules' word; by
+    default the best totals (the highest, the lowest in Allegra), as the rules would say.
     """
+    if status == Match.Status.FINISHED and winners is None:
+        totals = [sum(points) for points in zip(*rounds, strict=True)] if rounds else []
+        best = (min if game == "allegra" else max)(totals, default=None)
+        winners = [seat for seat, total in enumerate(totals) if total == best]
     _clock[0] += timedelta(minutes=5)  # matches in a known order
     host = next(p for p in people if not isinstance(p, str))
     room_status = {
@@ -66,6 +73,7 @@ def played_match(
                 user=None if bot else who,
                 name=f"{who.title()} bot {seat + 1}" if bot else who.username,
                 bot_level=who if bot else "",
+                won=status == Match.Status.FINISHED and seat in winners,
             )
         )
     for number, points in enumerate(rounds, start=1):

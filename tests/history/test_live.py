@@ -74,3 +74,20 @@ async def test_the_others_at_the_old_table_see_the_rematch_live_and_on_reload(se
     await socket.disconnect()
     page = await sync_to_async(lambda: client_for(bob).get(f"/rooms/{room.pk}/").content)()
     assert b"<strong>alice</strong> opened a rematch" in page
+
+
+def test_the_winners_are_the_rules_word_kept_at_the_finish_and_backfilled_by_migration(settings):
+    from importlib import import_module
+
+    from django.apps import apps
+
+    from games.models import Player
+
+    _alice, _bob, room = _finished_room(settings, game="allegra", rounds=1)
+    named = play.load_table(room.pk).view(None)["winners"]
+    won = list(Player.objects.filter(match__room=room, won=True).values_list("seat", flat=True))
+    assert won == named and named  # marked by the write path from the match_finished event
+    Player.objects.filter(match__room=room).update(won=False)
+    import_module("games.migrations.0004_player_won").mark_winners(apps, None)
+    won = list(Player.objects.filter(match__room=room, won=True).values_list("seat", flat=True))
+    assert won == named
