@@ -130,6 +130,12 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         active = await database_sync_to_async(auth.user_for_token_user_active)(self.user.pk)
         await self.close(code=sockets.RECONNECT if active else 4401)
 
+    async def table_notice(self, event: dict[str, Any]) -> None:
+        # A finished table's rematch was opened: say where (the browser gets its own HTML).
+        if "rematch" in event:
+            notice = {"type": "rematch", "room": event["rematch"], "by": event["by"]}
+            await self.send(text_data=json.dumps(notice))
+
     async def room_changed(self, event: dict[str, Any]) -> None:
         # Before the start the room is all there is; its start deals the first view.
         if self.match_key is None:

@@ -341,4 +341,6 @@ def rematch_opened(room_id: int, rematch_id: int, username: str) -> None:
             "games/_rematch.html", {"room_id": room_id, "rematch_id": rematch_id, "by": username}
         ),
     )
-    _dispatch([(table_group(room_id), {"type": "table.notice", "html": html})])
+    # The room's group also holds Board API streams: they take the facts, browsers the HTML.
+    notice = {"type": "table.notice", "html": html, "rematch": rematch_id, "by": username}
+    _dispatch([(table_group(room_id), notice)])

@@ -91,3 +91,20 @@ def test_the_winners_are_the_rules_word_kept_at_the_finish_and_backfilled_by_mig
     import_module("games.migrations.0004_player_won").mark_winners(apps, None)
     won = list(Player.objects.filter(match__room=room, won=True).values_list("seat", flat=True))
     assert won == named
+
+
+@pytest.mark.asyncio
+async def test_a_board_api_stream_at_the_old_table_hears_of_the_rematch_and_stays_open(settings):
+    from api.models import ApiToken
+    from tests.api.helpers import next_of, stream
+
+    alice, bob, room = await sync_to_async(_finished_room)(settings, rounds=1)
+    _, token = await sync_to_async(ApiToken.objects.issue)(bob, "bot")
+    bobs = await stream(room.pk, token)
+    await next_of(bobs, "view")
+    rematch = await sync_to_async(services.rematch)(room.pk, alice)
+    notice = await next_of(bobs, "rematch")
+    assert notice == {"type": "rematch", "room": rematch.pk, "by": "alice"}
+    await bobs.send_to(text_data='{"type": "sync"}')
+    assert (await next_of(bobs, "view"))["view"]["status"] == "finished"  # still open
+    await bobs.disconnect()
