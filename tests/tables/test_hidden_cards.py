@@ -82,12 +82,19 @@ async def test_hidden_cards_never_reach_any_seat_on_any_path():
         worlds.append((room, sockets, await _until(sockets, version)))
     assert worlds[0][2] == worlds[1][2]
     for _ in range(6):
-        frames = []
+        frames, public = [], []
         for room, sockets, _ in worlds:
             view = await sync_to_async(lambda r=room: play.load_table(r.pk).view(0))()
             action = next((a for a in view["legal"] if a["type"] == "play"), {"type": "flip"})
             await sockets[0].send_to(text_data=json.dumps(action))
             frames.append(await _until(sockets, view["version"] + 1))
+            seen = await sync_to_async(lambda r=room: play.load_table(r.pk).view(None))()
+            public.append({k: v for k, v in seen.items() if k not in ("room", "starts_at")})
+        if public[0] != public[1]:
+            # L14: at a standstill the rules move each top hand card to the bottom, in the
+            # open; from there the tables differ by the rules, not by a leak. Stop comparing.
+            assert any("Nobody could play" in (v.get("message") or "") for v in public)
+            break
         assert frames[0] == frames[1] and all(frames[0])
     for _, sockets, _ in worlds:
         for s in sockets:
