@@ -16,7 +16,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.auth import get_user_model
 from django.contrib.auth.admin import UserAdmin
-from django.db.models import Exists, OuterRef, QuerySet, Subquery
+from django.db.models import Exists, OuterRef, Q, QuerySet, Subquery
 from django.db.models.functions import Now
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
@@ -109,19 +109,29 @@ def _active_mutes():  # noqa: ANN202 - a Mute queryset
     return Mute.objects.filter(user=OuterRef("pk"), until__gt=Now())
 
 
-class MutedFilter(admin.SimpleListFilter):
-    title = "muted"
-    parameter_name = "muted"
+class YesNoFilter(admin.SimpleListFilter):
+    """A Yes/No filter: `condition()` is the Q (or expression) that "Yes" keeps."""
+
+    def condition(self) -> Any:
+        raise NotImplementedError
 
     def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
         return [("yes", "Yes"), ("no", "No")]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         if self.value() == "yes":
-            return queryset.filter(Exists(_active_mutes()))
+            return queryset.filter(self.condition())
         if self.value() == "no":
-            return queryset.exclude(Exists(_active_mutes()))
+            return queryset.exclude(self.condition())
         return queryset
+
+
+class MutedFilter(YesNoFilter):
+    title = "muted"
+    parameter_name = "muted"
+
+    def condition(self) -> Any:
+        return Exists(_active_mutes())
 
 
 admin.site.unregister(User)
@@ -279,19 +289,12 @@ class ReadOnlyAdmin(admin.ModelAdmin):
         return False
 
 
-class ActiveMuteFilter(admin.SimpleListFilter):
+class ActiveMuteFilter(YesNoFilter):
     title = "active"
     parameter_name = "active"
 
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("yes", "Yes"), ("no", "No")]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
-        if self.value() == "yes":
-            return queryset.filter(until__gt=Now())
-        if self.value() == "no":
-            return queryset.filter(until__lte=Now())
-        return queryset
+    def condition(self) -> Any:
+        return Q(until__gt=Now())
 
 
 @admin.register(Mute)

@@ -100,6 +100,14 @@ def test_mute_for_an_hour_and_a_day_then_unmute(mod_client, alice, bob):
         "mute",
         "unmute",
     ]
+    # The filters both ways: users muted now or not, mutes still running or over.
+    unmuted = mod_client.get(USERS + "?muted=no").context["cl"].result_list
+    assert "alice" in {u.username for u in unmuted} and "bob" not in {u.username for u in unmuted}
+    mutes = "/admin/moderation/mute/"
+    running = mod_client.get(mutes + "?active=yes").context["cl"].result_list
+    over = mod_client.get(mutes + "?active=no").context["cl"].result_list
+    assert [m.user.username for m in running] == ["bob"]
+    assert [m.user.username for m in over] == ["alice"]
 
 
 def test_the_users_list_links_to_his_rooms_reports_and_audit(mod, mod_client, alice, bob):
