@@ -54,6 +54,7 @@ superuser: migrate
 lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py check
 

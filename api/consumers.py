@@ -1,7 +1,7 @@
 """The Board API's live stream: `/ws/api/v1/rooms/{id}/?token=…`, JSON views of one room.
 
 It sends the caller's view at once and after every change (the `table.public` signal that
-games.push sends after each commit), and takes actions through the one write path. A change
+tables.push sends after each commit), and takes actions through the one write path. A change
 is pushed to every socket of the room at once, so the view is built from this process's
 cached table when it holds that very version (no query per recipient); only a change made by
 another process, or a socket that fell behind, loads the table.
@@ -20,10 +20,9 @@ from django.conf import settings
 
 from api import auth, views
 from api.serialize import room_json
-from cardgames import sockets
-from games import play, presence, push
 from lobby import access, live
 from lobby.models import Room
+from tables import current, presence, push, sockets
 
 # How views reached this process's sockets: from the cache, or loaded (for the figures).
 stats = {"cached": 0, "loaded": 0}
@@ -33,7 +32,7 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
     room_id: int
     user: Any = None
     seat: int | None = None  # the seat whose presence this socket counts
-    match_key: tuple[int, int] | None = None  # play.cache_key of the room's match
+    match_key: tuple[int, int] | None = None  # current.cache_key of the room's match
     version = 0
 
     async def connect(self) -> None:
@@ -95,7 +94,7 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
             await self._send_view(answer["view"])
 
     def _act(self, action: dict[str, Any]) -> dict[str, Any]:
-        table = play.load_table(self.room_id)
+        table = current.load_table(self.room_id)
         if table is None:
             return _refusal("not_started", "This room has not started yet.")
         seat = table.seat_of(self.user)
@@ -151,8 +150,8 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         stats["loaded"] += 1
         await self._send_table(table)
 
-    async def _send_table(self, table: play.Table) -> None:
-        self.match_key = play.cache_key(table.match)
+    async def _send_table(self, table: current.Table) -> None:
+        self.match_key = current.cache_key(table.match)
         seat = table.seat_of(self.user)
         if seat != self.seat:
             await self._count_presence(seat)
@@ -186,23 +185,23 @@ def _refusal(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
 
 
-def _cached(key: tuple[int, int] | None, version: int) -> play.Table | None:
+def _cached(key: tuple[int, int] | None, version: int) -> current.Table | None:
     if key is None or not settings.API_STREAM_CACHE:
         return None
-    return play.cached_table(key, version)
+    return current.cached_table(key, version)
 
 
-def _cached_or_loaded(room_id: int, key: tuple[int, int] | None, version: int) -> play.Table:
+def _cached_or_loaded(room_id: int, key: tuple[int, int] | None, version: int) -> current.Table:
     table = _cached(key, version)
     if table is not None:
         stats["cached"] += 1
         return table
     stats["loaded"] += 1
-    return play.load_table(room_id)
+    return current.load_table(room_id)
 
 
-def _load(room_id: int, base: str) -> tuple[play.Table | None, dict[str, Any] | None]:
-    table = play.load_table(room_id)
+def _load(room_id: int, base: str) -> tuple[current.Table | None, dict[str, Any] | None]:
+    table = current.load_table(room_id)
     if table is not None:
         return table, None
     room = Room.objects.select_related("host").prefetch_related("seat_set__user").get(pk=room_id)

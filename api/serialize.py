@@ -1,4 +1,4 @@
-"""What the Board API says about rooms and score sheets (views come from games.play.Table)."""
+"""What the Board API says about rooms and score sheets (views come from tables.current.Table)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from games import play
-from games.models import Match, RoundScore
 from lobby.models import Room
+from tables import current
+from tables.models import Match, RoundScore
 
 # api.md knows three room states; a room everyone left is over, like a finished one.
 ROOM_STATUS = {"open": "open", "playing": "playing", "finished": "finished", "closed": "finished"}
@@ -79,6 +79,6 @@ def score_sheet(room: Room) -> dict[str, Any]:
     seats = range(len(players))
     sheet["totals"] = [sum(row["points"][s] for row in sheet["rounds"]) for s in seats]
     if match.status == Match.Status.FINISHED:
-        table = play.load_table(room.pk)
+        table = current.load_table(room.pk)
         sheet["winners"] = table.view(None).get("winners") if table is not None else None
     return sheet

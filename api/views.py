@@ -1,4 +1,4 @@
-"""The Board API over HTTP (`/api/v1/`): thin JSON views on lobby.services and games.play.
+"""The Board API over HTTP (`/api/v1/`): thin JSON views on lobby.services and tables.play.
 
 Every view takes the caller from his Bearer token, never from a session cookie, and answers
 JSON for every outcome: `{"error": {"code", "message"}}` with the status the write path chose.
@@ -21,12 +21,12 @@ from django.views.decorators.csrf import csrf_exempt
 from api import auth
 from api.models import ApiToken
 from api.serialize import room_json, score_sheet
-from games import play
 from games.engine import IllegalAction
 from lobby import access, ratelimit, services
 from lobby.forms import SignupForm
 from lobby.models import Room
 from lobby.services import RoomError
+from tables import current, play
 
 log = logging.getLogger(__name__)
 
@@ -143,9 +143,9 @@ def _room_answer(request: HttpRequest, user: Any, room_id: int, invite: Any = No
     return JsonResponse(room_json(_room(room_id, user, invite), request, viewer=user))
 
 
-def _table(room_id: int, user: Any, invite: Any = None) -> play.Table:
+def _table(room_id: int, user: Any, invite: Any = None) -> current.Table:
     _room(room_id, user, invite)
-    table = play.load_table(room_id)
+    table = current.load_table(room_id)
     if table is None:
         raise ApiError("not_started", "This room has not started yet.", 409)
     return table
@@ -322,7 +322,7 @@ def act(room_id: int, seat: int, action: dict[str, Any]) -> dict[str, Any]:
         status = getattr(refusal, "status", 409)
         if refusal.code in MALFORMED:
             status = 400
-        now = play.load_table(room_id)
+        now = current.load_table(room_id)
         return {
             "error": {"code": refusal.code, "message": refusal.message},
             "view": now.view(seat) if now is not None else None,

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import websockets
 
-from cardgames.devserver import ROOT, free_port, start_daphne, stop
+from tests.devserver import ROOT, free_port, start_daphne, stop
 
 PASSWORD = "correct horse battery staple"
 

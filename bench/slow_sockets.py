@@ -29,7 +29,7 @@ from lobby_push import PASSWORD, Browser
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from cardgames.devserver import free_port, start_daphne, stop  # noqa: E402
+from tests.devserver import free_port, start_daphne, stop  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:

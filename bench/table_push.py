@@ -39,7 +39,7 @@ from pathlib import Path
 
 import websockets
 
-from cardgames.devserver import ROOT, free_port, start_daphne, stop
+from tests.devserver import ROOT, free_port, start_daphne, stop
 
 sys.path.insert(0, str(ROOT / "bench"))
 from lobby_push import fresh_database  # noqa: E402
@@ -54,6 +54,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_K
 from django.contrib.sessions.backends.db import SessionStore
 from api.models import ApiToken
 from lobby import services
+from tables import current
 
 User = get_user_model()
 out = []
@@ -74,8 +75,8 @@ for t in range({tables}):
         session[HASH_SESSION_KEY] = u.get_session_auth_hash()
         session.create()
         cookies.append(session.session_key)
-    from games import play
-    table = play.load_table(room.pk)
+    from tables import play
+    table = current.load_table(room.pk)
     out.append({{"room": room.pk, "sessions": cookies, "state": table.game.dump(table.state)}})
 print("SETUP" + json.dumps(out))
 """

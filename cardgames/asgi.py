@@ -13,10 +13,10 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from cardgames.routing import websocket_urlpatterns  # noqa: E402
-from cardgames.sockets import AllowedHostValidator  # noqa: E402
-from games.driver import StartDriver  # noqa: E402
+from tables.driver import StartDriver  # noqa: E402
+from tables.sockets import AllowedHostValidator  # noqa: E402
 
-# The first connection a process serves starts its bot driver (games/driver.py).
+# The first connection a process serves starts its bot driver (tables/driver.py).
 application = StartDriver(
     ProtocolTypeRouter(
         {

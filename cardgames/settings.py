@@ -55,9 +55,8 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "django_htmx",
-    "cardgames.apps.CardgamesConfig",  # closes a user's sockets on logout, password change, ban
+    "tables.apps.TablesConfig",  # also closes a user's sockets on logout, password change, ban
     "lobby",
-    "games",
     "api",
     "chat",
     "moderation",

@@ -2,6 +2,7 @@ from django.contrib import admin
 from django.contrib.auth import views as auth_views
 from django.urls import include, path
 
+from api import profile
 from lobby import accounts, views
 
 # The admin's login takes the same throttle as the site's, whichever route reaches it.
@@ -21,14 +22,13 @@ urlpatterns = [
         auth_views.PasswordChangeDoneView.as_view(),
         name="password_change_done",
     ),
-    path("accounts/profile/", accounts.profile, name="profile"),
+    path("accounts/profile/", profile.profile, name="profile"),
     # Before the admin's own URLs, so that a throttled admin login answers 429.
     path("admin/login/", accounts.admin_login),
     path("admin/", admin.site.urls),
     path("favicon.ico", views.favicon),
     path("api/v1/", include("api.urls")),
     path("", include("chat.urls")),
-    path("", include("games.urls")),
     path("", include("moderation.urls")),
     path("", include("lobby.urls")),
 ]

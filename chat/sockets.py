@@ -1,8 +1,10 @@
 """The chat part of a room's sockets (room page and table): one mixin, so both stay thin.
 
-A consumer calls `chat_join(room_id)` in connect() (it returns the backlog to send with the
-view), hands every decoded message to `chat_receive(message)` first (True: it was chat), and
-inherits the group handlers `chat_line` and `chat_hidden`, which forward the rendered bytes,
+`RoomSocket` and `TableSocket` are the lobby's consumers with the chat composed in (the routing
+serves these). Their `join_room_extras(room_id)` in connect() is `chat_join` (it returns the
+backlog to send with the view), every decoded message goes to `receive_room_extras(message)`
+first, i.e. `chat_receive` (True: it was chat), and they inherit the group handlers
+`chat_line` and `chat_hidden`, which forward the rendered bytes,
 and `chat_compose`, which redraws this user's chat box when a mute of his begins or ends.
 """
 
@@ -13,6 +15,8 @@ from typing import Any
 from channels.db import database_sync_to_async
 
 from chat import services
+from lobby.consumers import RoomConsumer
+from lobby.table_consumers import TableConsumer
 
 
 class ChatSocket:
@@ -32,6 +36,12 @@ class ChatSocket:
             room_id, self.scope.get("user")
         )
         return html
+
+    async def join_room_extras(self, room_id: int) -> str:
+        return await self.chat_join(room_id)
+
+    async def receive_room_extras(self, message: dict[str, Any]) -> bool:
+        return await self.chat_receive(message)
 
     async def chat_receive(self, message: dict[str, Any]) -> bool:
         """Handle a chat line ("chat") or a staff hide ("chat_hide"); False if neither."""
@@ -76,3 +86,11 @@ class ChatSocket:
 def _call(action, target: int, user, value: Any) -> None:  # noqa: ANN001
     # post(room_id, user, text) and hide(message_id, moderator, reason) share this shape.
     action(target, user, value)
+
+
+class RoomSocket(ChatSocket, RoomConsumer):
+    """A room page's socket, with its chat."""
+
+
+class TableSocket(ChatSocket, TableConsumer):
+    """A table's socket, with its chat."""

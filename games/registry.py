@@ -18,11 +18,16 @@ class Game:
 
     slug: str
     name: str
-    package: str  # games.<package>.rules / games.<package>.bots
+    package: str  # games.<package>.rules / .bots / .layout
 
     @cached_property
     def _rules(self) -> ModuleType:
         return importlib.import_module(f"games.{self.package}.rules")
+
+    @cached_property
+    def layout(self) -> ModuleType:
+        """How the site draws this game's table (`games.<package>.layout`), pure like the rules."""
+        return importlib.import_module(f"games.{self.package}.layout")
 
     @cached_property
     def _bots(self) -> ModuleType:

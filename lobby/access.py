@@ -39,7 +39,7 @@ def is_member(room: Room, user: Any) -> bool:
         return False
     if room.seat_set.filter(user=user).exists():
         return True
-    from games.models import Player
+    from tables.models import Player
 
     if Player.objects.filter(match__room=room, user=user).exists():
         return True

@@ -9,16 +9,14 @@ from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
 from django.contrib.auth import login
 from django.contrib.auth import views as auth_views
-from django.contrib.auth.decorators import login_required
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import get_object_or_404, redirect, render
+from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from lobby import ratelimit
 from lobby.forms import SignupForm
-from lobby.models import Room
 
 
 def _next_url(request: HttpRequest) -> str | None:
@@ -120,27 +118,3 @@ class RateLimitedLoginView(auth_views.LoginView):
 def admin_login(request: HttpRequest) -> HttpResponse:
     """The admin's own login page, throttled like the site's."""
     return _throttled(admin.site.login(request))
-
-
-@login_required
-def profile(request: HttpRequest) -> HttpResponse:
-    from api.models import ApiToken
-
-    tokens = ApiToken.objects.filter(user=request.user)
-    new_token = None
-    if request.method == "POST" and "revoke" in request.POST:
-        get_object_or_404(tokens, pk=request.POST["revoke"]).delete()
-        return redirect("profile")
-    if request.method == "POST":
-        name = request.POST.get("token_name", "").strip()[:60] or "API token"
-        # Its value is shown on this answer only: the database keeps just its hash.
-        _token, new_token = ApiToken.objects.issue(request.user, name)
-    rooms = (
-        Room.objects.filter(seat_set__user=request.user)
-        .exclude(status=Room.Status.CLOSED)
-        .select_related("host")
-        .distinct()
-        .order_by("-created_at")[:50]
-    )
-    context = {"rooms": rooms, "tokens": tokens, "new_token": new_token}
-    return render(request, "registration/profile.html", context)

@@ -1,7 +1,6 @@
 from django.contrib import admin
 
 from lobby.models import Room, Seat
-from moderation.admin import RoomModeration
 
 
 class SeatInline(admin.TabularInline):
@@ -11,7 +10,7 @@ class SeatInline(admin.TabularInline):
 
 
 @admin.register(Room)
-class RoomAdmin(RoomModeration, admin.ModelAdmin):
+class RoomAdmin(admin.ModelAdmin):
     list_display = ["id", "game", "status", "seats", "host", "created_at"]
     list_filter = ["game", "status"]
     search_fields = ["host__username", "seat_set__user__username"]

@@ -4,3 +4,9 @@ from django.apps import AppConfig
 class LobbyConfig(AppConfig):
     name = "lobby"
     verbose_name = "Lobby"
+
+    def ready(self) -> None:
+        from lobby import services
+        from tables import signals
+
+        signals.match_finished.connect(services.finish_room, dispatch_uid="lobby.finish_room")

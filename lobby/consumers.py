@@ -7,11 +7,10 @@ import json
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
-from cardgames.sockets import LiveConsumer
-from chat.sockets import ChatSocket
 from lobby import access, live
 from lobby.models import Room
 from lobby.roomview import room_context
+from tables.sockets import LiveConsumer
 
 
 class LobbyConsumer(LiveConsumer):
@@ -25,7 +24,7 @@ class LobbyConsumer(LiveConsumer):
         await self.send(text_data=event["html"])
 
 
-class RoomConsumer(ChatSocket, LiveConsumer):
+class RoomConsumer(LiveConsumer):
     async def connect(self) -> None:
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
         if not await database_sync_to_async(access.may_view_id)(
@@ -39,7 +38,7 @@ class RoomConsumer(ChatSocket, LiveConsumer):
         if html is None:
             await self.refuse()
             return
-        await self.send_view(html + await self.chat_join(self.room_id))
+        await self.send_view(html + await self.join_room_extras(self.room_id))
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # The room page sends nothing but chat (its buttons are plain HTTP posts).
@@ -48,7 +47,7 @@ class RoomConsumer(ChatSocket, LiveConsumer):
         except ValueError:
             return
         if isinstance(message, dict):
-            await self.chat_receive(message)
+            await self.receive_room_extras(message)
 
     async def room_changed(self, event: dict) -> None:
         html = await self._render()

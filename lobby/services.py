@@ -14,13 +14,13 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 
-from games import play, presence
 from games.engine import IllegalAction
-from games.models import Match
-from games.models import Player as MatchPlayer
 from games.registry import GAMES
 from lobby import live, ratelimit
 from lobby.models import Room, Seat
+from tables import play, presence
+from tables.models import Match
+from tables.models import Player as MatchPlayer
 
 
 class RoomError(Exception):
@@ -252,7 +252,7 @@ def _throttle(user) -> None:
 
 
 def _locked_room(room_id: int) -> Room:
-    # The match first, then the room: the order of the move path (games.play.act locks the
+    # The match first, then the room: the order of the move path (tables.play.act locks the
     # match and, when the match ends, updates the room). Taking them the other way round here
     # (leave, close, a ban) could deadlock with a match-ending move on PostgreSQL.
     list(Match.objects.select_for_update().filter(room_id=room_id).values_list("pk", flat=True))
@@ -272,6 +272,15 @@ def _require_open(room: Room) -> None:
         raise RoomError("already_started", "This room has already started.")
     if room.status != Room.Status.OPEN:
         raise RoomError("room_over", "This room is over.")
+
+
+def finish_room(sender: Any, match: Any, **kwargs: Any) -> None:
+    """The room of a match that just finished is finished too (tables' match_finished)."""
+    # A room that everyone left stays closed; one being played is now finished.
+    Room.objects.filter(pk=match.room_id, status=Room.Status.PLAYING).update(
+        status=Room.Status.FINISHED, ended_at=timezone.now()
+    )
+    after_commit_notify(match.room_id)
 
 
 def after_commit_notify(room_id: int) -> None:
@@ -294,7 +303,7 @@ def rematch(room_id: int, user) -> Room:
     levels) take the last seats. Asking again, or another player asking, joins that same room:
     a finished room has at most one rematch (`Room.rematch_of`).
     """
-    from games.push import rematch_opened
+    from tables.push import rematch_opened
 
     _throttle(user)
     with transaction.atomic():

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from lobby import views
+from lobby import history_views, table_views, views
 
 app_name = "lobby"
 
@@ -15,4 +15,10 @@ urlpatterns = [
     path("rooms/<int:room_id>/remove/", views.remove, name="remove"),
     path("rooms/<int:room_id>/close/", views.close, name="close"),
     path("invite/<str:code>/", views.invite, name="invite"),
+    path("how-to-play/allegra/", table_views.how_to_play_allegra, name="how_to_play_allegra"),
+    path("rooms/<int:room_id>/sheet/", history_views.sheet, name="sheet"),
+    path("rooms/<int:room_id>/rematch/", history_views.rematch, name="rematch"),
+    path("players/<str:username>/", history_views.player, name="player"),
+    path("leaderboard/", history_views.leaderboard, name="leaderboard"),
+    path("leaderboard/<slug:game>/", history_views.leaderboard, name="leaderboard_game"),
 ]

@@ -13,12 +13,12 @@ from django.views import defaults
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from games import play
-from games.views import table_page
 from lobby import access, live, services
 from lobby.forms import RoomForm
 from lobby.models import Room
 from lobby.roomview import room_context
+from lobby.table_views import table_page
+from tables import current
 
 
 def index(request: HttpRequest) -> HttpResponse:
@@ -61,7 +61,7 @@ def room_detail(request: HttpRequest, room_id: int) -> HttpResponse:
     if not access.may_view(room, request.user, room.pk in access.invited_rooms(request.session)):
         raise Http404("There is no such room.")
     if room.status != Room.Status.OPEN:
-        table = play.load_table(room.pk)
+        table = current.load_table(room.pk)
         if table is not None:
             return table_page(request, table)
     return _room_page(request, room)

@@ -23,6 +23,8 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
 
+from lobby.admin import RoomAdmin
+from lobby.models import Room
 from moderation import services
 from moderation.models import AuditEntry, Mute, Report
 
@@ -367,3 +369,12 @@ class RoomModeration(ModerateMixin):
                 ("chat", _changelist("chat_chatmessage", room__id__exact=room.pk)),
             ]
         )
+
+
+# The lobby's room admin, with the moderator's links and "Close room" (lobby knows no moderation).
+admin.site.unregister(Room)
+
+
+@admin.register(Room)
+class ModeratedRoomAdmin(RoomModeration, RoomAdmin):
+    pass

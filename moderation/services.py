@@ -45,7 +45,7 @@ def ban(user: Any, moderator: Any, reason: str) -> Any:
         target = _locked_target(user, moderator)
         if not target.is_active:
             raise ModerationError("already_banned", f"{target.username} is banned already.")
-        # Saving is_active=False closes his sockets after commit (cardgames.sockets).
+        # Saving is_active=False closes his sockets after commit (tables.sockets).
         target.is_active = False
         target.save(update_fields=["is_active"])
         lobby_services.vacate_seats(target)
@@ -156,7 +156,7 @@ def create_report(reporter: Any, reported: Any, room: Any, reason: str) -> Repor
 
 def room_players(room: Any) -> list[Any]:
     """Return the human players of `room` (its seats, or its match's players once started)."""
-    from games.models import Player
+    from tables.models import Player
 
     users = {seat.user for seat in room.seat_set.select_related("user") if seat.user_id}
     users |= {

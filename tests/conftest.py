@@ -40,7 +40,7 @@ def _fast_password_hashing(settings):
 @pytest.fixture(autouse=True)
 def _tables_without_clock(settings):
     # No countdown and no background bot driver unless a test asks for them: tests that need
-    # bots drive them themselves (games.driver.MatchBots) so every step is awaited.
+    # bots drive them themselves (tables.driver.MatchBots) so every step is awaited.
     settings.TABLE_COUNTDOWN = 0
     settings.BOT_DRIVER = False
     settings.BOT_PACE = 0

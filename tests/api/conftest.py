@@ -5,7 +5,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from cardgames.devserver import serve_site
+from tests.devserver import serve_site
 
 
 @pytest.fixture(scope="session")

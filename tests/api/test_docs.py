@@ -11,8 +11,8 @@ import urllib.request
 
 import pytest
 
-from cardgames.devserver import ROOT
 from tests.conftest import PASSWORD
+from tests.devserver import ROOT
 
 DOC = (ROOT / "docs" / "api.md").read_text()
 

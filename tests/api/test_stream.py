@@ -13,9 +13,9 @@ from channels.testing import WebsocketCommunicator
 from api import consumers
 from api.models import ApiToken
 from cardgames.asgi import application
-from games import play, push
-from games.models import Match
 from lobby import services
+from tables import current, play, push
+from tables.models import Match
 from tests.api.helpers import ORIGIN, Api, next_of, stream
 from tests.conftest import make_user
 from tests.tables.helpers import set_state, started_room
@@ -85,7 +85,7 @@ async def test_a_stream_counts_as_presence():
         view = await next_of(a, "view")
     assert view["view"]["players"][1]["connected"] is False
     await a.disconnect()
-    table = await sync_to_async(play.load_table)(room.pk)
+    table = await sync_to_async(current.load_table)(room.pk)
     assert table.players[0].connections == 0 and table.players[0].away_since is not None
 
 
@@ -171,10 +171,10 @@ async def test_a_change_from_elsewhere_is_loaded():
     loaded = consumers.stats["loaded"]
     # Written behind this process's back (as another process would): its cache is stale.
     await sync_to_async(set_state)(room.pk, lambda data: data)
-    play._cache.clear()
+    current._cache.clear()
     await a.send_to(text_data=json.dumps({"type": "sync"}))
     view = await next_of(a, "view")
-    assert view["view"]["version"] == (await sync_to_async(play.load_table)(room.pk)).version
+    assert view["view"]["version"] == (await sync_to_async(current.load_table)(room.pk)).version
     assert consumers.stats["loaded"] == loaded + 1
     await a.disconnect()
 
@@ -208,7 +208,7 @@ async def test_a_change_from_another_process_is_loaded_once_for_all_sockets():
     await _settle(room.pk, *sockets)
     # Another process's write: the database moves on, this process's cache does not know it.
     await sync_to_async(set_state)(room.pk, lambda data: data)
-    play._cache.clear()
+    current._cache.clear()
     version = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
     loaded = consumers.stats["loaded"]
     layer = get_channel_layer()

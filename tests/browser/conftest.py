@@ -16,7 +16,7 @@ from collections.abc import Iterator
 import pytest
 from playwright.sync_api import Browser, BrowserContext, expect, sync_playwright
 
-from cardgames.devserver import ROOT, serve_site
+from tests.devserver import ROOT, serve_site
 
 CHROMIUM_ARGS = [
     "--headless",

@@ -28,7 +28,7 @@ def _rows_in_database(site_shell, room_id: str) -> dict[str, object]:
     """The match's RoundScore rows as the database has them: {"rounds": [[...], ...], "names"}."""
     code = (
         "import json\n"
-        "from games.models import Match, RoundScore\n"
+        "from tables.models import Match, RoundScore\n"
         f"m = Match.objects.get(room_id={int(room_id)})\n"
         "rounds = {}\n"
         "for r in RoundScore.objects.filter(round__match=m).order_by('round__number', 'seat'):\n"

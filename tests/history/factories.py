@@ -7,8 +7,8 @@ from typing import Any
 
 from django.utils import timezone
 
-from games.models import Match, Player, Round, RoundScore
 from lobby.models import Room, Seat
+from tables.models import Match, Player, Round, RoundScore
 
 _clock = [timezone.now() - timedelta(days=1)]
 

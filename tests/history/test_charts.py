@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import xml.etree.ElementTree as ET
 
-from games import charts
+from tables import charts
 
 SVG = "{http://www.w3.org/2000/svg}"
 

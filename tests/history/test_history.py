@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from games import history
-from games.models import Match, Player, RoundScore
+from tables import history
+from tables.models import Match, Player, RoundScore
 from tests.conftest import make_user
 from tests.history.factories import played_match
 

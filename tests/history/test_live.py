@@ -8,10 +8,10 @@ import pytest
 from asgiref.sync import sync_to_async
 from django.test import Client
 
-from games import history, play
-from games.driver import MatchBots
-from games.models import Match, RoundScore
 from lobby import services
+from tables import current, history
+from tables.driver import MatchBots
+from tables.models import Match, RoundScore
 from tests.conftest import client_for, make_user
 from tests.tables.helpers import started_room, table_socket
 
@@ -37,7 +37,7 @@ def _finished_room(settings, game: str = "ligretto", **options):
 def test_a_played_matchs_sheet_matches_its_score_rows_and_the_engine(settings):
     alice, bob, room = _finished_room(settings, rounds=2)
     match = Match.objects.get(room_id=room.pk)
-    table = play.load_table(room.pk)
+    table = current.load_table(room.pk)
     sheet = history.match_sheet(match)
     assert [list(p) for p in table.state.scores] == [r.points for r in sheet.rounds]
     rows = RoundScore.objects.filter(round__match=match)
@@ -52,7 +52,7 @@ def test_the_live_table_shows_the_running_totals_chart_and_a_link_to_the_sheet(s
     html = client_for(alice).get(f"/rooms/{room.pk}/").content.decode()
     chart = re.search(r'<div class="live-chart" id="al-chart">(.*?)</div>', html, re.S).group(1)
     assert '<svg class="chart totals-chart"' in chart
-    totals = play.load_table(room.pk).view(None)["totals"]
+    totals = current.load_table(room.pk).view(None)["totals"]
     assert f"alice ({totals[0]})" in chart and f"bob ({totals[1]})" in chart
     # Relative links (the page is /rooms/<id>/): a pushed part is the same bytes in every room.
     assert html.count('href="sheet/"') == 2 and 'hx-post="rematch/"' in html
@@ -81,14 +81,14 @@ def test_the_winners_are_the_rules_word_kept_at_the_finish_and_backfilled_by_mig
 
     from django.apps import apps
 
-    from games.models import Player
+    from tables.models import Player
 
     _alice, _bob, room = _finished_room(settings, game="allegra", rounds=1)
-    named = play.load_table(room.pk).view(None)["winners"]
+    named = current.load_table(room.pk).view(None)["winners"]
     won = list(Player.objects.filter(match__room=room, won=True).values_list("seat", flat=True))
     assert won == named and named  # marked by the write path from the match_finished event
     Player.objects.filter(match__room=room).update(won=False)
-    import_module("games.migrations.0004_player_won").mark_winners(apps, None)
+    import_module("tables.migrations.0002_player_won").mark_winners(apps, None)
     won = list(Player.objects.filter(match__room=room, won=True).values_list("seat", flat=True))
     assert won == named
 

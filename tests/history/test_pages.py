@@ -7,8 +7,8 @@ import re
 import pytest
 from django.test import Client
 
-from games.models import Match
 from lobby import services
+from tables.models import Match
 from tests.conftest import client_for
 from tests.history.factories import played_match
 

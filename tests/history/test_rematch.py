@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from games.models import Match
 from lobby import services
 from lobby.models import Room
+from tables.models import Match
 from tests.conftest import client_for
 from tests.history.factories import played_match
 

@@ -16,8 +16,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from cardgames.devserver import ROOT, free_port, start_daphne, stop
 from tests.conftest import PASSWORD
+from tests.devserver import ROOT, free_port, start_daphne, stop
 
 # A socket read never waits longer than this: a server that does not answer fails the test
 # instead of hanging it. It bounds a wait; nothing asserts how fast anything is.

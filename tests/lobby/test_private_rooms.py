@@ -8,11 +8,11 @@ from channels.testing import WebsocketCommunicator
 from django.urls import reverse
 
 from cardgames.asgi import application
-from games import play
-from games.driver import Driver
-from games.models import ActionLog, Match
 from lobby import live, services
 from lobby.models import Room
+from tables import current, play
+from tables.driver import Driver
+from tables.models import ActionLog, Match
 from tests.api.helpers import Api, error_code
 from tests.conftest import client_for, make_user
 from tests.tables.helpers import ORIGIN, started_room, table_socket
@@ -190,7 +190,7 @@ def test_closing_a_playing_room_stops_its_match_with_no_winner(alice, bob):
     services.close_room(room.pk, alice, "")
     match = Match.objects.get(room=room)
     assert match.status == "closed" and match.closed_reason == "Closed by its host."
-    view = play.load_table(room.pk).view(1)
+    view = current.load_table(room.pk).view(1)
     assert view["status"] == "closed" and view["legal"] == []
     assert view["message"] == "Closed by its host."
     with pytest.raises(play.PlayError) as refused:

@@ -12,10 +12,10 @@ from functools import partial
 import pytest
 from django.db import connections
 
-from games import play
 from games.engine import IllegalAction
 from lobby import services
 from lobby.models import Room
+from tables import play
 from tests.conftest import make_user
 from tests.tables.helpers import set_state, started_room
 

@@ -8,9 +8,9 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 
-from games.driver import MatchBots
-from games.models import ActionLog
 from moderation import services
+from tables.driver import MatchBots
+from tables.models import ActionLog
 from tests.api.helpers import Api, stream
 from tests.conftest import make_user
 from tests.moderation.helpers import make_moderator

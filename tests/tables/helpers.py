@@ -7,10 +7,10 @@ from typing import Any
 from channels.testing import WebsocketCommunicator
 
 from cardgames.asgi import application
-from games import play
-from games.models import Match
 from games.registry import GAMES
 from lobby import services
+from tables import current
+from tables.models import Match
 
 ORIGIN = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
 
@@ -58,5 +58,5 @@ def version_of(html: str) -> int:
     return int(html[start : html.index('"', start)])
 
 
-def table(room_id: int) -> play.Table:
-    return play.load_table(room_id)
+def table(room_id: int) -> current.Table:
+    return current.load_table(room_id)

@@ -10,7 +10,7 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import play
+from tables import current
 from tests.conftest import client_for, make_user
 from tests.tables.allegra_layouts import after_opening, place
 from tests.tables.helpers import set_state, started_room, table_socket
@@ -54,7 +54,7 @@ async def test_face_down_values_and_the_deck_never_reach_anyone_on_any_path():
     ]
     for shift, room in enumerate(rooms):
         await sync_to_async(set_state)(room.pk, lambda d, s=shift: after_opening(d, s))
-    states = [await sync_to_async(lambda r=r: play.load_table(r.pk).state)() for r in rooms]
+    states = [await sync_to_async(lambda r=r: current.load_table(r.pk).state)() for r in rooms]
     assert states[0].grids != states[1].grids and states[0].deck != states[1].deck
     hidden = [
         (s, r, c)
@@ -82,7 +82,7 @@ async def test_face_down_values_and_the_deck_never_reach_anyone_on_any_path():
     worlds = []
     for room in rooms:
         sockets = [await table_socket(room.pk, u) for u in users]
-        version = await sync_to_async(lambda r=room: play.load_table(r.pk).version)()
+        version = await sync_to_async(lambda r=room: current.load_table(r.pk).version)()
         worlds.append((room, sockets, await _until(sockets, version)))
     assert [_normalise(f, worlds[0][0].pk) for f in worlds[0][2]] == [
         _normalise(f, worlds[1][0].pk) for f in worlds[1][2]
@@ -90,7 +90,7 @@ async def test_face_down_values_and_the_deck_never_reach_anyone_on_any_path():
     for seat, action in TURNS:
         frames = []
         for room, sockets, _ in worlds:
-            version = await sync_to_async(lambda r=room: play.load_table(r.pk).version)()
+            version = await sync_to_async(lambda r=room: current.load_table(r.pk).version)()
             await sockets[seat].send_to(text_data=json.dumps(action))
             frames.append(await _until(sockets, version + 1))
         assert frames[0] == frames[1] and all(frames[0])

@@ -9,8 +9,8 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import play
-from games.models import Match
+from tables import current, play
+from tables.models import Match
 from tests.conftest import client_for, make_user
 from tests.tables.helpers import set_state, started_room, table_socket
 
@@ -78,17 +78,17 @@ async def test_hidden_cards_never_reach_any_seat_on_any_path():
     for room in rooms:
         sockets = [await table_socket(room.pk, u) for u in (alice, bob, eve)]
         # Connecting changes who is present: read on until the last of those changes.
-        version = await sync_to_async(lambda r=room: play.load_table(r.pk).version)()
+        version = await sync_to_async(lambda r=room: current.load_table(r.pk).version)()
         worlds.append((room, sockets, await _until(sockets, version)))
     assert worlds[0][2] == worlds[1][2]
     for _ in range(6):
         frames, public = [], []
         for room, sockets, _ in worlds:
-            view = await sync_to_async(lambda r=room: play.load_table(r.pk).view(0))()
+            view = await sync_to_async(lambda r=room: current.load_table(r.pk).view(0))()
             action = next((a for a in view["legal"] if a["type"] == "play"), {"type": "flip"})
             await sockets[0].send_to(text_data=json.dumps(action))
             frames.append(await _until(sockets, view["version"] + 1))
-            seen = await sync_to_async(lambda r=room: play.load_table(r.pk).view(None))()
+            seen = await sync_to_async(lambda r=room: current.load_table(r.pk).view(None))()
             public.append({k: v for k, v in seen.items() if k not in ("room", "starts_at")})
         if public[0] != public[1]:
             # L14: at a standstill the rules move each top hand card to the bottom, in the

@@ -9,8 +9,8 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 
-from games import play
-from games.models import ActionLog, Match
+from tables import current
+from tables.models import ActionLog, Match
 from tests.conftest import make_user
 from tests.tables.helpers import card, set_state, started_room, table_socket, version_of
 
@@ -68,7 +68,7 @@ async def test_it_sends_the_whole_table_on_connect_and_pushes_plays_to_everyone(
     assert to_alice.endswith(to_bob) and 'id="lg-me" class="me' in to_alice
     assert 'id="lg-me" class="me' not in to_bob
     assert 'id="pile-0"' in to_bob and 'aria-label="red 4"' in to_bob
-    assert version_of(to_bob) == await sync_to_async(lambda: play.load_table(room.pk).version)()
+    assert version_of(to_bob) == await sync_to_async(lambda: current.load_table(room.pk).version)()
     for s in (a, b, e):
         await s.disconnect()
 
@@ -117,7 +117,7 @@ async def test_simultaneous_plays_onto_one_pile_have_exactly_one_winner_l12():
         }
         refused = refusals[0]
         assert any('data-target="me-row-0"' in f for f in frames[refused])
-        t = await sync_to_async(play.load_table)(room.pk)
+        t = await sync_to_async(current.load_table)(room.pk)
         pile = t.state.center[0]
         assert [c.value for c in pile.cards] == [1, 2, 3, 4]  # one 4, never two
         winner = pile.cards[-1].owner
@@ -141,15 +141,15 @@ async def test_a_socket_that_missed_a_version_gets_the_whole_table_again():
     await _settle(e)
     from channels.layers import get_channel_layer
 
-    from games import push
+    from tables import push
 
     layer = get_channel_layer()
-    current = await sync_to_async(lambda: play.load_table(room.pk).version)()
+    now = await sync_to_async(lambda: current.load_table(room.pk).version)()
     await layer.group_send(
         push.table_group(room.pk),
         {
             "type": "table.public",
-            "version": current + 5,
+            "version": now + 5,
             "html": "<p id='x'>partial</p>",
             "full": False,
             "private": [],
@@ -220,7 +220,7 @@ async def test_with_the_row_variant_a_stack_top_goes_onto_a_row_card_by_its_butt
     await a.send_to(text_data=values)  # what ws-send sends for that button
     frame = await a.receive_from()
     assert 'id="lg-me" class="me' in frame
-    t = await sync_to_async(play.load_table)(room.pk)
+    t = await sync_to_async(current.load_table)(room.pk)
     assert [c[:2] for c in t.state.players[0].row[0]] == [("red", 5), ("green", 4)]
     assert t.view(None)["tableaus"][0]["row_depth"][0] == 2
     await a.disconnect()

@@ -17,9 +17,9 @@ import websockets
 from django.conf import settings
 from django.db import connection
 
-from cardgames.devserver import free_port, start_daphne, stop
-from games.models import ActionLog, Match
+from tables.models import ActionLog, Match
 from tests.conftest import make_user
+from tests.devserver import free_port, start_daphne, stop
 from tests.tables.helpers import started_room
 
 pytestmark = [pytest.mark.scale, pytest.mark.django_db(transaction=True)]

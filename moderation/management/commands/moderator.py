@@ -20,7 +20,7 @@ VIEWED = [
     ("auth", "user"),
     ("lobby", "room"),
     ("lobby", "seat"),
-    ("games", "match"),
+    ("tables", "match"),
     ("moderation", "report"),
     ("moderation", "mute"),
     ("moderation", "auditentry"),

@@ -2,14 +2,13 @@
 
 Each change runs in one transaction on the locked match row: check, `apply`, save the state and
 the new version, append to the action log (and the round scores when a round ends); only after
-commit is the change pushed (`games.push`). Plays race here and are settled one at a time (L12).
+commit is the change pushed (`tables.push`). Plays race here and are settled one at a time (L12).
 """
 
 from __future__ import annotations
 
-import copy
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
 from typing import Any
@@ -18,16 +17,15 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games.engine import Action, IllegalAction, State, View
-from games.models import ActionLog, Match, Player, Round, RoundScore
-from games.registry import GAMES, Game
+from games.engine import Action, IllegalAction, State
+from games.registry import GAMES
+from tables import current, push, signals
+from tables.current import Table
+from tables.models import ActionLog, Match, Player, Round, RoundScore
 
 # The keys an action of either game can carry (api.md); the log keeps only these, so a client's
 # extra fields (ignored by the rules) never fill the database.
 ACTION_KEYS = ("type", "from", "to", "index", "pile", "source", "place")
-
-# A view's `message` when the service, not the engine, has something to say.
-COUNTDOWN_MESSAGE = "Get ready: the round starts in a moment."
 
 
 class PlayError(IllegalAction):
@@ -36,140 +34,6 @@ class PlayError(IllegalAction):
     def __init__(self, code: str, message: str, status: int = 409) -> None:
         super().__init__(code, message)
         self.status = status
-
-
-@dataclass
-class Table:
-    """A match as one moment of it: rows, players, the engine state, and what that seat sees."""
-
-    match: Match
-    players: list[Player]
-    state: State
-    round: Round | None = None  # the current round's row, without its state (see _table)
-    game: Game = field(init=False)
-
-    def __post_init__(self) -> None:
-        self.game = GAMES[self.match.game]
-
-    @property
-    def version(self) -> int:
-        return self.match.version
-
-    def seat_of(self, user: Any) -> int | None:
-        """Return the seat `user` plays in this match (None: he only watches)."""
-        if user is None or not getattr(user, "is_authenticated", False):
-            return None
-        for p in self.players:
-            if p.user_id == user.pk and not p.left:
-                return p.seat
-        return None
-
-    def status(self, now: Any = None) -> str:
-        """The engine's status, `starting` while the countdown runs (L7+), `closed` if stopped."""
-        if self.match.status == Match.Status.CLOSED:
-            return "closed"
-        status = self.state.status if hasattr(self.state, "status") else "playing"
-        if status == "playing" and self.counting_down(now):
-            return "starting"
-        return status
-
-    def counting_down(self, now: Any = None) -> bool:
-        starts_at = self.match.starts_at
-        return starts_at is not None and (now or timezone.now()) < starts_at
-
-    def view(self, seat: int | None, now: Any = None) -> View:
-        """Return the Board API view of `seat` (None: a spectator): player_view plus the room's."""
-        view = dict(self.game.player_view(self.state, seat))
-        status = self.status(now)
-        totals = view.get("totals") or [0] * len(self.players)
-        view.update(
-            room=self.match.room_id,
-            game=self.match.game,
-            status=status,
-            version=self.match.version,
-            seat=seat,
-            players=[
-                {
-                    "seat": p.seat,
-                    "name": p.name,
-                    "bot": p.is_bot,
-                    "connected": p.is_bot or p.connections > 0,
-                    "total": totals[p.seat] if p.seat < len(totals) else 0,
-                }
-                for p in self.players
-            ],
-            starts_at=self.match.starts_at.isoformat() if self.match.starts_at else None,
-        )
-        if status == "starting":
-            view["legal"] = []
-            view["message"] = COUNTDOWN_MESSAGE
-        elif status == "closed":
-            view["legal"] = []
-            view["message"] = self.match.closed_reason or "This room was closed."
-        return view
-
-
-# --------------------------------------------------------------------------- reading
-
-
-# A process keeps the last table it saw per match: the round row (without its state), the
-# players and the state. States are immutable once built, and every change that anyone can see
-# grows the version, so while the locked match row shows the same version nothing needs
-# reloading (the hot path of every play: one locked read, then the writes).
-# Keyed by (id, seed): a database that was reset (tests) reuses ids, never a 53-bit seed.
-# The match row is kept as a copy taken at that version, for readers that want no query at all
-# (cached_table).
-_cache: dict[tuple[int, int], tuple[int, Round, list[Player], State, Match]] = {}
-
-
-def load_table(room_id: int) -> Table | None:
-    """Return the room's match as it stands now, or None if the room never started."""
-    match = Match.objects.filter(room_id=room_id).first()
-    if match is None:
-        return None
-    return _table(match)
-
-
-def _table(match: Match) -> Table:
-    cached = _cache.get(cache_key(match))
-    if cached is not None and cached[0] == match.version:
-        _, rnd, players, state, _ = cached
-        return Table(match=match, players=list(players), state=state, round=rnd)
-    game = GAMES[match.game]
-    rnd = match.rounds.defer("state").order_by("-number").first()
-    players = list(match.players.all())
-    state = game.load(Round.objects.filter(pk=rnd.pk).values_list("state", flat=True).get())
-    _cache[cache_key(match)] = (match.version, rnd, players, state, copy.copy(match))
-    return Table(match=match, players=list(players), state=state, round=rnd)
-
-
-def cache_key(match: Match) -> tuple[int, int]:
-    return (match.pk, match.seed)
-
-
-def cached_table(key: tuple[int, int], version: int) -> Table | None:
-    """Return the match (by `cache_key`) at exactly `version` from this process's memory.
-
-    No query: for the pushes that follow a change, where every socket of the room wants the
-    table at the version just written (by this process, usually). None means: load it (the
-    change came from another process, or a later one is being written and may yet roll back).
-    """
-    cached = _cache.get(key)
-    if cached is None or cached[0] != version:
-        return None
-    _, rnd, players, state, match = cached
-    return Table(match=copy.copy(match), players=list(players), state=state, round=rnd)
-
-
-def _remember(table: Table) -> None:
-    m = table.match
-    # A copy of the row: the table's own goes on changing in the next write's transaction.
-    _cache[cache_key(m)] = (m.version, table.round, table.players, table.state, copy.copy(m))
-
-
-def _forget(match: Match) -> None:
-    # A change that failed half-way may have touched the cached rows in memory.
-    _cache.pop(cache_key(match), None)
 
 
 # --------------------------------------------------------------------------- starting
@@ -190,7 +54,7 @@ def start_match(room: Any, seats: list[Any]) -> Match:
             user=seat.user,
             name=seat.name,
             bot_level=seat.bot_level,
-            # A human's grace period runs from the start until his first socket (games.presence).
+            # A human's grace period runs from the start until his first socket (tables.presence).
             away_since=match.created_at if seat.user_id else None,
         )
         for seat in seats
@@ -226,7 +90,7 @@ def act(room_id: int, seat: int, action: Any, by_bot: bool = False, driver: str 
         raise PlayError("bad_action", 'An action is an object with a "type".', 400)
     with transaction.atomic():
         match = _locked_match(room_id)
-        table = _table(match)
+        table = current.from_row(match)
         if match.status == Match.Status.FINISHED:
             raise PlayError("match_over", "This match is over.")
         if match.status == Match.Status.CLOSED:
@@ -239,7 +103,7 @@ def act(room_id: int, seat: int, action: Any, by_bot: bool = False, driver: str 
         try:
             _save(table, new, events, seat=seat, action=action, by_bot=by_bot, driver=driver)
         except BaseException:
-            _forget(match)
+            current.forget(match)
             raise
     return Outcome(table=table, events=events)
 
@@ -293,10 +157,10 @@ def _save(
         match.finished_at = timezone.now()
         fields += ["status", "finished_at"]
         _record_winners(table, events)
-        _finish_room(match)
+        signals.match_finished.send(sender=Match, match=match)
     match.save(update_fields=fields)
     table.state = new
-    _remember(table)
+    current.remember(table)
     transaction.on_commit(partial(_push, table, events))
 
 
@@ -321,17 +185,6 @@ def _record_winners(table: Table, events: list[dict[str, Any]]) -> None:
         player.won = player.seat in seats
 
 
-def _finish_room(match: Match) -> None:
-    from lobby.models import Room
-    from lobby.services import after_commit_notify
-
-    # A room that everyone left stays closed; one being played is now finished.
-    Room.objects.filter(pk=match.room_id, status=Room.Status.PLAYING).update(
-        status=Room.Status.FINISHED, ended_at=timezone.now()
-    )
-    after_commit_notify(match.room_id)
-
-
 def touch(room_id: int, change: Any) -> Table | None:
     """Run `change(table)` on the locked match (presence, stand-ins, countdown) and push it.
 
@@ -341,16 +194,16 @@ def touch(room_id: int, change: Any) -> Table | None:
         match = Match.objects.select_for_update().filter(room_id=room_id).first()
         if match is None:
             return None
-        table = _table(match)
+        table = current.from_row(match)
         try:
             changed = change(table)
             if changed:
                 match.version += 1
                 match.save(update_fields=["version"])
-                _remember(table)
+                current.remember(table)
                 transaction.on_commit(partial(_push, table, []))
         except BaseException:
-            _forget(match)
+            current.forget(match)
             raise
     return table
 
@@ -379,6 +232,4 @@ def _locked_match(room_id: int) -> Match:
 
 
 def _push(table: Table, events: list[dict[str, Any]]) -> None:
-    from games import push  # push renders templates; play must import without them
-
     push.table_changed(table, events)

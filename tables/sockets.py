@@ -1,6 +1,7 @@
 """What every live socket shares: a validated site address, a per-user group, clean refusals.
 
-`LiveConsumer` is the base of every consumer (lobby, room, table). Its interface:
+`LiveConsumer` is the base of every browser consumer (lobby, room, table); the Board API's
+stream speaks JSON and has its own (api.consumers). Its interface:
 
 - `groups`: channels' own list of groups joined before `connect()`; `join_group(name)` joins
   one more later. Every group is left on disconnect. A signed-in user's socket is also in
@@ -13,6 +14,8 @@
 - `base_url()`: "scheme://host" for absolute links (invite URLs). The host was checked against
   ALLOWED_HOSTS by `AllowedHostValidator` as Django's HTTP does; the scheme is https when the
   proxy's header says so (SECURE_PROXY_SSL_HEADER, as for HTTP) or the scope says wss.
+- `join_room_extras(room_id)` / `receive_room_extras(message)`: hooks for what a room's
+  sockets carry besides their own view (the chat, composed in by chat.sockets).
 - `identity_changed` (a group message): closes with RECONNECT; the page reconnects as whoever
   its session now says (anonymous after logout, ban or a password change elsewhere).
 
@@ -128,6 +131,16 @@ class LiveConsumer(AsyncWebsocketConsumer):
     async def identity_changed(self, event: dict) -> None:
         await self.close(code=RECONNECT)
 
+    # A room's sockets (its page, its table) can carry more than their own view: the chat app
+    # composes its part in (chat.sockets) through these two, so these layers never import it.
+    async def join_room_extras(self, room_id: int) -> str:
+        """Join what else the room's socket carries; return its view to send with the page's."""
+        return ""
+
+    async def receive_room_extras(self, message: dict) -> bool:
+        """Handle a decoded message meant for an extra part; False: it was not one."""
+        return False
+
 
 class NotFoundConsumer(LiveConsumer):
     """Every WebSocket path that no route matches: closed with 4404, no traceback."""
@@ -175,8 +188,6 @@ def _close_if_identity_changed(sender, instance, **kwargs) -> None:  # noqa: ANN
 def connect_signals() -> None:
     """Called once from CardgamesConfig.ready()."""
     user_model = get_user_model()
-    user_logged_out.connect(_on_logout, dispatch_uid="cardgames.sockets.logout")
-    pre_save.connect(_remember_old_identity, sender=user_model, dispatch_uid="cardgames.sockets")
-    post_save.connect(
-        _close_if_identity_changed, sender=user_model, dispatch_uid="cardgames.sockets"
-    )
+    user_logged_out.connect(_on_logout, dispatch_uid="tables.sockets.logout")
+    pre_save.connect(_remember_old_identity, sender=user_model, dispatch_uid="tables.sockets")
+    post_save.connect(_close_if_identity_changed, sender=user_model, dispatch_uid="tables.sockets")

@@ -20,8 +20,8 @@ from django.db import close_old_connections
 from django.db.models import F
 from django.utils import timezone
 
-from games import play
-from games.models import Match, Player, Presence
+from tables import current, play
+from tables.models import Match, Player, Presence
 
 # This server process, as its presence rows and its bot driver's leases name it.
 PROCESS = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"[:64]
@@ -44,7 +44,7 @@ def seat_for(room_id: int, user: Any) -> int | None | bool:
 def connected(room_id: int, seat: int) -> None:
     """Count a socket of `seat`; his first one shows him connected and ends any stand-in."""
 
-    def change(table: play.Table) -> bool:
+    def change(table: current.Table) -> bool:
         player = _player(table, seat)
         here, _ = Presence.objects.get_or_create(
             player=player, process=PROCESS, defaults={"seen_at": timezone.now()}
@@ -65,7 +65,7 @@ def connected(room_id: int, seat: int) -> None:
 def disconnected(room_id: int, seat: int) -> None:
     """Uncount a socket of `seat`; when his last one goes, his grace period starts."""
 
-    def change(table: play.Table) -> bool:
+    def change(table: current.Table) -> bool:
         player = _player(table, seat)
         Presence.objects.filter(player=player, process=PROCESS, sockets__gt=0).update(
             sockets=F("sockets") - 1
@@ -89,7 +89,7 @@ def replace_absent(room_id: int, now: Any = None) -> list[int]:
     grace = settings.LEAVER_GRACE
     replaced: list[int] = []
 
-    def change(table: play.Table) -> bool:
+    def change(table: current.Table) -> bool:
         swept = _sweep(table, now)
         for player in table.players:
             if (
@@ -113,7 +113,7 @@ def replace_absent(room_id: int, now: Any = None) -> list[int]:
 def left_for_good(room_id: int, user: Any) -> None:
     """A player gave his seat up during the match: a bot plays it to the end."""
 
-    def change(table: play.Table) -> bool:
+    def change(table: current.Table) -> bool:
         for player in table.players:
             if player.user_id == user.pk and not player.left:
                 player.left = True
@@ -125,7 +125,7 @@ def left_for_good(room_id: int, user: Any) -> None:
     play.touch(room_id, change)
 
 
-def _sweep(table: play.Table, now: Any) -> bool:
+def _sweep(table: current.Table, now: Any) -> bool:
     """Count as gone the sockets of processes that stopped renewing their presence (died)."""
     cutoff = now - timedelta(seconds=settings.DRIVER_LEASE)
     stale = list(Presence.objects.filter(player__match=table.match, seen_at__lt=cutoff))
@@ -148,5 +148,5 @@ def heartbeat() -> None:
     Presence.objects.filter(process=PROCESS).update(seen_at=timezone.now())
 
 
-def _player(table: play.Table, seat: int) -> Player:
+def _player(table: current.Table, seat: int) -> Player:
     return next(p for p in table.players if p.seat == seat)

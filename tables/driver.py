@@ -4,7 +4,7 @@ Every process runs one driver (started with the first request it serves). A driv
 lease on each match it drives, renewed every second in the database; a match whose lease has
 run out (its process died) is claimed by another driver within `DRIVER_LEASE` seconds, so
 exactly one process drives a room's bots at a time. Bots act through the same write path as
-people (`games.play.act`), from their seat's view only (G3), at their level's pace times
+people (`tables.play.act`), from their seat's view only (G3), at their level's pace times
 `settings.BOT_PACE` (0 in tests: full speed).
 """
 
@@ -23,9 +23,9 @@ from django.db import close_old_connections
 from django.db.models import Q
 from django.utils import timezone
 
-from games import play, presence, push
 from games.engine import IllegalAction
-from games.models import Match
+from tables import current, play, presence, push
+from tables.models import Match
 
 log = logging.getLogger(__name__)
 
@@ -120,13 +120,13 @@ class MatchBots:
         """Do whatever is due now; return seconds until the next thing is due (None: done)."""
         close_old_connections()
         now = _monotonic()
-        table = play.load_table(self.room_id)
+        table = current.load_table(self.room_id)
         if table is None or table.match.status == Match.Status.FINISHED:
             return None
         if now >= self.next_check:
             self.next_check = now + RENEW_EVERY
             presence.replace_absent(self.room_id)
-            table = play.load_table(self.room_id)
+            table = current.load_table(self.room_id)
         if table.counting_down():
             left = (table.match.starts_at - timezone.now()).total_seconds()
             return max(left, 0.0) + 0.001
@@ -135,7 +135,7 @@ class MatchBots:
             self.released = round_no
             # The countdown is over: everyone's page must say so (the version grows).
             play.touch(self.room_id, lambda t: t.match.starts_at is not None)
-            table = play.load_table(self.room_id)
+            table = current.load_table(self.room_id)
         pace = settings.BOT_PACE
         bots = [p for p in table.players if p.is_bot]
         for p in bots:
@@ -172,7 +172,7 @@ class MatchBots:
                     acted = True
                 except IllegalAction:
                     pass  # too slow, or the round ended: the bot looks again
-                table = play.load_table(self.room_id)
+                table = current.load_table(self.room_id)
                 if table is None or table.match.status == Match.Status.FINISHED:
                     return None
             view = table.view(p.seat)
@@ -208,7 +208,7 @@ _heartbeat_task: asyncio.Task | None = None
 
 
 async def _heartbeat() -> None:
-    """Renew this process's presence every second, driver or not (games.presence.sweep)."""
+    """Renew this process's presence every second, driver or not (tables.presence.sweep)."""
     while True:
         try:
             await database_sync_to_async(presence.heartbeat)()

@@ -7,12 +7,12 @@ from typing import Any
 from django import template
 from django.utils.safestring import SafeString, mark_safe
 
-from games.history import sheet_for_view
+from tables.history import sheet_for_view
 
 register = template.Library()
 
 
 @register.simple_tag
 def totals_chart(view: dict[str, Any]) -> SafeString:
-    # games.charts escapes every name and label it writes.
+    # tables.charts escapes every name and label it writes.
     return mark_safe(sheet_for_view(view))  # noqa: S308

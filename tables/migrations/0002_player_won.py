@@ -7,8 +7,8 @@ def mark_winners(apps, schema_editor):
     """Matches finished before this field: ask the rules who won, from the last round's state."""
     from games.registry import GAMES
 
-    Match = apps.get_model("games", "Match")
-    Player = apps.get_model("games", "Player")
+    Match = apps.get_model("tables", "Match")
+    Player = apps.get_model("tables", "Player")
     for match in Match.objects.filter(status="finished").iterator():
         last = match.rounds.order_by("-number").first()
         if last is None or match.game not in GAMES:
@@ -19,9 +19,10 @@ def mark_winners(apps, schema_editor):
 
 
 class Migration(migrations.Migration):
+    replaces = [("games", "0004_player_won")]  # what this was called in the "games" app
 
     dependencies = [
-        ('games', '0003_match_closed'),
+        ('tables', '0001_initial'),
     ]
 
     operations = [

@@ -1,6 +1,6 @@
 """Score history read from the round-score rows: a match's sheet, a player's record, leaderboards.
 
-Read-only queries over games.models (RoundScore rows are written by games.play when each round
+Read-only queries over tables.models (RoundScore rows are written by tables.play when each round
 ends). A closed match (stopped before its end) has no winner and counts in no statistic;
 bots never appear on a leaderboard. Who wins is the game's rule: the highest total in Ligretto,
 the lowest in Allegra.
@@ -15,9 +15,9 @@ from typing import Any
 
 from django.db.models import Count, Q, Sum
 
-from games import charts
-from games.models import Match, Player, Round, RoundScore
 from games.registry import GAMES
+from tables import charts
+from tables.models import Match, Player, Round, RoundScore
 
 # Games whose lowest total wins (Allegra, A10): only for saying so in words; who won is the
 # rules' own word, kept on each Player row (`won`) when the match finished.

@@ -5,13 +5,14 @@ from __future__ import annotations
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from games import play, push
+from lobby.models import Room
+from tables import current, push
 
 
-def table_page(request: HttpRequest, table: play.Table) -> HttpResponse:
+def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
     """Render the room's live table for the signed-in player (or a spectator)."""
     seat = table.seat_of(request.user)
-    view = table.view(None)
+    view = table.view(seat)  # one viewer's page: drawn from his own view
     context = push.render_context(table, view, seat)
     room = table.match.room
     context["can_close"] = (
@@ -21,7 +22,7 @@ def table_page(request: HttpRequest, table: play.Table) -> HttpResponse:
     )
     if view["status"] == "finished":
         context.update(_rematch_notice(table.match.room_id))
-    return render(request, push.layout_for(table.match.game).template, context)
+    return render(request, push.layout_for(table.match.game).TEMPLATE, context)
 
 
 def how_to_play_allegra(request: HttpRequest) -> HttpResponse:
@@ -31,8 +32,6 @@ def how_to_play_allegra(request: HttpRequest) -> HttpResponse:
 
 def _rematch_notice(room_id: int) -> dict[str, object]:
     """The context of the "X opened a rematch" note, if someone did (games/_rematch.html)."""
-    from lobby.models import Room
-
     rematch = Room.objects.filter(rematch_of_id=room_id).select_related("host").first()
     if rematch is None:
         return {}

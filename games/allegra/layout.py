@@ -1,7 +1,8 @@
 """How an Allegra table is drawn (A4-A9): the parts of the live page and what each is made of.
 
 Pure: it reads Board API views and legal actions, never the state, so nothing here can show a
-face-down value. `games.push` registers these functions as Allegra's `Layout`.
+face-down value. The site (`tables.push`) renders `TEMPLATE`'s partials with these; Ligretto's
+layout has the same five names.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from functools import cache
 from html import escape
 from typing import Any
 
+TEMPLATE = "games/allegra/table.html"
 COLS = 4
 SEAT_NAME = re.compile(r"\bSeat (\d+)")
 PLACE_ACTIONS = ("reveal", "swap", "place")
@@ -96,6 +98,16 @@ def private_part(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -
             seat in view.get("ready", ()),
         )
     )
+
+
+def partial(context: dict[str, Any], part: str) -> str:
+    """Name the partial that draws `part`, setting in `context` what it draws."""
+    kind, _, seat = part.partition("-")
+    if kind == "grid":
+        context["g"] = context["grids"]()[int(seat)]
+    elif kind == "col":
+        context["c"] = context["cols"]()[int(seat)]
+    return kind
 
 
 # --------------------------------------------------------------------------- the template context

@@ -1,4 +1,4 @@
-"""The table's WebSocket: thin transport between one browser and games.play / games.push.
+"""The table's WebSocket: thin transport between one browser and tables.play / tables.push.
 
 On (re)connect it sends the whole table; then it forwards the bytes each change pushes (the
 room's public parts, and this seat's own part), checking versions: a socket that sees a gap
@@ -17,11 +17,10 @@ from channels.db import database_sync_to_async
 from django.conf import settings
 from django.utils.html import escape
 
-from cardgames.sockets import CONNECTED, LiveConsumer
-from chat.sockets import ChatSocket
-from games import play, presence, push
 from games.engine import IllegalAction
 from lobby import access
+from tables import current, play, presence, push
+from tables.sockets import CONNECTED, LiveConsumer
 
 # Moves of one socket being applied at once: a second click while the first is on its way is
 # fine, a backlog is not.
@@ -30,7 +29,7 @@ MAX_IN_FLIGHT = 2
 TRANSPORT_KEYS = {"HEADERS"}
 
 
-class TableConsumer(ChatSocket, LiveConsumer):
+class TableConsumer(LiveConsumer):
     room_id: int
     seat: int | None = None
     version = 0
@@ -62,7 +61,7 @@ class TableConsumer(ChatSocket, LiveConsumer):
             self.present = True
             await database_sync_to_async(presence.connected)(self.room_id, self.seat)
         self.version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
-        await self.send_view(html + await self.chat_join(self.room_id))
+        await self.send_view(html + await self.join_room_extras(self.room_id))
 
     async def disconnect(self, code: int) -> None:
         # Groups are left by LiveConsumer; the seat's count of open sockets goes down here.
@@ -78,7 +77,7 @@ class TableConsumer(ChatSocket, LiveConsumer):
         if not isinstance(message, dict):
             await self._refused("bad_action", "That message was not understood.", None)
             return
-        if await self.chat_receive(message):
+        if await self.receive_room_extras(message):
             return
         trigger = (message.get("HEADERS") or {}).get("HX-Trigger")
         action = {k: _number(v) for k, v in message.items() if k not in TRANSPORT_KEYS}
@@ -154,7 +153,7 @@ class TableConsumer(ChatSocket, LiveConsumer):
 
 
 def _render_full(room_id: int, seat: int | None) -> tuple[int, str]:
-    table = play.load_table(room_id)
+    table = current.load_table(room_id)
     return table.version, push.render_full(table, seat)
 
 

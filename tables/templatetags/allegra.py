@@ -6,7 +6,7 @@ from typing import Any
 
 from django import template
 
-from games.allegra.table import band as _band
+from games.allegra.layout import band as _band
 
 register = template.Library()
 

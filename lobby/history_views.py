@@ -1,6 +1,6 @@
 """Score history pages: a match's score sheet, a player's page, the leaderboards; the rematch.
 
-Reads go through games.history; the rematch goes through lobby.services like every room change.
+Reads go through tables.history; the rematch goes through lobby.services like every room change.
 """
 
 from __future__ import annotations
@@ -14,10 +14,10 @@ from django.urls import reverse
 from django.utils.html import escape
 from django.views.decorators.http import require_POST
 
-from games import history
-from games.models import Match
 from games.registry import GAMES
 from lobby import access, services
+from tables import history
+from tables.models import Match
 
 
 def sheet(request: HttpRequest, room_id: int) -> HttpResponse:
@@ -63,7 +63,7 @@ def leaderboard(request: HttpRequest, game: str = "ligretto-mini") -> HttpRespon
 def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
     """Open the rematch of a finished room, or join the one another player opened."""
     if not request.user.is_authenticated:
-        login = redirect_to_login(reverse("games:sheet", args=[room_id]))
+        login = redirect_to_login(reverse("lobby:sheet", args=[room_id]))
         if request.htmx:
             return HttpResponse(status=401, headers={"HX-Redirect": login["Location"]})
         return login
@@ -81,7 +81,7 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
         messages.error(request, refusal.message)
         if refusal.status == 404:
             raise Http404(refusal.message) from refusal
-        return redirect("games:sheet", room_id)
+        return redirect("lobby:sheet", room_id)
     if request.htmx:
         return HttpResponse(headers={"HX-Redirect": room.get_absolute_url()})
     return redirect(room)

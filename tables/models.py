@@ -1,7 +1,7 @@
 """What a started room plays: its match, rounds, players, action log and round scores.
 
 The engine's whole state lives as JSON on the current round; `Match.version` grows with every
-change anyone can see, so every push and view carries it. `games.play` is the only writer.
+change anyone can see, so every push and view carries it. `tables.play` is the only writer.
 """
 
 from __future__ import annotations
@@ -36,6 +36,8 @@ class Match(models.Model):
     finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
+        # The tables kept the names they had when this was the "games" app.
+        db_table = "games_match"
         verbose_name_plural = "matches"
         indexes = [models.Index(fields=["status", "driver_until"])]
 
@@ -67,6 +69,7 @@ class Player(models.Model):
     won = models.BooleanField(default=False)
 
     class Meta:
+        db_table = "games_player"
         ordering = ["match", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["match", "seat"], name="one_player_per_seat"),
@@ -89,7 +92,7 @@ class Presence(models.Model):
     """A seat's open sockets on one server process, renewed by that process every second.
 
     A process that dies stops renewing: its rows go stale, and the seat's sockets there are
-    counted as gone (games.presence.sweep), so a stand-in bot comes as for any leaver.
+    counted as gone (tables.presence.sweep), so a stand-in bot comes as for any leaver.
     """
 
     player = models.ForeignKey(Player, on_delete=models.CASCADE, related_name="presences")
@@ -98,6 +101,7 @@ class Presence(models.Model):
     seen_at = models.DateTimeField()
 
     class Meta:
+        db_table = "games_presence"
         constraints = [
             models.UniqueConstraint(fields=["player", "process"], name="one_presence_per_process"),
         ]
@@ -120,6 +124,7 @@ class Round(models.Model):
     end_reason = models.CharField(max_length=20, blank=True)
 
     class Meta:
+        db_table = "games_round"
         ordering = ["match", "number"]
         constraints = [
             models.UniqueConstraint(fields=["match", "number"], name="one_round_per_number"),
@@ -143,6 +148,7 @@ class ActionLog(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
+        db_table = "games_actionlog"
         ordering = ["match", "version"]
         indexes = [models.Index(fields=["match", "version"])]
 
@@ -159,6 +165,7 @@ class RoundScore(models.Model):
     points = models.IntegerField()
 
     class Meta:
+        db_table = "games_roundscore"
         ordering = ["round", "seat"]
         constraints = [
             models.UniqueConstraint(fields=["round", "seat"], name="one_score_per_seat"),

@@ -1,8 +1,8 @@
-"""Matches in the admin: read-only records of what was played (games.play is the only writer)."""
+"""Matches in the admin: read-only records of what was played (tables.play is the only writer)."""
 
 from django.contrib import admin
 
-from games.models import ActionLog, Match, Player, Round, RoundScore
+from tables.models import ActionLog, Match, Player, Round, RoundScore
 
 
 class ReadOnly(admin.ModelAdmin):

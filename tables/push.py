@@ -12,16 +12,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import re
-from collections.abc import Callable
-from dataclasses import dataclass
+from types import ModuleType
 from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
-from games.allegra import table as allegra_table
-from games.play import Table, cache_key
+from games.registry import GAMES
+from tables.current import Table, cache_key
 
 log = logging.getLogger(__name__)
 _SPACES = re.compile(r"\s+")
@@ -35,142 +34,9 @@ def seat_group(room_id: int, seat: int) -> str:
     return f"table.{room_id}.seat.{seat}"
 
 
-@dataclass(frozen=True)
-class Layout:
-    """How one game's table page is cut into parts, each a partial with a stable id.
-
-    `public(view)` maps each public part to the data it is drawn from (compared between
-    versions to find what changed); `private(table, view, seat)` is the data of a seat's own
-    part (`me`). Both take the spectator's view, which holds everything public. `context(table,
-    view, seat, events)` adds the game's own template context to the common one, and
-    `partial(context, part)` names the partial that draws a part (and sets what it draws).
-    """
-
-    template: str
-    public: Callable[[dict[str, Any]], dict[str, Any]]
-    private: Callable[[Table, dict[str, Any], int], Any]
-    context: Callable[[Table, dict[str, Any], int | None, list[dict[str, Any]]], dict[str, Any]]
-    partial: Callable[[dict[str, Any], str], str]
-
-
-def _ligretto_public(view: dict[str, Any]) -> dict[str, Any]:
-    parts: dict[str, Any] = {
-        "status": (
-            view["status"],
-            view["round"],
-            view.get("message"),
-            view.get("starts_at"),
-            tuple(view.get("ready", ())),
-        ),
-        "scores": (repr(view["players"]), repr(view["scores"])),
-        "center": repr(view["center"]),
-    }
-    for t in view["tableaus"]:
-        parts[f"seat-{t['seat']}"] = repr(t)
-    return parts
-
-
-def _ligretto_private(table: Table, view: dict[str, Any], seat: int) -> Any:
-    return (
-        repr(view["tableaus"][seat]),
-        view["status"],
-        view["round"],
-        seat in view.get("ready", ()),
-        view.get("starts_at"),
-    )
-
-
-def _ligretto_context(
-    table: Table, view: dict[str, Any], seat: int | None, events: list[dict[str, Any]]
-) -> dict[str, Any]:
-    players = {p["seat"]: p for p in view["players"]}
-    tableaus = [dict(t, player=players[t["seat"]]) for t in view.get("tableaus", ())]
-    return {
-        "tableaus": tableaus,
-        "message": _named(view.get("message"), players),
-        "me": tableaus[seat] if seat is not None and seat < len(tableaus) else None,
-        "match_end": table.game.describe_end(view.get("options") or table.match.options),
-        "final_round": view.get("status") == "round_over" and _last_round(view),
-    }
-
-
-_SEAT = re.compile(r"\b[Ss]eats? (\d+(?:, \d+)*)")
-
-
-def _named(message: str | None, players: dict[int, dict[str, Any]]) -> str | None:
-    """Put the players' names where the engine's sentence names seats ("seat 1 emptied…")."""
-    if not message:
-        return message
-
-    def names(match: re.Match) -> str:
-        seats = [int(n) for n in match.group(1).split(", ")]
-        if any(n not in players for n in seats):
-            return match.group(0)
-        return " and ".join(players[n]["name"] for n in seats)
-
-    return _SEAT.sub(names, message)
-
-
-def _ligretto_partial(context: dict[str, Any], part: str) -> str:
-    if part.startswith("seat-"):
-        context["t"] = context["tableaus"][int(part.removeprefix("seat-"))]
-        return "seat"
-    return part
-
-
-def _allegra_legal(table: Table, view: dict[str, Any], seat: int) -> list[dict[str, Any]]:
-    if view["status"] in ("starting", "closed"):
-        return []
-    return table.game.legal_actions(table.state, seat)
-
-
-def _allegra_private(table: Table, view: dict[str, Any], seat: int) -> Any:
-    return allegra_table.private_part(view, _allegra_legal(table, view, seat), seat)
-
-
-def _allegra_context(
-    table: Table, view: dict[str, Any], seat: int | None, events: list[dict[str, Any]]
-) -> dict[str, Any]:
-    legal = _allegra_legal(table, view, seat) if seat is not None else []
-    return allegra_table.context(view, seat, legal, events)
-
-
-def _allegra_partial(context: dict[str, Any], part: str) -> str:
-    kind, _, seat = part.partition("-")
-    if kind == "grid":
-        context["g"] = context["grids"]()[int(seat)]
-    elif kind == "col":
-        context["c"] = context["cols"]()[int(seat)]
-    return kind
-
-
-LAYOUTS: dict[str, Layout] = {
-    "ligretto": Layout(
-        "games/ligretto/table.html",
-        _ligretto_public,
-        _ligretto_private,
-        _ligretto_context,
-        _ligretto_partial,
-    ),
-    "ligretto-mini": Layout(
-        "games/ligretto/table.html",
-        _ligretto_public,
-        _ligretto_private,
-        _ligretto_context,
-        _ligretto_partial,
-    ),
-    "allegra": Layout(
-        "games/allegra/table.html",
-        allegra_table.public_parts,
-        _allegra_private,
-        _allegra_context,
-        _allegra_partial,
-    ),
-}
-
-
-def layout_for(game: str) -> Layout:
-    return LAYOUTS[game]
+def layout_for(game: str) -> ModuleType:
+    """The game's pure layout module (`games.<game>.layout`), from its registry entry."""
+    return GAMES[game].layout
 
 
 # The last parts pushed per match in this process, with their version: a change compares with
@@ -189,7 +55,8 @@ def render_context(
     seat: int | None,
     events: list[dict[str, Any]] | None = None,
 ) -> dict[str, Any]:
-    """The template context of a table page or part (`view` is the spectator's).
+    """The template context of a table page or part, drawn from `view`: `seat`'s own view for
+    its part, the spectator's for every public one.
 
     `events` are what the change being pushed did (a page or a whole table has none).
     """
@@ -200,16 +67,9 @@ def render_context(
         "seat": seat,
         "version": view["version"],
     }
-    context.update(layout_for(table.match.game).context(table, view, seat, events or []))
+    layout = layout_for(table.match.game)
+    context.update(layout.context(view, seat, view.get("legal") or [], events or []))
     return context
-
-
-def _last_round(view: dict[str, Any]) -> bool:
-    options = view.get("options") or {}
-    rounds, target = options.get("rounds"), options.get("target")
-    if rounds and len(view.get("scores", ())) >= rounds:
-        return True
-    return target is not None and any(p["total"] >= target for p in view["players"])
 
 
 def render_part(
@@ -227,7 +87,7 @@ def _render(table: Table, context: dict[str, Any], part: str) -> str:
     context = dict(context)  # a partial may set what it draws
     partial = layout.partial(context, part)
     # Indentation is most of a part's bytes, and every byte goes to every socket.
-    return _SPACES.sub(" ", render_to_string(f"{layout.template}#{partial}", context))
+    return _SPACES.sub(" ", render_to_string(f"{layout.TEMPLATE}#{partial}", context))
 
 
 def render_full(table: Table, seat: int | None) -> str:
@@ -235,13 +95,13 @@ def render_full(table: Table, seat: int | None) -> str:
     view = table.view(None)
     layout = layout_for(table.match.game)
     public = render_context(table, view, None)  # built once for every public part
-    parts = [_render(table, public, name) for name in layout.public(view)]
+    parts = [_render(table, public, name) for name in layout.public_parts(view)]
     if seat is not None:
-        parts.append(render_part(table, view, "me", seat))
+        parts.append(render_part(table, table.view(seat), "me", seat))
     else:
         # A page that held a seat and reconnects as a spectator (banned, or signed out) must
         # lose its own cards: this takes the place of that part, by the same id.
-        parts.append(render_to_string(f"{layout.template}#watching"))
+        parts.append(render_to_string(f"{layout.TEMPLATE}#watching"))
     return version_tag(table.version) + "".join(parts)
 
 
@@ -250,9 +110,11 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
     room_id, version = table.match.room_id, table.version
     view = table.view(None)
     layout = layout_for(table.match.game)
-    public = layout.public(view)
+    public = layout.public_parts(view)
     seats = [p.seat for p in table.players]
-    private = {s: layout.private(table, view, s) for s in seats}
+    # A seat's own part is drawn from that seat's view, never from the spectator's.
+    views = {s: table.view(s) for s in seats}
+    private = {s: layout.private_part(views[s], views[s]["legal"], s) for s in seats}
     key = cache_key(table.match)
     cached = _last.get(key)
     full = cached is None or cached[0] != version - 1
@@ -264,7 +126,7 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
     messages: list[tuple[str, dict[str, Any]]] = []
     # A seat's own part goes first, so that it is there when the public frame names it.
     for s in mine:
-        html = render_part(table, view, "me", s, events)
+        html = render_part(table, views[s], "me", s, events)
         messages.append(
             (seat_group(room_id, s), {"type": "table.private", "version": version, "html": html})
         )

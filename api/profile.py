@@ -1,0 +1,32 @@
+"""The signed-in user's own page: his open rooms and his Board API tokens (made and revoked)."""
+
+from __future__ import annotations
+
+from django.contrib.auth.decorators import login_required
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
+
+from api.models import ApiToken
+from lobby.models import Room
+
+
+@login_required
+def profile(request: HttpRequest) -> HttpResponse:
+    tokens = ApiToken.objects.filter(user=request.user)
+    new_token = None
+    if request.method == "POST" and "revoke" in request.POST:
+        get_object_or_404(tokens, pk=request.POST["revoke"]).delete()
+        return redirect("profile")
+    if request.method == "POST":
+        name = request.POST.get("token_name", "").strip()[:60] or "API token"
+        # Its value is shown on this answer only: the database keeps just its hash.
+        _token, new_token = ApiToken.objects.issue(request.user, name)
+    rooms = (
+        Room.objects.filter(seat_set__user=request.user)
+        .exclude(status=Room.Status.CLOSED)
+        .select_related("host")
+        .distinct()
+        .order_by("-created_at")[:50]
+    )
+    context = {"rooms": rooms, "tokens": tokens, "new_token": new_token}
+    return render(request, "registration/profile.html", context)

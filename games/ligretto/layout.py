@@ -1,0 +1,93 @@
+"""How a Ligretto table is drawn (L3-L14): the parts of the live page and what each is made of.
+
+Pure: it reads Board API views only, never the state, so nothing here can show a hidden card.
+The site (`tables.push`) renders `TEMPLATE`'s partials with these; see games/allegra/layout.py
+for the other game's, with the same five names.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from games.ligretto.rules import describe_end
+
+TEMPLATE = "games/ligretto/table.html"
+_SEAT = re.compile(r"\b[Ss]eats? (\d+(?:, \d+)*)")
+
+
+def public_parts(view: dict[str, Any]) -> dict[str, Any]:
+    """Each public part of the page, mapped to the data it is drawn from (compared per version)."""
+    parts: dict[str, Any] = {
+        "status": (
+            view["status"],
+            view["round"],
+            view.get("message"),
+            view.get("starts_at"),
+            tuple(view.get("ready", ())),
+        ),
+        "scores": (repr(view["players"]), repr(view["scores"])),
+        "center": repr(view["center"]),
+    }
+    for t in view["tableaus"]:
+        parts[f"seat-{t['seat']}"] = repr(t)
+    return parts
+
+
+def private_part(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> Any:
+    """The data of `seat`'s own part (`me`), from that seat's view."""
+    return (
+        repr(view["tableaus"][seat]),
+        view["status"],
+        view["round"],
+        seat in view.get("ready", ()),
+        view.get("starts_at"),
+    )
+
+
+def context(
+    view: dict[str, Any],
+    seat: int | None,
+    legal: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """Everything the Ligretto table template draws, for `seat` (None: a spectator)."""
+    players = {p["seat"]: p for p in view["players"]}
+    tableaus = [dict(t, player=players[t["seat"]]) for t in view.get("tableaus", ())]
+    return {
+        "tableaus": tableaus,
+        "message": _named(view.get("message"), players),
+        "me": tableaus[seat] if seat is not None and seat < len(tableaus) else None,
+        "match_end": describe_end(view["options"]),
+        "final_round": view.get("status") == "round_over" and _last_round(view),
+    }
+
+
+def partial(context: dict[str, Any], part: str) -> str:
+    """Name the partial that draws `part`, setting in `context` what it draws."""
+    if part.startswith("seat-"):
+        context["t"] = context["tableaus"][int(part.removeprefix("seat-"))]
+        return "seat"
+    return part
+
+
+def _last_round(view: dict[str, Any]) -> bool:
+    options = view.get("options") or {}
+    rounds, target = options.get("rounds"), options.get("target")
+    if rounds and len(view.get("scores", ())) >= rounds:
+        return True
+    return target is not None and any(p["total"] >= target for p in view["players"])
+
+
+def _named(message: str | None, players: dict[int, dict[str, Any]]) -> str | None:
+    """Put the players' names where the engine's sentence names seats ("seat 1 emptied…")."""
+    if not message:
+        return message
+
+    def names(match: re.Match) -> str:
+        seats = [int(n) for n in match.group(1).split(", ")]
+        if any(n not in players for n in seats):
+            return match.group(0)
+        return " and ".join(players[n]["name"] for n in seats)
+
+    return _SEAT.sub(names, message)
