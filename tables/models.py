@@ -135,7 +135,11 @@ class Round(models.Model):
 
 
 class ActionLog(models.Model):
-    """Append-only: every applied action, by seat, with the version it produced (replays)."""
+    """Append-only: every applied action, by seat, with the version it produced (replays).
+
+    A play the rules refused in a race (L12's `too_slow`) is kept too, with `refused` set: it
+    produced no version (`version` is the one it was judged at), but a replay shows it.
+    """
 
     match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="actions")
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="actions")
@@ -145,6 +149,7 @@ class ActionLog(models.Model):
     by_bot = models.BooleanField(default=False)
     # Which bot driver (process) made a bot's move: exactly one drives a room at a time.
     driver = models.CharField(max_length=64, blank=True)
+    refused = models.CharField(max_length=20, blank=True)  # the refusal's code; "" if applied
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:
