@@ -1,6 +1,6 @@
 from django.urls import path
 
-from lobby import history_views, table_views, views
+from lobby import history_views, replay_views, table_views, views
 
 app_name = "lobby"
 
@@ -17,6 +17,8 @@ urlpatterns = [
     path("invite/<str:code>/", views.invite, name="invite"),
     path("how-to-play/allegra/", table_views.how_to_play_allegra, name="how_to_play_allegra"),
     path("rooms/<int:room_id>/sheet/", history_views.sheet, name="sheet"),
+    # No trailing slash: beside the table's page, so the parts' relative links work the same.
+    path("rooms/<int:room_id>/replay", replay_views.replay_page, name="replay"),
     path("rooms/<int:room_id>/rematch/", history_views.rematch, name="rematch"),
     path("players/<str:username>/", history_views.player, name="player"),
     path("leaderboard/", history_views.leaderboard, name="leaderboard"),
