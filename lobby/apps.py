@@ -10,3 +10,7 @@ class LobbyConfig(AppConfig):
         from tables import signals
 
         signals.match_finished.connect(services.finish_room, dispatch_uid="lobby.finish_room")
+        # In the same transaction: a finished match and its ratings are written together.
+        signals.match_finished.connect(
+            services.rate_finished_match, dispatch_uid="lobby.rate_finished_match"
+        )

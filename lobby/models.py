@@ -36,6 +36,10 @@ class Room(models.Model):
     invite_code = models.CharField(max_length=32, unique=True, default=_invite_code)
     # A private room is not listed; seats and watching only through the invite link.
     private = models.BooleanField(default=False)
+    # An unrated room's match moves nobody's rating (tables.ratings).
+    rated = models.BooleanField(default=True)
+    # A room quick play opened: when bots take its empty seats and it starts, if nobody came.
+    quick_fill_at = models.DateTimeField(null=True, blank=True)
     # Why a room was closed before its end (by its host or a moderator), told to its players.
     closed_reason = models.CharField(max_length=200, blank=True)
     # A rematch: a new room with the same players and options as this earlier one.

@@ -18,7 +18,7 @@ from games.engine import IllegalAction
 from games.registry import GAMES
 from lobby import live, ratelimit
 from lobby.models import Room, Seat
-from tables import play, presence
+from tables import play, presence, ratings
 from tables.models import Match
 from tables.models import Player as MatchPlayer
 
@@ -44,21 +44,26 @@ def check_room(game: str, seats: Any, options: Any) -> dict[str, Any]:
         raise RoomError(refusal.code, refusal.message, 400) from refusal
 
 
-def create_room(user, game: str, seats: Any, options: Any = None, private: Any = False) -> Room:
+def create_room(
+    user, game: str, seats: Any, options: Any = None, private: Any = False, rated: Any = True
+) -> Room:
     """Open a room for `game`; its creator hosts it and sits in seat 0.
 
     A private room is not listed; only holders of its invite link may take a seat or watch.
+    An unrated room's match moves nobody's rating.
     """
     clean_options = check_room(game, seats, options)
     if not isinstance(private, bool):
         raise RoomError("invalid_private", '"private" must be true or false.', 400)
+    if not isinstance(rated, bool):
+        raise RoomError("invalid_rated", '"rated" must be true or false.', 400)
     _throttle(user)
     with transaction.atomic():
         # Lock the host's row so that two rooms opened at once cannot both slip under the cap.
         get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
         _require_room_cap(user)
         room = Room.objects.create(
-            game=game, seats=seats, options=clean_options, host=user, private=private
+            game=game, seats=seats, options=clean_options, host=user, private=private, rated=rated
         )
         Seat.objects.create(room=room, index=0, user=user)
         _after_commit(room.pk)
@@ -283,6 +288,12 @@ def finish_room(sender: Any, match: Any, **kwargs: Any) -> None:
     after_commit_notify(match.room_id)
 
 
+def rate_finished_match(sender: Any, match: Any, **kwargs: Any) -> None:
+    """Rate a match that just finished, unless its room was created unrated (tables.ratings)."""
+    if Room.objects.filter(pk=match.room_id, rated=True).exists():
+        ratings.rate_match(match)
+
+
 def after_commit_notify(room_id: int) -> None:
     """Tell the room's page and the lobby about a change once the transaction commits."""
     _after_commit(room_id)
@@ -323,6 +334,7 @@ def rematch(room_id: int, user) -> Room:
             seats=old.seats,
             options=old.options,
             private=old.private,
+            rated=old.rated,
             host=user,
             rematch_of=old,
         )
