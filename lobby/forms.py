@@ -63,6 +63,12 @@ class RoomForm(forms.Form):
         label="Private room",
         help_text="Not listed in the lobby: seats and watching only through the invite link.",
     )
+    # Ticked to opt out: a room is rated unless its host says otherwise.
+    unrated = forms.BooleanField(
+        required=False,
+        label="Unrated",
+        help_text="The match moves nobody's rating.",
+    )
 
     @staticmethod
     def initial_from(query: QueryDict) -> dict[str, Any]:

@@ -5,6 +5,7 @@ Reads go through tables.history; the rematch goes through lobby.services like ev
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
@@ -16,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from games.registry import GAMES
 from lobby import access, services
-from tables import history
+from tables import charts, history, ratings
 from tables.models import Match
 
 
@@ -42,7 +43,17 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     records, recent = history.player_record(person)
     # His private rooms' sheets only for those who may see those rooms (they still count).
     recent = [m for m in recent if _may_view(request, m.match.room)]
-    context = {"person": person, "records": records, "recent": recent, "games": GAMES}
+    context = {
+        "person": person,
+        "records": records,
+        "recent": recent,
+        "games": GAMES,
+        "ratings": [
+            (game, GAMES[game].name, shown, _rating_chart(GAMES[game].name, points))
+            for game, shown, points in ratings.player_ratings(person)
+            if game in GAMES
+        ],
+    }
     return render(request, "games/player.html", context)
 
 
@@ -55,6 +66,8 @@ def leaderboard(request: HttpRequest, game: str = "ligretto-mini") -> HttpRespon
         "game_name": GAMES[game].name,
         "games": GAMES,
         "standings": history.leaderboard(game),
+        "rated": ratings.leaderboard(game),
+        "provisional_matches": settings.RATING_PROVISIONAL_MATCHES,
     }
     return render(request, "games/leaderboard.html", context)
 
@@ -85,6 +98,19 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
     if request.htmx:
         return HttpResponse(headers={"HX-Redirect": room.get_absolute_url()})
     return redirect(room)
+
+
+def _rating_chart(name: str, points: list[int]) -> str:
+    """His shown rating after each of his last rated matches (from 1500 if all of them fit)."""
+    recent = points[-history.CHART_MATCHES :]
+    if len(recent) == len(points):
+        recent = [ratings.display(ratings.START_MU), *recent]
+    return charts.line_chart(
+        [charts.Series(f"rating ({name})", recent, "s0")],
+        title=f"{name}: rating",
+        css="chart rating-chart",
+        x_title="rated match",
+    )
 
 
 def _may_view(request: HttpRequest, room) -> bool:  # noqa: ANN001 - a lobby Room

@@ -9,6 +9,10 @@ connection renders its own view.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable
+from statistics import mean
+
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.db.models import Case, Count, F, When
@@ -16,6 +20,7 @@ from django.template.loader import render_to_string
 
 from games.registry import GAMES
 from lobby.models import Room
+from tables import ratings
 
 LOBBY_GROUP = "lobby"
 
@@ -63,12 +68,29 @@ def _rooms():  # noqa: ANN202 - a Room queryset
     return Room.objects.select_related("host").prefetch_related("seat_set__user")
 
 
+def attach_ratings(rooms: Iterable[Room]) -> None:
+    """Set `room.rating`: the mean shown rating of its seated people in its game (or None).
+
+    One query per game for all the rooms; the seats must be prefetched (`_rooms`).
+    """
+    by_game: dict[str, list[Room]] = defaultdict(list)
+    for room in rooms:
+        by_game[room.game].append(room)
+    for game, group in by_game.items():
+        people = [s.user_id for r in group for s in r.seat_set.all() if s.user_id]
+        shown = ratings.ratings_of(people, game)
+        for room in group:
+            values = [shown[s.user_id].value for s in room.seat_set.all() if s.user_id]
+            room.rating = round(mean(values)) if values else None
+
+
 def listed_rooms() -> dict[str, object]:
     """Return what the lobby lists: open public rooms per game to join, playing ones to watch."""
     shown = {
         name: list(qs.values_list("pk", flat=True)[:LIST_SIZE]) for name, qs in _lists().items()
     }
     rooms = _rooms().in_bulk([pk for ids in shown.values() for pk in ids])
+    attach_ratings(rooms.values())
     open_lists = [
         {
             "id": f"open-{slug}",
@@ -111,6 +133,7 @@ def render_room_change(room_id: int) -> str:
     # Ends of the lists first, so that an entry's successor is in place when it is inserted.
     placements = [p for p in placements if p[0] != room_id] + [where]
     rooms = _rooms().in_bulk([p[0] for p in placements if p[1] is not None])
+    attach_ratings(rooms.values())
     context = {
         "placements": [
             {"room_id": pk, "list": name, "before": before, "room": rooms.get(pk) if name else None}

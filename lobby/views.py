@@ -34,7 +34,12 @@ def create_room(request: HttpRequest) -> HttpResponse:
         data = form.cleaned_data
         try:
             room = services.create_room(
-                request.user, data["game"], data["seats"], data["options"], data["private"]
+                request.user,
+                data["game"],
+                data["seats"],
+                data["options"],
+                data["private"],
+                rated=not data["unrated"],
             )
         except services.RoomError as refusal:
             # Too many rooms or too fast: say so on the form, which keeps what was typed.

@@ -134,3 +134,25 @@ def test_ratings_are_written_in_the_transaction_that_finishes_the_match(settings
     match = Match.objects.get(room_id=room.pk)
     assert match.status == Match.Status.FINISHED
     assert RatingChange.objects.filter(match=match).count() == 2
+
+
+@pytest.mark.django_db
+def test_pages_show_ratings_and_the_leaderboard_ranks_by_them(alice, bob, client):
+    from tests.conftest import client_for
+
+    _finish(played_match("ligretto", [alice, bob], [[10, 3]]))
+    page = client.get("/players/alice/").content.decode()
+    assert 'id="player-ratings"' in page and 'id="rating-chart-ligretto"' in page
+    alice_shown = str(ratings.shown(Rating.objects.get(user=alice)))
+    assert alice_shown.endswith("?") and alice_shown in page
+    board = client.get("/leaderboard/ligretto/").content.decode()
+    assert board.index('data-username="alice"') < board.index('data-username="bob"')
+    assert 'class="rating provisional"' in board
+    # The lobby's list says each open room's rating, or that it is unrated.
+    from lobby import services
+
+    services.create_room(alice, "ligretto", 3, None)
+    services.create_room(bob, "ligretto", 3, None, rated=False)
+    lobby = client_for(make_user("carol")).get("/").content.decode()
+    assert f"rating {ratings.shown(Rating.objects.get(user=alice)).value}" in lobby
+    assert '<span class="tag">unrated</span>' in lobby
