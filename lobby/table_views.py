@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from lobby.models import Room
-from tables import current, push
+from tables import current, push, ratings
 
 
 def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
@@ -20,6 +20,10 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
         and room.host_id == request.user.pk
         and room.status == room.Status.PLAYING
     )
+    people = [p for p in table.players if p.user_id is not None]
+    shown = ratings.ratings_of([p.user_id for p in people], table.match.game)
+    context["table_ratings"] = [(p.name, shown[p.user_id]) for p in people]
+    context["room_rated"] = room.rated
     if view["status"] == "finished":
         context.update(_rematch_notice(table.match.room_id))
     return render(request, push.layout_for(table.match.game).TEMPLATE, context)

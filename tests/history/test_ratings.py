@@ -156,3 +156,15 @@ def test_pages_show_ratings_and_the_leaderboard_ranks_by_them(alice, bob, client
     lobby = client_for(make_user("carol")).get("/").content.decode()
     assert f"rating {ratings.shown(Rating.objects.get(user=alice)).value}" in lobby
     assert '<span class="tag">unrated</span>' in lobby
+
+
+@pytest.mark.django_db
+def test_the_table_shows_the_seated_peoples_ratings(alice, bob):
+    from tests.conftest import client_for
+
+    _finish(played_match("ligretto", [alice, bob], [[10, 3]]))
+    room = started_room(alice, [bob], game="ligretto", bots=1)
+    html = client_for(bob).get(f"/rooms/{room.pk}/").content.decode()
+    assert 'id="table-ratings"' in html
+    for user in (alice, bob):
+        assert str(ratings.shown(Rating.objects.get(user=user))) in html
