@@ -254,6 +254,8 @@ BOT_RATINGS = {"easy": (18.0, 1.0), "normal": (25.0, 1.0), "fast": (30.0, 1.0)}
 # its empty seats and it starts, and how far (shown points) a room's players may be from yours.
 QUICK_PLAY_WAIT = float(os.environ.get("QUICK_PLAY_WAIT", "20"))
 QUICK_PLAY_BAND = envint("QUICK_PLAY_BAND", 300)
+# The timer that fills a waiting room on time (off in tests, which call quickplay.fill_due).
+QUICK_PLAY_TIMER = envbool("QUICK_PLAY_TIMER", "True")
 # Actions a second one table socket may send (a burst of as many); more are refused at once.
 TABLE_ACTION_RATE = float(os.environ.get("TABLE_ACTION_RATE", "12"))
 

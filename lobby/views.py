@@ -13,7 +13,8 @@ from django.views import defaults
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from lobby import access, live, services
+from games.registry import GAMES
+from lobby import access, live, quickplay, services
 from lobby.forms import RoomForm
 from lobby.models import Room
 from lobby.roomview import room_context
@@ -22,7 +23,8 @@ from tables import current
 
 
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "lobby/index.html", live.listed_rooms())
+    quickplay.fill_due()  # rooms whose wait is over and whose timer was lost (a restart)
+    return render(request, "lobby/index.html", {**live.listed_rooms(), "games": GAMES})
 
 
 @login_required
@@ -65,6 +67,8 @@ def room_detail(request: HttpRequest, room_id: int) -> HttpResponse:
     room = get_object_or_404(Room.objects.select_related("host"), pk=room_id)
     if not access.may_view(room, request.user, room.pk in access.invited_rooms(request.session)):
         raise Http404("There is no such room.")
+    if room.quick_fill_at is not None and quickplay.fill_room(room.pk):
+        room.refresh_from_db()  # its wait was over and its timer lost: bots took the seats
     if room.status != Room.Status.OPEN:
         table = current.load_table(room.pk)
         if table is not None:
@@ -172,6 +176,30 @@ def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
     room = Room.objects.get(pk=room_id)
     if request.htmx:
         return _room_page(request, room)
+    return redirect(room)
+
+
+@login_required
+@require_POST
+def play_now(request: HttpRequest, game: str) -> HttpResponse:
+    """Seat the player at a waiting room of `game` near his rating, or open one (quickplay)."""
+    return _quick(request, lambda: quickplay.play_now(request.user, game))
+
+
+@login_required
+@require_POST
+def practise(request: HttpRequest, game: str) -> HttpResponse:
+    """Start a table of `game` against bots of the chosen level at once (unrated)."""
+    level = request.POST.get("level", "normal")
+    return _quick(request, lambda: quickplay.practise(request.user, game, level))
+
+
+def _quick(request: HttpRequest, operation) -> HttpResponse:
+    try:
+        room = operation()
+    except services.RoomError as refusal:
+        messages.error(request, refusal.message)
+        return redirect("lobby:index")
     return redirect(room)
 
 
