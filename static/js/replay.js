@@ -21,13 +21,16 @@
   let asked = 0; // the newest request wins: an older answer arriving late is dropped
 
   buttons.play.hidden = buttons.play4.hidden = false;
+  board.dataset.step = String(step);
 
   function mark(n) {
     document.querySelectorAll("#replay-moves li.current").forEach((li) => li.classList.remove("current"));
     const li = document.getElementById("move-" + n);
     if (li) {
       li.classList.add("current");
-      li.scrollIntoView({ block: "nearest" });
+      // Scroll the list only, never the page around it.
+      const list = li.parentElement;
+      list.scrollTop = li.offsetTop - list.clientHeight / 2;
     }
   }
 
@@ -51,12 +54,15 @@
       .catch(() => {});
   }
 
+  mark(step); // a page opened at a later step shows that step's move in the list
+
   function stop() {
     if (timer !== null) clearTimeout(timer);
     timer = null;
     page.dataset.playing = "";
     buttons.pause.hidden = true;
     buttons.play.hidden = buttons.play4.hidden = false;
+  board.dataset.step = String(step);
   }
 
   function play(speed) {
