@@ -87,19 +87,26 @@ def rate_match(match: Match) -> list[RatingChange]:
         .values_list("seat", "total")
     )
     order = ranks(match.game, players, totals)
+    # Every human's row exists first (a newcomer's at the start), then all are locked in one
+    # order: two matches finishing at once with a player in common neither clash on the
+    # insert nor wait on each other's locks the other way round.
+    ids = sorted({p.user_id for p in humans})
+    Rating.objects.bulk_create(
+        [Rating(user_id=uid, game=match.game, mu=START_MU, sigma=START_SIGMA) for uid in ids],
+        ignore_conflicts=True,
+    )
     current = {
         r.user_id: r
-        for r in Rating.objects.select_for_update().filter(
-            game=match.game, user_id__in=[p.user_id for p in humans]
-        )
+        for r in Rating.objects.select_for_update()
+        .filter(game=match.game, user_id__in=ids)
+        .order_by("user_id")
     }
     teams = []
     for p in players:
         if p.user_id is None:
             mu, sigma = bot_rating(p.bot_level)
         else:
-            mine = current.get(p.user_id)
-            mu, sigma = (mine.mu, mine.sigma) if mine else (START_MU, START_SIGMA)
+            mu, sigma = current[p.user_id].mu, current[p.user_id].sigma
         teams.append([MODEL.rating(mu=mu, sigma=sigma)])
     rated = MODEL.rate(teams, ranks=[order[p.seat] for p in players])
     share = BOT_SHARE if len(humans) < len(players) else 1.0
@@ -110,7 +117,7 @@ def rate_match(match: Match) -> list[RatingChange]:
         old, new = before[0], after[0]
         mu = old.mu + share * (new.mu - old.mu)
         sigma = old.sigma + share * (new.sigma - old.sigma)
-        rating = current.get(p.user_id) or Rating(user_id=p.user_id, game=match.game)
+        rating = current[p.user_id]
         rating.mu, rating.sigma, rating.matches = mu, sigma, rating.matches + 1
         rating.save()
         changes.append(
