@@ -33,15 +33,15 @@ DESCRIPTION = (
 )
 
 
-def _either(words: list[str]) -> str:
-    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else "".join(words)
+def _either(words: list[str], word: str = "or") -> str:
+    return f"{', '.join(words[:-1])} {word} {words[-1]}" if len(words) > 1 else "".join(words)
 
 
 SLUGS = list(GAMES)
 # Every level some game's bots play, in the registry's order (which game allows which is the
 # lobby's check, with the room in hand).
 LEVELS = list(dict.fromkeys(level for game in GAMES.values() for level in game.bot_levels))
-DESCRIPTION = DESCRIPTION.format(games=_either([g.name for g in GAMES.values()]))
+DESCRIPTION = DESCRIPTION.format(games=_either([g.name for g in GAMES.values()], "and"))
 
 
 class Refuse:
@@ -345,6 +345,9 @@ def finish_document(document: dict[str, Any]) -> dict[str, Any]:
     paths = {}
     for path, operations in document["paths"].items():
         for operation in operations.values():
+            # A view's docstring is its one-line summary, not a description under a made-up one.
+            if operation.get("description"):
+                operation["summary"] = operation.pop("description").rstrip(".")
             for parameter in operation.get("parameters", ()):
                 if parameter["name"] == "room_id":
                     parameter["name"] = "id"
