@@ -121,6 +121,23 @@ class NewRoom(Body):
     private: Annotated[
         StrictBool, Refuse("invalid_private", '"private" must be true or false.')
     ] = False
+    rated: Annotated[
+        StrictBool,
+        Refuse("invalid_rated", '"rated" must be true or false.'),
+        Field(description="An unrated room's match moves nobody's rating."),
+    ] = True
+
+
+class QuickPlay(Body):
+    game: Annotated[StrictStr, NO_GAME, Field(json_schema_extra={"enum": SLUGS})]
+
+
+class Practice(QuickPlay):
+    level: Annotated[
+        StrictStr,
+        NO_LEVEL,
+        Field(json_schema_extra={"enum": LEVELS}),
+    ] = "normal"
 
 
 class Invite(Body):
@@ -205,6 +222,7 @@ class Room(Answer):
     players: list[Player]
     url: Annotated[str, Field(json_schema_extra={"format": "uri"})]
     private: bool
+    rated: bool
     invite: Annotated[str, Field(description="Only to the room's players.")] = None  # type: ignore[assignment]
 
 
@@ -258,6 +276,31 @@ class ScoreSheet(Answer):
     rounds: list[SheetRow]
     totals: list[int]
     winners: list[int] | None
+
+
+class Move(Answer):
+    """One logged action of a round, as the server took it (a refused one marked)."""
+
+    step: Annotated[int, Field(ge=1)]
+    seat: int
+    name: str
+    bot: Annotated[bool, Field(description="A bot made this move (perhaps for an absent human).")]
+    action: Action
+    version: int
+    at: Annotated[str, Field(json_schema_extra={"format": "date-time"})]
+    offset: Annotated[float, Field(description="Seconds since the round started.")]
+    refused: Annotated[
+        str | None, Field(description='The refusal\'s code (e.g. "too_slow"), null if applied.')
+    ]
+    text: str
+
+
+class Replay(Answer):
+    room: int
+    game: Annotated[str, Field(json_schema_extra={"enum": SLUGS})]
+    round: int
+    rounds: Annotated[list[int], Field(description="The rounds that may be replayed.")]
+    moves: list[Move]
 
 
 # The games' own view fields, by rules package (`Game.package`): for the document only, since

@@ -36,6 +36,7 @@ def room_json(
         ],
         "url": request.build_absolute_uri(url) if request is not None else base + url,
         "private": room.private,
+        "rated": room.rated,
     }
     if viewer is not None and any(seat.user_id == viewer.pk for seat in room.seat_set.all()):
         answer["invite"] = room.invite_code

@@ -64,6 +64,11 @@ def _invited(room: Room, invite: Any) -> bool:
     return isinstance(invite, str) and secrets.compare_digest(invite, room.invite_code)
 
 
+def room_answer(request: HttpRequest, room_id: int, invite: Any = None) -> dict[str, Any]:
+    """The room as its caller may see it (api/replays.py answers rooms too)."""
+    return _room_answer(request, room_id, invite)
+
+
 def _room_answer(request: HttpRequest, room_id: int, invite: Any = None) -> dict[str, Any]:
     return room_json(_room(room_id, request.auth, invite), request, viewer=request.auth)
 
@@ -150,7 +155,9 @@ def rooms(request: HttpRequest) -> dict[str, Any]:
 def open_room(request: HttpRequest, body: s.NewRoom) -> Status:
     """Open a room; the caller hosts it and sits in seat 0."""
     user = request.auth
-    room = services.create_room(user, body.game, body.seats, body.options, body.private)
+    room = services.create_room(
+        user, body.game, body.seats, body.options, body.private, rated=body.rated
+    )
     return Status(201, _room_answer(request, room.pk))
 
 
