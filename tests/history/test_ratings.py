@@ -168,3 +168,14 @@ def test_the_table_shows_the_seated_peoples_ratings(alice, bob):
     assert 'id="table-ratings"' in html
     for user in (alice, bob):
         assert str(ratings.shown(Rating.objects.get(user=user))) in html
+
+
+@pytest.mark.django_db
+def test_the_room_form_opens_an_unrated_room_when_asked(alice):
+    from tests.conftest import client_for
+
+    me = client_for(alice)
+    assert 'name="unrated"' in me.get("/rooms/new/").content.decode()
+    me.post("/rooms/new/", {"game": "ligretto", "seats": "3", "unrated": "on"})
+    me.post("/rooms/new/", {"game": "ligretto", "seats": "3"})
+    assert list(Room.objects.order_by("pk").values_list("rated", flat=True)) == [False, True]
