@@ -70,7 +70,8 @@ def available(match: Match, rnd: Round) -> bool:
     return rnd.ended_at is not None or match.status != Match.Status.PLAYING
 
 
-# Replays of rounds that can no longer change, per process (a page asks for one step at a time).
+# The last replays built, per process (a page asks for one step at a time). Keyed by the match's
+# version: an ended round can still get its players' readies until the next one is dealt.
 _memo: OrderedDict[tuple[int, int, int, int], Replay] = OrderedDict()
 _MEMO_SIZE = 16
 
