@@ -19,6 +19,7 @@
   let step = Number(page.dataset.step);
   let timer = null;
   let asked = 0; // the newest request wins: an older answer arriving late is dropped
+  let run = 0; // each play (and each stop) starts a new run: a step of an older one stops there
 
   buttons.play.hidden = buttons.play4.hidden = false;
   board.dataset.step = String(step);
@@ -57,6 +58,7 @@
   mark(step); // a page opened at a later step shows that step's move in the list
 
   function stop() {
+    run += 1;
     if (timer !== null) clearTimeout(timer);
     timer = null;
     page.dataset.playing = "";
@@ -71,7 +73,9 @@
     page.dataset.playing = String(speed);
     buttons.pause.hidden = false;
     buttons.play.hidden = buttons.play4.hidden = true;
+    const mine = run;
     const next = () => {
+      if (mine !== run) return; // paused (or played again) while a step was on its way
       if (step >= last) return stop();
       // gaps[i] is the recorded time from step i to step i + 1.
       timer = setTimeout(() => {
