@@ -70,7 +70,8 @@ class Body(Schema):
         try:
             return handler(data)
         except ValidationError as problems:
-            name = str(problems.errors()[0]["loc"][0])
+            where = problems.errors()[0]["loc"]
+            name = str(where[0]) if where else ""
             field = cls.model_fields.get(name)
             said = [m for m in (field.metadata if field else ()) if isinstance(m, Refuse)]
             refusal = said[0] if said else Refuse("bad_request", f'"{name}" is not valid here.')
@@ -121,6 +122,10 @@ class NewRoom(Body):
     private: Annotated[
         StrictBool, Refuse("invalid_private", '"private" must be true or false.')
     ] = False
+
+
+class Empty(Body):
+    """No fields: still a JSON object, read strictly, like every body."""
 
 
 class Invite(Body):
