@@ -70,7 +70,8 @@ class Body(Schema):
         try:
             return handler(data)
         except ValidationError as problems:
-            name = str(problems.errors()[0]["loc"][0])
+            where = problems.errors()[0]["loc"]
+            name = str(where[0]) if where else ""
             field = cls.model_fields.get(name)
             said = [m for m in (field.metadata if field else ()) if isinstance(m, Refuse)]
             refusal = said[0] if said else Refuse("bad_request", f'"{name}" is not valid here.')
@@ -138,6 +139,10 @@ class Practice(QuickPlay):
         NO_LEVEL,
         Field(json_schema_extra={"enum": LEVELS}),
     ] = "normal"
+
+
+class Empty(Body):
+    """No fields: still a JSON object, read strictly, like every body."""
 
 
 class Invite(Body):

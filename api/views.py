@@ -83,7 +83,7 @@ def _table(room_id: int, user: Any, invite: Any = None) -> current.Table:
 
 # An empty body counts as {} (docs/api.md): bodies whose every field is optional say so with a
 # default; for the others an empty body is refused as {} would be (api.http).
-EMPTY_INVITE, EMPTY_CLOSE, EMPTY_BOTS = s.Invite(), s.Close(), s.Bots()
+EMPTY, EMPTY_INVITE, EMPTY_CLOSE, EMPTY_BOTS = s.Empty(), s.Invite(), s.Close(), s.Bots()
 
 # --------------------------------------------------------------------------- accounts
 
@@ -179,7 +179,7 @@ def join(
 
 
 @api.post(ROOM + "/leave", response=room_call(s.Room, 409))
-def leave(request: HttpRequest, room_id: int) -> dict[str, Any]:
+def leave(request: HttpRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str, Any]:
     """Give up your seat."""
     _room(room_id, request.auth)
     services.leave_room(room_id, request.auth)
@@ -211,7 +211,7 @@ def bots(request: HttpRequest, room_id: int, body: s.Bots = EMPTY_BOTS) -> dict[
 
 
 @api.post(ROOM + "/start", response=room_call(s.Room, 403, 409))
-def start(request: HttpRequest, room_id: int) -> dict[str, Any]:
+def start(request: HttpRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str, Any]:
     """Start the room (host)."""
     _room(room_id, request.auth)
     services.start_room(room_id, request.auth)

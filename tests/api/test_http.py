@@ -33,6 +33,12 @@ def test_bodies_go_through_the_strict_decoder(db, raw, code, status):
     assert response.json()["error"]["message"]
 
 
+@pytest.mark.parametrize("call", ["join", "leave", "bots", "close", "start", "actions"])
+def test_every_post_on_a_room_reads_its_body_strictly(alice, room_id, call):
+    response = Api(alice).post(f"rooms/{room_id}/{call}", raw='{"x": NaN}')
+    assert response.status_code == 400 and error_code(response) == "bad_json"
+
+
 def test_a_body_that_is_not_utf8_is_bad_json(db):
     response = Client().post("/api/v1/signup", b"\xff\xfe", content_type="application/json")
     assert response.status_code == 400 and error_code(response) == "bad_json"
