@@ -11,6 +11,8 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from games import registry
+
 
 def _ref(name: str) -> dict[str, str]:
     return {"$ref": f"#/components/schemas/{name}"}
@@ -41,7 +43,7 @@ SCHEMAS: dict[str, Any] = {
     "SignedUp": _obj({"username": STR, "token": STR}),
     "Token": _obj({"token": STR}),
     "NewRoom": _obj(
-        {"game": {"enum": ["ligretto-mini", "ligretto", "allegra"]}, "seats": INT},
+        {"game": {"enum": list(registry.slugs())}, "seats": INT},
         {"options": {"type": "object"}, "private": BOOL},
     ),
     "Remove": _obj({"seat": INT}),
@@ -49,12 +51,15 @@ SCHEMAS: dict[str, Any] = {
     "Invite": _obj({}, {"invite": STR}),
     "Bots": _obj(
         {},
-        {"count": {"type": "integer", "minimum": 1}, "level": {"enum": ["easy", "normal", "fast"]}},
+        {
+            "count": {"type": "integer", "minimum": 1},
+            "level": {"enum": list(registry.bot_levels())},
+        },
     ),
     "Room": _obj(
         {
             "id": INT,
-            "game": {"enum": ["ligretto-mini", "ligretto", "allegra"]},
+            "game": {"enum": list(registry.slugs())},
             "status": {"enum": ["open", "playing", "finished"]},
             "seats": INT,
             "options": {"type": "object"},
@@ -88,7 +93,7 @@ SCHEMAS: dict[str, Any] = {
         ],  # fmt: skip
         "properties": {
             "room": INT,
-            "game": {"enum": ["ligretto-mini", "ligretto", "allegra"]},
+            "game": {"enum": list(registry.slugs())},
             "status": {"enum": ["starting", "playing", "round_over", "finished", "closed"]},
             "round": {"type": "integer", "minimum": 1},
             "version": INT,

@@ -21,6 +21,7 @@ from django.views.decorators.csrf import csrf_exempt
 from api import auth
 from api.models import ApiToken
 from api.serialize import room_json, score_sheet
+from games import registry
 from games.engine import IllegalAction
 from lobby import access, ratelimit, services
 from lobby.forms import SignupForm
@@ -110,6 +111,11 @@ def _string(body: dict[str, Any], name: str) -> str:
     if not isinstance(value, str):
         raise ApiError("bad_request", f'"{name}" is required and must be a string.')
     return value
+
+
+def _in_words(names: tuple[str, ...]) -> str:
+    """ "a, b or c": the registered games, as the refusal of a room without one lists them."""
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
 
 
 def _too_many(what: str, wait: int) -> ApiError:
@@ -216,7 +222,7 @@ def rooms(request: HttpRequest, user: Any, body: dict[str, Any]) -> JsonResponse
         return JsonResponse({"rooms": [room_json(r, request) for r in listed]})
     game = body.get("game")
     if not isinstance(game, str):
-        raise ApiError("bad_request", '"game" is required: ligretto-mini, ligretto or allegra.')
+        raise ApiError("bad_request", f'"game" is required: {_in_words(registry.slugs())}.')
     seats = body.get("seats")
     if isinstance(seats, bool) or not isinstance(seats, int):
         raise ApiError("invalid_seats", '"seats" is required and must be a whole number.')

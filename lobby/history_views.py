@@ -30,7 +30,7 @@ def sheet(request: HttpRequest, room_id: int) -> HttpResponse:
         "sheet": data,
         "room": match.room,
         "game_name": GAMES[match.game].name,
-        "lowest_wins": match.game in history.LOWEST_WINS,
+        "lowest_wins": history.lowest_wins(match.game),
         "can_rematch": data.finished and services.was_player(match.room, request.user),
     }
     return render(request, "games/sheet.html", context)
@@ -46,8 +46,9 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     return render(request, "games/player.html", context)
 
 
-def leaderboard(request: HttpRequest, game: str = "ligretto-mini") -> HttpResponse:
+def leaderboard(request: HttpRequest, game: str = "") -> HttpResponse:
     """The humans with the most wins in one game's finished matches (a tab per game)."""
+    game = game or next(iter(GAMES))  # the first tab: the registry's first game
     if game not in GAMES:
         raise Http404("There is no such game.")
     context = {

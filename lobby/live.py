@@ -52,11 +52,12 @@ def _lists() -> dict[str, object]:
     return lists
 
 
-# What an empty list says (its marker is always last; new entries go before it).
-_EMPTY_TEXT = {
-    **{f"open-{slug}": f"No open {game.name} rooms yet." for slug, game in GAMES.items()},
-    "playing-rooms": "No games in progress.",
-}
+# What an empty list says (its marker is always last; new entries go before it). Read per call:
+# games registered at start-up (EXTRA_GAMES) come after this module is imported.
+def _empty_text(list_id: str) -> str:
+    if list_id == "playing-rooms":
+        return "No games in progress."
+    return f"No open {GAMES[list_id.removeprefix('open-')].name} rooms yet."
 
 
 def _rooms():  # noqa: ANN202 - a Room queryset
@@ -73,7 +74,7 @@ def listed_rooms() -> dict[str, object]:
         {
             "id": f"open-{slug}",
             "name": game.name,
-            "empty_text": _EMPTY_TEXT[f"open-{slug}"],
+            "empty_text": _empty_text(f"open-{slug}"),
             "rooms": [rooms[pk] for pk in shown[f"open-{slug}"]],
         }
         for slug, game in GAMES.items()
@@ -81,7 +82,7 @@ def listed_rooms() -> dict[str, object]:
     return {
         "open_lists": open_lists,
         "playing_rooms": [rooms[pk] for pk in shown["playing-rooms"]],
-        "playing_empty_text": _EMPTY_TEXT["playing-rooms"],
+        "playing_empty_text": _empty_text("playing-rooms"),
     }
 
 
@@ -116,7 +117,7 @@ def render_room_change(room_id: int) -> str:
             {"room_id": pk, "list": name, "before": before, "room": rooms.get(pk) if name else None}
             for pk, name, before in placements
         ],
-        "empties": [(name, _EMPTY_TEXT[name], not ids) for name, ids in lists.items()],
+        "empties": [(name, _empty_text(name), not ids) for name, ids in lists.items()],
     }
     return render_to_string("lobby/index.html#room-change", context)
 

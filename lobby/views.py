@@ -13,6 +13,7 @@ from django.views import defaults
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
+from games.registry import DEFAULT_GAME
 from lobby import access, live, services
 from lobby.forms import RoomForm
 from lobby.models import Room
@@ -42,7 +43,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
             status = refusal.status
         else:
             return redirect(room)
-    game = request.POST.get("game") or request.GET.get("game") or "ligretto"
+    game = request.POST.get("game") or request.GET.get("game") or DEFAULT_GAME
     min_seats, max_seats = form.seat_limits(game)
     context = {
         "form": form,

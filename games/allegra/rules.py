@@ -13,6 +13,10 @@ from games.engine import IllegalAction
 SEAT_LIMITS = {"allegra": (2, 6)}
 DEFAULT_ROUNDS = 3
 MAX_ROUNDS = 20
+# What the site asks for (A1, A10): the room form's fields and its words; the lowest total wins.
+OPTION_FIELDS = {"allegra": ("rounds",)}
+ROUNDS_HELP = {"allegra": "How many rounds (default 3)."}
+LOWEST_WINS = True
 ROWS = 3
 COLS = 4
 
@@ -135,6 +139,19 @@ def check_options(
             "invalid_options", f"Rounds must be a whole number from 1 to {MAX_ROUNDS}."
         )
     return {"rounds": rounds}
+
+
+def describe_end(options: dict[str, Any]) -> str:
+    """Say in words how a match with these (checked) options ends (A1, A10)."""
+    rounds = options["rounds"]
+    if rounds == 1:
+        return "One round; the lowest score wins."
+    return f"A fixed {rounds} rounds; the lowest total wins."
+
+
+def last_round_points(state: State) -> list[int]:
+    """Return each seat's points in the last finished round (its row of the score sheet)."""
+    return list(state.scores[-1]["points"])
 
 
 def round_seed_for(seed: int, round_no: int) -> int:

@@ -20,6 +20,16 @@ MAX_TARGET = 10_000
 DEFAULT_TARGET = 99
 # L6: Mini plays one round; Ligretto stops after round 10 even if nobody reached the target.
 DEFAULT_ROUNDS = {"ligretto-mini": 1, "ligretto": 10}
+# What the site asks for per preset (L6, L6+, L16): the room form's fields and its words.
+OPTION_FIELDS = {
+    "ligretto-mini": ("rounds", "row_variant"),
+    "ligretto": ("target", "no_target", "rounds", "row_variant"),
+}
+ROUNDS_HELP = {
+    "ligretto-mini": "How many rounds (default 1).",
+    "ligretto": "The most rounds (default 10); the match may end sooner at the target.",
+}
+LOWEST_WINS = False  # L15: the highest total wins
 FLIP_COUNT = 3
 # 2: options always hold `rounds` (and Ligretto `target`, maybe null), `message` and
 # `standstills` were added, `end_message` dropped. load() still reads version 1.
@@ -610,6 +620,11 @@ def in_center(state: State) -> list[int]:
 def round_points(state: State) -> list[int]:
     """Score the round as it lies (L15): +1 per own card in the centre, -2 per stack card."""
     return [c - 2 * len(p.stack) for c, p in zip(in_center(state), state.players, strict=True)]
+
+
+def last_round_points(state: State) -> list[int]:
+    """Return each seat's points in the last finished round (its row of the score sheet)."""
+    return list(state.scores[-1])
 
 
 def totals(state: State) -> list[int]:
