@@ -27,25 +27,27 @@ class Game:
     package: str  # a module path: <package>.rules / .bots / .layout
 
     @cached_property
-    def _rules(self) -> ModuleType:
+    def rules(self) -> ModuleType:
+        """The rules module itself (`<package>.rules`): for the conformance suite and tools."""
         return importlib.import_module(f"{self.package}.rules")
+
+    @cached_property
+    def bots(self) -> ModuleType:
+        """The bots module (`<package>.bots`)."""
+        return importlib.import_module(f"{self.package}.bots")
 
     @cached_property
     def layout(self) -> ModuleType:
         """How the site draws this game's table (`<package>.layout`), pure like the rules."""
         return importlib.import_module(f"{self.package}.layout")
 
-    @cached_property
-    def _bots(self) -> ModuleType:
-        return importlib.import_module(f"{self.package}.bots")
-
     @property
     def min_seats(self) -> int:
-        return int(self._rules.SEAT_LIMITS[self.slug][0])
+        return int(self.rules.SEAT_LIMITS[self.slug][0])
 
     @property
     def max_seats(self) -> int:
-        return int(self._rules.SEAT_LIMITS[self.slug][1])
+        return int(self.rules.SEAT_LIMITS[self.slug][1])
 
     @property
     def seats_in_words(self) -> str:
@@ -55,17 +57,17 @@ class Game:
 
     @property
     def bot_levels(self) -> tuple[str, ...]:
-        return tuple(self._bots.LEVELS)
+        return tuple(self.bots.LEVELS)
 
     @property
     def option_fields(self) -> tuple[str, ...]:
         """The room form's option fields this game takes (`rounds`, `target`, ...), in order."""
-        return tuple(self._rules.OPTION_FIELDS[self.slug])
+        return tuple(self.rules.OPTION_FIELDS[self.slug])
 
     @property
     def rounds_help(self) -> str:
         """What the room form says under `rounds` for this game."""
-        return str(self._rules.ROUNDS_HELP[self.slug])
+        return str(self.rules.ROUNDS_HELP[self.slug])
 
     @property
     def lowest_wins(self) -> bool:
@@ -73,45 +75,45 @@ class Game:
 
         Who won is the rules' own word (the `match_finished` event), never judged from this.
         """
-        return bool(self._rules.LOWEST_WINS)
+        return bool(self.rules.LOWEST_WINS)
 
     def check_options(self, seats: int, options: dict[str, Any] | None) -> dict[str, Any]:
-        checked: dict[str, Any] = self._rules.check_options(seats, options, preset=self.slug)
+        checked: dict[str, Any] = self.rules.check_options(seats, options, preset=self.slug)
         return checked
 
     def new_match(self, seats: int, options: dict[str, Any] | None, seed: int) -> State:
-        return self._rules.new_match(seats, options, seed, preset=self.slug)
+        return self.rules.new_match(seats, options, seed, preset=self.slug)
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
-        legal: list[Action] = self._rules.legal_actions(state, seat)
+        legal: list[Action] = self.rules.legal_actions(state, seat)
         return legal
 
     def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        new, events = self._rules.apply(state, seat, action)
+        new, events = self.rules.apply(state, seat, action)
         return new, list(events)
 
     def player_view(self, state: State, seat: int | None) -> View:
-        view: View = self._rules.player_view(state, seat)
+        view: View = self.rules.player_view(state, seat)
         return view
 
     def dump(self, state: State) -> dict[str, Any]:
-        data: dict[str, Any] = self._rules.dump(state)
+        data: dict[str, Any] = self.rules.dump(state)
         return data
 
     def load(self, data: dict[str, Any]) -> State:
-        return self._rules.load(data)
+        return self.rules.load(data)
 
     def describe_end(self, options: dict[str, Any]) -> str:
         """Say in words how a match with these (checked) options ends."""
-        return str(self._rules.describe_end(options))
+        return str(self.rules.describe_end(options))
 
     def last_round_points(self, state: State) -> list[int]:
         """The points each seat scored in the round `state` last finished (its score row)."""
-        return [int(p) for p in self._rules.last_round_points(state)]
+        return [int(p) for p in self.rules.last_round_points(state)]
 
     def bot_choose(self, view: View, level: str, rng: random.Random) -> tuple[Action | None, float]:
         """Ask a bot seeing only `view` for its next action and the delay it wants first."""
-        action, delay = self._bots.choose(view, level, rng)
+        action, delay = self.bots.choose(view, level, rng)
         return action, float(delay)
 
 

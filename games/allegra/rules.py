@@ -921,3 +921,36 @@ def load(data: dict[str, Any]) -> State:
         ready=list(d.get("ready", [])),
         message=d.get("message"),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# What nobody sees
+
+
+def cards(state: State) -> list[int]:
+    """Every card of the match wherever it is (A2: always the same 120)."""
+    on_table = [c[0] for g in state.grids for row in g for c in row if c is not None]
+    held = [v for v in (state.drawn, state.hand) if v is not None]
+    return sorted(state.deck + state.discard + on_table + held + state.removed)
+
+
+def redeal_hidden(state: State, seat: int | None, rng: random.Random) -> State:
+    """Return `state` with what `seat` (None: a spectator) cannot see dealt anew from `rng`.
+
+    In Allegra that is the same for everyone: the face-down values of every grid, the deck's
+    order and the discard pile under its top. The views of `seat` must not change.
+    """
+    t = _clone(state)
+    down = [
+        (i, r, c)
+        for i, g in enumerate(t.grids)
+        for r, row in enumerate(g)
+        for c, cell in enumerate(row)
+        if cell is not None and not cell[1]
+    ]
+    pool = [t.grids[i][r][c][0] for i, r, c in down] + t.deck + t.discard[:-1]  # type: ignore[index]
+    rng.shuffle(pool)
+    for i, r, c in down:
+        t.grids[i][r][c] = (pool.pop(), False)
+    t.deck, t.discard = pool[: len(t.deck)], pool[len(t.deck) :] + t.discard[-1:]
+    return t

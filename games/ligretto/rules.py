@@ -782,6 +782,43 @@ def player_view(state: State, seat: int | None) -> View:
     return view
 
 
+# --------------------------------------------------------------------------- what nobody sees
+
+
+def cards(state: State) -> list[Card]:
+    """Every card the state holds, wherever it lies (L2: the same cards all match long)."""
+    held = [c for p in state.players for part in (*p.row, p.stack, p.hand, p.waste) for c in part]
+    return sorted(held + [c for pile in state.center for c in pile.cards])
+
+
+def redeal_hidden(state: State, seat: int | None, rng: random.Random) -> State:
+    """Return `state` with what `seat` (None: a spectator) cannot see dealt anew from `rng`.
+
+    In Ligretto that is the same for everyone: each hand, and what lies under the top card of
+    a stack, a waste pile or a row slot, in another order among that player's own cards. The
+    views of `seat` must not change (the conformance suite checks it).
+    """
+
+    def mixed(cards_: tuple[Card, ...]) -> tuple[Card, ...]:
+        out = list(cards_)
+        rng.shuffle(out)
+        return tuple(out)
+
+    def under(cards_: tuple[Card, ...]) -> tuple[Card, ...]:
+        return mixed(cards_[:-1]) + cards_[-1:]
+
+    players = tuple(
+        Player(
+            row=tuple(under(slot) for slot in p.row),
+            stack=under(p.stack),
+            hand=mixed(p.hand),
+            waste=under(p.waste),
+        )
+        for p in state.players
+    )
+    return replace(state, players=players, _wanted=None)
+
+
 # --------------------------------------------------------------------------- dump / load (G0)
 
 

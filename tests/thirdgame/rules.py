@@ -197,6 +197,23 @@ def last_round_points(state: State) -> list[int]:
     return list(state.scores[-1])
 
 
+def cards(state: State) -> list[int]:
+    """Every card the state holds (H1: the whole deck, always)."""
+    held = [v for h in state.hands for v in h] + [v for t in state.taken for v in t]
+    return sorted(held + list(state.stock) + [v for _, v in state.trick])
+
+
+def redeal_hidden(state: State, seat: int | None, rng: random.Random) -> State:
+    """Return `state` with what `seat` cannot see (the others' hands, the stock) dealt anew."""
+    others = [s for s in range(state.seats) if s != seat]
+    pool = [v for s in others for v in state.hands[s]] + list(state.stock)
+    rng.shuffle(pool)
+    hands = list(state.hands)
+    for s in others:
+        hands[s], pool = tuple(sorted(pool[: len(hands[s])])), pool[len(hands[s]) :]
+    return replace(state, hands=tuple(hands), stock=tuple(pool))
+
+
 def player_view(state: State, seat: int | None) -> View:
     """Everything `seat` (None: a spectator) may see: its own hand, only counts of the others'."""
     view: View = {
