@@ -202,7 +202,7 @@ def token(request: HttpRequest, user: None, body: dict[str, Any]) -> JsonRespons
         ratelimit.login_failed(username, address)
         raise ApiError("bad_credentials", "That username and password do not match.", 401)
     ratelimit.login_succeeded(username)
-    name = body.get("name") if isinstance(body.get("name"), str) else "api"
+    name = body["name"] if isinstance(body.get("name"), str) else "api"
     _token, raw = ApiToken.objects.issue(found, name[:60] or "api")
     return JsonResponse({"token": raw})
 

@@ -33,7 +33,7 @@ OPTION_NAMES = ("seats", "rounds", "target", "no_target", "row_variant")
 
 def _game(slug: Any) -> Game:
     """The registered game `slug` names, or the default one for anything else."""
-    return GAMES.get(slug) if isinstance(slug, str) and slug in GAMES else GAMES[DEFAULT_GAME]
+    return GAMES[slug] if isinstance(slug, str) and slug in GAMES else GAMES[DEFAULT_GAME]
 
 
 def _seats_help() -> str:
@@ -92,7 +92,8 @@ class RoomForm(forms.Form):
         return options
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         game, seats = data.get("game"), data.get("seats")
         if game is None or seats is None:
             return data

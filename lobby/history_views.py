@@ -16,6 +16,7 @@ from django.views.decorators.http import require_POST
 
 from games.registry import GAMES
 from lobby import access, services
+from lobby.htmx import is_htmx
 from tables import history
 from tables.models import Match
 
@@ -65,7 +66,7 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
     """Open the rematch of a finished room, or join the one another player opened."""
     if not request.user.is_authenticated:
         login = redirect_to_login(reverse("lobby:sheet", args=[room_id]))
-        if request.htmx:
+        if is_htmx(request):
             return HttpResponse(status=401, headers={"HX-Redirect": login["Location"]})
         return login
     try:
@@ -73,7 +74,7 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
             raise services.RoomError("no_such_room", "There is no such room.", 404)
         room = services.rematch(room_id, request.user)
     except services.RoomError as refusal:
-        if request.htmx:
+        if is_htmx(request):
             # Say it in the page's error line; the table around the button stays as it is.
             response = HttpResponse(escape(refusal.message), status=refusal.status)
             response["HX-Retarget"] = "#site-error"
@@ -83,7 +84,7 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
         if refusal.status == 404:
             raise Http404(refusal.message) from refusal
         return redirect("lobby:sheet", room_id)
-    if request.htmx:
+    if is_htmx(request):
         return HttpResponse(headers={"HX-Redirect": room.get_absolute_url()})
     return redirect(room)
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db.models import Case, Count, F, When
+from django.db.models import Case, Count, F, QuerySet, When
 from django.template.loader import render_to_string
 
 from games.registry import GAMES
@@ -45,9 +45,9 @@ def _playing_rooms():  # noqa: ANN202 - a Room queryset
     )
 
 
-def _lists() -> dict[str, object]:
+def _lists() -> dict[str, QuerySet[Room]]:
     """Every list the lobby shows, by its element id: open rooms per game, then games to watch."""
-    lists: dict[str, object] = {f"open-{slug}": _open_rooms(slug) for slug in GAMES}
+    lists: dict[str, QuerySet[Room]] = {f"open-{slug}": _open_rooms(slug) for slug in GAMES}
     lists["playing-rooms"] = _playing_rooms()
     return lists
 

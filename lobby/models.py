@@ -128,6 +128,6 @@ class Seat(models.Model):
 
     @property
     def name(self) -> str:
-        if self.user_id:
+        if self.user is not None:
             return self.user.username
         return f"{self.get_bot_level_display()} {self.index + 1}"

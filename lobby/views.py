@@ -16,6 +16,7 @@ from django.views.decorators.vary import vary_on_headers
 from games.registry import DEFAULT_GAME
 from lobby import access, live, services
 from lobby.forms import RoomForm
+from lobby.htmx import is_htmx
 from lobby.models import Room
 from lobby.roomview import room_context
 from lobby.table_views import table_page
@@ -52,7 +53,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
         "max_seats": max_seats,
     }
     # Changing the game re-renders just the fields that depend on it.
-    template = "lobby/room_form.html#game-fields" if request.htmx else "lobby/room_form.html"
+    template = "lobby/room_form.html#game-fields" if is_htmx(request) else "lobby/room_form.html"
     return render(request, template, context, status=status)
 
 
@@ -152,7 +153,7 @@ def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
     """Run one room operation for the signed-in user and show the room as it now stands."""
     if not request.user.is_authenticated:
         login = redirect_to_login(Room(pk=room_id).get_absolute_url())
-        if request.htmx:
+        if is_htmx(request):
             # A session that expired under an open page: send the whole page to the login.
             return HttpResponse(status=401, headers={"HX-Redirect": login["Location"]})
         return login
@@ -166,7 +167,7 @@ def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
             raise Http404(refusal.message) from refusal
         return _room_page(request, room, error=refusal.message, status=refusal.status)
     room = Room.objects.get(pk=room_id)
-    if request.htmx:
+    if is_htmx(request):
         return _room_page(request, room)
     return redirect(room)
 
@@ -177,13 +178,13 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    if getattr(request, "htmx", False):
+    if is_htmx(request):
         return _error_line(request, "That room or page does not exist (any more).", 404)
     return defaults.page_not_found(request, exception)
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
-    if getattr(request, "htmx", False):
+    if is_htmx(request):
         return _error_line(request, "You may not do that here.", 403)
     return defaults.permission_denied(request, exception)
 
@@ -202,7 +203,7 @@ def _error_line(request: HttpRequest, sentence: str, status: int) -> HttpRespons
 def _room_page(
     request: HttpRequest, room: Room, error: str | None = None, status: int = 200
 ) -> HttpResponse:
-    template = "lobby/room.html#live" if request.htmx else "lobby/room.html"
+    template = "lobby/room.html#live" if is_htmx(request) else "lobby/room.html"
     base_url = f"{request.scheme}://{request.get_host()}"
     context = room_context(room, request.user, base_url, error)
     return render(request, template, context, status=status)

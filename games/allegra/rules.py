@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from games.engine import IllegalAction
+from games.engine import Action, IllegalAction
 
 SEAT_LIMITS = {"allegra": (2, 6)}
 DEFAULT_ROUNDS = 3
@@ -346,7 +346,7 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
             return [{"type": "knock"}]
         return []
     if s.phase == "draw":
-        out = []
+        out: list[Action] = []
         if s.deck:
             out.append({"type": "draw", "source": "deck"})
         if s.discard:
@@ -404,7 +404,7 @@ def _check_shape(action: Any) -> str:
             raise IllegalAction("bad_action", 'A draw needs "source": "deck" or "discard".')
     elif kind == "give" and not _is_int(action.get("to")):
         raise IllegalAction("bad_action", 'A give needs "to": a seat.')
-    return kind
+    return str(kind)
 
 
 def _in_area(s: State, seat: int, p: Place, what: str = "your area") -> None:
@@ -412,7 +412,7 @@ def _in_area(s: State, seat: int, p: Place, what: str = "your area") -> None:
         raise IllegalAction("not_in_area", f"That place is not in {what}.")
 
 
-def _not_empty(s: State, p: Place) -> Cell:
+def _not_empty(s: State, p: Place) -> tuple[int, bool]:
     cell = _cell(s, p)
     if cell is None:
         raise IllegalAction("empty_place", "That place is empty: its card left the game.")
@@ -815,7 +815,7 @@ def player_view(state: State, seat: int | None) -> dict[str, Any]:
             sum(c[0] for p in area_places(n, i) if (c := _cell(s, p)) is not None and c[1])
             for i in range(n)
         ],
-        "legal": legal_actions(s, seat) if mine else [],
+        "legal": legal_actions(s, seat) if mine and seat is not None else [],
         "scores": [{"round": e["round"], "points": e["points"][:]} for e in s.scores],
         # Each finished round's area sums and ender (A9): the points differ only by a doubling.
         "score_sheet": [

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 from games.engine import Action, Event, IllegalAction, View
 
@@ -103,7 +103,7 @@ def _preset(preset: str) -> str:
     return preset
 
 
-def _is_int(x: Any) -> bool:
+def _is_int(x: Any) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
@@ -483,6 +483,7 @@ def _play(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
 
     row, stack, waste = p.row, p.stack, p.waste
     if source == "row":
+        assert index is not None  # a row play's slot, checked above
         rest = row[index][:-1]
         if not rest and stack:
             # L10: an emptied slot takes the stack top at once.
