@@ -55,21 +55,23 @@ lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py check
 
 # Everything but the browser, then the browser flows in their own process (Playwright's event
 # loop and the asyncio consumer tests must not share one), then the PostgreSQL + Redis path.
 test: lint chromium
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m browser tests/browser
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m browser tests/browser
 	$(MAKE) test-scale
 
 test-fast: install-dev
-	$(VENV)/bin/pytest -m "not browser and not scale" -x -q
+	$(VENV)/bin/pytest -m "not browser and not scale and not packaging" -x -q --durations=15
 
 test-browser: install-dev chromium
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m browser tests/browser
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m browser tests/browser
 
 # The scale-out configuration: PostgreSQL + Redis. SCALE_DATABASE_URL / SCALE_REDIS_URL (or
 # DATABASE_URL / REDIS_URL) name the servers to use; whichever is not given is started for the
@@ -79,7 +81,7 @@ test-browser: install-dev chromium
 test-scale: install-dev
 	DATABASE_URL=$${SCALE_DATABASE_URL:-$${DATABASE_URL:-}} \
 	REDIS_URL=$${SCALE_REDIS_URL:-$${REDIS_URL:-}} \
-	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest -m "not browser" tests/lobby tests/tables tests/api
+	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest --durations=15 -m "not browser" tests/lobby tests/tables tests/api
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

@@ -25,6 +25,12 @@ from tables import wire
 log = logging.getLogger(__name__)
 
 
+class ApiRequest(HttpRequest):
+    """A request as an API view gets it: `auth` is the caller the Bearer token named."""
+
+    auth: Any
+
+
 class ApiError(Exception):
     """A refusal of the API itself, answered as JSON with `status`."""
 

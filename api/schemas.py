@@ -408,13 +408,13 @@ def finish_document(document: dict[str, Any]) -> dict[str, Any]:
     one_of = []
     for package, slugs in families.items():
         fields = GAME_FIELDS.get(package)
-        game = {"game": {"enum": slugs}}
+        enum = {"game": {"enum": slugs}}
         if fields is None:  # a game this file does not describe: its fields are free
-            one_of.append({"type": "object", "properties": game})
+            one_of.append({"type": "object", "properties": enum})
             continue
         shape = fields.model_json_schema(ref_template=REF)
         schemas.update(shape.pop("$defs", {}))
-        shape["properties"] = {**game, **shape["properties"]}
+        shape["properties"] = {**enum, **shape["properties"]}
         shape["required"] = ["game", *shape.get("required", [])]
         schemas[fields.__name__] = shape
         one_of.append({"$ref": REF.format(model=fields.__name__)})

@@ -6,7 +6,7 @@ from api.http import api, json_405
 app_name = "api"
 
 # ninja's own patterns, one per operation (named after its view), without its root page.
-urlpatterns = [p for p in api.urls[0] if p.name != "api-root"]
+urlpatterns = [p for p in api.urls[0] if getattr(p, "name", None) != "api-root"]
 for pattern in urlpatterns:
     pattern.callback = json_405(pattern.callback)
 

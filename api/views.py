@@ -13,11 +13,11 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import authenticate
-from django.http import HttpRequest, JsonResponse
+from django.http import JsonResponse
 from ninja import Status
 
 from api import schemas as s
-from api.http import ApiError, api
+from api.http import ApiError, ApiRequest, api
 from api.models import ApiToken
 from api.serialize import room_json, score_sheet
 from games.engine import IllegalAction
@@ -64,12 +64,12 @@ def _invited(room: Room, invite: Any) -> bool:
     return isinstance(invite, str) and secrets.compare_digest(invite, room.invite_code)
 
 
-def room_answer(request: HttpRequest, room_id: int, invite: Any = None) -> dict[str, Any]:
+def room_answer(request: ApiRequest, room_id: int, invite: Any = None) -> dict[str, Any]:
     """The room as its caller may see it (api/replays.py answers rooms too)."""
     return _room_answer(request, room_id, invite)
 
 
-def _room_answer(request: HttpRequest, room_id: int, invite: Any = None) -> dict[str, Any]:
+def _room_answer(request: ApiRequest, room_id: int, invite: Any = None) -> dict[str, Any]:
     return room_json(_room(room_id, request.auth, invite), request, viewer=request.auth)
 
 
@@ -89,7 +89,7 @@ EMPTY, EMPTY_INVITE, EMPTY_CLOSE, EMPTY_BOTS = s.Empty(), s.Invite(), s.Close(),
 
 
 @api.post("/signup", auth=None, response=answers(201, s.SignedUp, 400, 429))
-def signup(request: HttpRequest, body: s.Credentials) -> Status:
+def signup(request: ApiRequest, body: s.Credentials) -> Status:
     """Create an account and its first token."""
     # The site's own limit on accounts made per address, shared by both ways in; only
     # accounts made count (lobby.accounts.signup does the same).
@@ -119,7 +119,7 @@ def _signup_refusal(form: SignupForm) -> ApiError:
 
 
 @api.post("/token", auth=None, response=answers(200, s.Token, 400, 401, 429))
-def token(request: HttpRequest, body: s.TokenRequest) -> dict[str, Any]:
+def token(request: ApiRequest, body: s.TokenRequest) -> dict[str, Any]:
     """Get a new token for an account."""
     # A token request is a log-in: the site's log-in throttle (per name and per address).
     address = ratelimit.client_address(request)
@@ -140,7 +140,7 @@ def token(request: HttpRequest, body: s.TokenRequest) -> dict[str, Any]:
 
 
 @api.get("/rooms", response=answers(200, s.RoomList, 401, 429))
-def rooms(request: HttpRequest) -> dict[str, Any]:
+def rooms(request: ApiRequest) -> dict[str, Any]:
     """List open rooms, newest first."""
     listed = (
         Room.objects.filter(status=Room.Status.OPEN, private=False)
@@ -152,7 +152,7 @@ def rooms(request: HttpRequest) -> dict[str, Any]:
 
 
 @api.post("/rooms", response=answers(201, s.Room, 400, 401, 409, 429))
-def open_room(request: HttpRequest, body: s.NewRoom) -> Status:
+def open_room(request: ApiRequest, body: s.NewRoom) -> Status:
     """Open a room; the caller hosts it and sits in seat 0."""
     user = request.auth
     room = services.create_room(
@@ -162,14 +162,14 @@ def open_room(request: HttpRequest, body: s.NewRoom) -> Status:
 
 
 @api.get(ROOM, response=room_call())
-def room(request: HttpRequest, room_id: int, invite: str | None = None) -> dict[str, Any]:
+def room(request: ApiRequest, room_id: int, invite: str | None = None) -> dict[str, Any]:
     """A room."""
     return _room_answer(request, room_id, invite)
 
 
 @api.post(ROOM + "/join", response=room_call(s.Room, 403, 409))
 def join(
-    request: HttpRequest, room_id: int, body: s.Invite = EMPTY_INVITE, invite: str | None = None
+    request: ApiRequest, room_id: int, body: s.Invite = EMPTY_INVITE, invite: str | None = None
 ) -> Any:
     """Take the lowest free seat."""
     invite = body.invite or invite
@@ -179,7 +179,7 @@ def join(
 
 
 @api.post(ROOM + "/leave", response=room_call(s.Room, 409))
-def leave(request: HttpRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str, Any]:
+def leave(request: ApiRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str, Any]:
     """Give up your seat."""
     _room(room_id, request.auth)
     services.leave_room(room_id, request.auth)
@@ -187,7 +187,7 @@ def leave(request: HttpRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str
 
 
 @api.post(ROOM + "/remove", response=room_call(s.Room, 400, 403, 409))
-def remove(request: HttpRequest, room_id: int, body: s.Remove) -> dict[str, Any]:
+def remove(request: ApiRequest, room_id: int, body: s.Remove) -> dict[str, Any]:
     """Remove a player before the start (host)."""
     _room(room_id, request.auth)
     services.remove_player(room_id, request.auth, body.seat)
@@ -195,7 +195,7 @@ def remove(request: HttpRequest, room_id: int, body: s.Remove) -> dict[str, Any]
 
 
 @api.post(ROOM + "/close", response=room_call(s.Room, 403, 409))
-def close(request: HttpRequest, room_id: int, body: s.Close = EMPTY_CLOSE) -> dict[str, Any]:
+def close(request: ApiRequest, room_id: int, body: s.Close = EMPTY_CLOSE) -> dict[str, Any]:
     """Close the room; a match stops (host)."""
     _room(room_id, request.auth)
     services.close_room(room_id, request.auth, body.reason)
@@ -203,7 +203,7 @@ def close(request: HttpRequest, room_id: int, body: s.Close = EMPTY_CLOSE) -> di
 
 
 @api.post(ROOM + "/bots", response=room_call(s.Room, 400, 403, 409))
-def bots(request: HttpRequest, room_id: int, body: s.Bots = EMPTY_BOTS) -> dict[str, Any]:
+def bots(request: ApiRequest, room_id: int, body: s.Bots = EMPTY_BOTS) -> dict[str, Any]:
     """Fill free seats with bots (host)."""
     _room(room_id, request.auth)
     services.add_bots(room_id, request.auth, count=body.count, level=body.level)
@@ -211,7 +211,7 @@ def bots(request: HttpRequest, room_id: int, body: s.Bots = EMPTY_BOTS) -> dict[
 
 
 @api.post(ROOM + "/start", response=room_call(s.Room, 403, 409))
-def start(request: HttpRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str, Any]:
+def start(request: ApiRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str, Any]:
     """Start the room (host)."""
     _room(room_id, request.auth)
     services.start_room(room_id, request.auth)
@@ -222,14 +222,14 @@ def start(request: HttpRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str
 
 
 @api.get(ROOM + "/view", response=room_call(s.View, 409))
-def view(request: HttpRequest, room_id: int, invite: str | None = None) -> dict[str, Any]:
+def view(request: ApiRequest, room_id: int, invite: str | None = None) -> dict[str, Any]:
     """Your view of the table."""
     table = _table(room_id, request.auth, invite)
     return table.view(table.seat_of(request.auth))
 
 
 @api.post(ROOM + "/actions", response=room_call(s.ViewAnswer, 400, 403, 409))
-def actions(request: HttpRequest, room_id: int, body: s.ActionRequest) -> Any:
+def actions(request: ApiRequest, room_id: int, body: s.ActionRequest) -> Any:
     """Play an action."""
     table = _table(room_id, request.auth)
     seat = table.seat_of(request.auth)
@@ -269,7 +269,7 @@ def act(room_id: int, seat: int, action: dict[str, Any]) -> dict[str, Any]:
 
 
 @api.get(ROOM + "/scores", response=room_call(s.ScoreSheet))
-def scores(request: HttpRequest, room_id: int, invite: str | None = None) -> dict[str, Any]:
+def scores(request: ApiRequest, room_id: int, invite: str | None = None) -> dict[str, Any]:
     """The score sheet."""
     return score_sheet(_room(room_id, request.auth, invite))
 
@@ -278,14 +278,14 @@ def scores(request: HttpRequest, room_id: int, invite: str | None = None) -> dic
 
 
 @api.get("/schema", auth=None, include_in_schema=False)
-def schema(request: HttpRequest) -> JsonResponse:
+def schema(request: ApiRequest) -> JsonResponse:
     """The OpenAPI document, made from the operations above (servers: the site asked)."""
     document = api.get_openapi_schema(path_prefix=request.path.removesuffix("schema"))
     document["servers"] = [{"url": request.build_absolute_uri("/").rstrip("/")}]
     return JsonResponse(document)
 
 
-def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
+def not_found(request: ApiRequest, rest: str = "") -> JsonResponse:
     return JsonResponse(
         {
             "error": {

@@ -10,7 +10,7 @@ and `chat_compose`, which redraws this user's chat box when a mute of his begins
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from channels.db import database_sync_to_async
 
@@ -18,8 +18,13 @@ from chat import services
 from lobby.consumers import RoomConsumer
 from lobby.table_consumers import TableConsumer
 
+if TYPE_CHECKING:  # what the mixin is mixed into: a live socket (scope, send, join_group)
+    from tables.sockets import LiveConsumer as _Socket
+else:
+    _Socket = object
 
-class ChatSocket:
+
+class ChatSocket(_Socket):
     chat_room_id: int
     # The newest line sent with the backlog: a line pushed between joining the group and
     # reading the backlog is in both, and is shown once.

@@ -7,9 +7,8 @@ from django.contrib.auth.forms import UserCreationForm
 from django.http import QueryDict
 
 from games.engine import IllegalAction
-from games.ligretto.rules import describe_end
-from games.registry import GAMES
-from lobby.models import GAME_CHOICES
+from games.registry import DEFAULT_GAME, GAMES, Game
+from lobby.models import game_choices
 from lobby.services import RoomError, check_room
 from lobby.usernames import validate_username
 
@@ -31,20 +30,22 @@ class SignupForm(UserCreationForm):
 # The option fields a GET may carry, so the page can say how a match with them ends.
 OPTION_NAMES = ("seats", "rounds", "target", "no_target", "row_variant")
 
-# Each game's rounds, in words (rules.md L6, A1).
-ROUNDS_HELP = {
-    "ligretto-mini": "How many rounds (default 1).",
-    "ligretto": "The most rounds (default 10); the match may end sooner at the target.",
-    "allegra": "How many rounds (default 3).",
-}
+
+def _game(slug: Any) -> Game:
+    """The registered game `slug` names, or the default one for anything else."""
+    return GAMES[slug] if isinstance(slug, str) and slug in GAMES else GAMES[DEFAULT_GAME]
+
+
+def _seats_help() -> str:
+    return " ".join(f"{game.name}: {game.seats_in_words}." for game in GAMES.values())
 
 
 class RoomForm(forms.Form):
-    game = forms.ChoiceField(choices=GAME_CHOICES, initial="ligretto")
-    seats = forms.IntegerField(
-        initial=2, help_text="Ligretto Mini: 2. Ligretto: 2 to 12. Allegra: 2 to 6."
-    )
-    rounds = forms.IntegerField(required=False, min_value=1, help_text=ROUNDS_HELP["ligretto"])
+    # Choices and words come from the registry, read when a form is built, so a game
+    # registered at start-up (EXTRA_GAMES) is offered like the site's own.
+    game = forms.ChoiceField(choices=game_choices, initial=DEFAULT_GAME)
+    seats = forms.IntegerField(initial=2)
+    rounds = forms.IntegerField(required=False, min_value=1)
     target = forms.IntegerField(
         required=False, min_value=1, help_text="Points that end the match (default 99)."
     )
@@ -70,10 +71,15 @@ class RoomForm(forms.Form):
         help_text="The match moves nobody's rating.",
     )
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["seats"].help_text = _seats_help()
+        self.fields["rounds"].help_text = _game(DEFAULT_GAME).rounds_help
+
     @staticmethod
     def initial_from(query: QueryDict) -> dict[str, Any]:
         """Return initial values from a GET, so a re-rendered form keeps what was typed."""
-        initial: dict[str, Any] = {"game": query.get("game", "ligretto")}
+        initial: dict[str, Any] = {"game": query.get("game", DEFAULT_GAME)}
         initial.update({name: query[name] for name in OPTION_NAMES if query.get(name)})
         return initial
 
@@ -92,7 +98,8 @@ class RoomForm(forms.Form):
         return options
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         game, seats = data.get("game"), data.get("seats")
         if game is None or seats is None:
             return data
@@ -103,48 +110,38 @@ class RoomForm(forms.Form):
             self.add_error(field, refusal.message)
         return data
 
-    # Which option fields a game takes (rules.md L6, L16, A1); the page shows only these.
-    GAME_FIELDS = {
-        "ligretto-mini": ("rounds", "row_variant"),
-        "ligretto": ("target", "no_target", "rounds", "row_variant"),
-        "allegra": ("rounds",),
-    }
-
     def fields_for(self, game: str) -> list[forms.BoundField]:
-        """Return the bound option fields that `game` takes."""
-        if game in ROUNDS_HELP:
-            self.fields["rounds"].help_text = ROUNDS_HELP[game]
-        return [self[name] for name in self.GAME_FIELDS.get(game, ())]
+        """Return the bound option fields that `game` takes (its registry entry says which)."""
+        info = _game(game)
+        self.fields["rounds"].help_text = info.rounds_help
+        return [self[name] for name in info.option_fields]
 
     @staticmethod
     def seat_limits(game: str) -> tuple[int, int]:
-        info = GAMES.get(game) or GAMES["ligretto"]
+        info = _game(game)
         return info.min_seats, info.max_seats
 
     def match_end(self) -> str:
-        """Say in words how a match with the values now in the form ends (L6, L6+, A1)."""
+        """Say in words how a match with the values now in the form ends (the game's words)."""
         if self.is_bound:
             values: dict[str, Any] = {name: self.data.get(name) for name in self.fields}
         else:
             values = {name: self.initial.get(name) for name in self.fields}
-        game = values.get("game") if values.get("game") in GAMES else "ligretto"
-        options = self._raw_options(values)
+        info = _game(values.get("game"))
+        # Only the options this game takes: a box ticked for another game before the switch
+        # does not change how this one ends.
+        takes = set(info.option_fields) | (
+            {"target"} if "no_target" in info.option_fields else set()
+        )
+        options = {k: v for k, v in self._raw_options(values).items() if k in takes}
         # Typed text arrives as strings: whole numbers become ints, anything else is left for
         # the rules to refuse in their own words.
         for name in ("rounds", "target"):
             if isinstance(options.get(name), str) and options[name].strip().lstrip("-").isdigit():
                 options[name] = int(options[name])
-        if game == "allegra":
-            options.pop("row_variant", None)
-        info = GAMES[game]
         try:
             # The seat count does not change how a match ends: judge the options alone.
             checked = info.check_options(info.min_seats, options)
         except IllegalAction as refusal:
             return refusal.message
-        if game == "allegra":
-            rounds = checked["rounds"]
-            if rounds == 1:
-                return "One round; the lowest score wins."
-            return f"A fixed {rounds} rounds; the lowest total wins."
-        return describe_end(checked)
+        return info.describe_end(checked)

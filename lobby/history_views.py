@@ -17,6 +17,7 @@ from django.views.decorators.http import require_POST
 
 from games.registry import GAMES
 from lobby import access, services
+from lobby.htmx import is_htmx
 from tables import charts, history, ratings
 from tables.models import Match
 
@@ -31,7 +32,7 @@ def sheet(request: HttpRequest, room_id: int) -> HttpResponse:
         "sheet": data,
         "room": match.room,
         "game_name": GAMES[match.game].name,
-        "lowest_wins": match.game in history.LOWEST_WINS,
+        "lowest_wins": history.lowest_wins(match.game),
         "can_rematch": data.finished and services.was_player(match.room, request.user),
     }
     return render(request, "games/sheet.html", context)
@@ -57,8 +58,9 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     return render(request, "games/player.html", context)
 
 
-def leaderboard(request: HttpRequest, game: str = "ligretto-mini") -> HttpResponse:
+def leaderboard(request: HttpRequest, game: str = "") -> HttpResponse:
     """The humans with the most wins in one game's finished matches (a tab per game)."""
+    game = game or next(iter(GAMES))  # the first tab: the registry's first game
     if game not in GAMES:
         raise Http404("There is no such game.")
     context = {
@@ -77,7 +79,7 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
     """Open the rematch of a finished room, or join the one another player opened."""
     if not request.user.is_authenticated:
         login = redirect_to_login(reverse("lobby:sheet", args=[room_id]))
-        if request.htmx:
+        if is_htmx(request):
             return HttpResponse(status=401, headers={"HX-Redirect": login["Location"]})
         return login
     try:
@@ -85,7 +87,7 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
             raise services.RoomError("no_such_room", "There is no such room.", 404)
         room = services.rematch(room_id, request.user)
     except services.RoomError as refusal:
-        if request.htmx:
+        if is_htmx(request):
             # Say it in the page's error line; the table around the button stays as it is.
             response = HttpResponse(escape(refusal.message), status=refusal.status)
             response["HX-Retarget"] = "#site-error"
@@ -95,7 +97,7 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
         if refusal.status == 404:
             raise Http404(refusal.message) from refusal
         return redirect("lobby:sheet", room_id)
-    if request.htmx:
+    if is_htmx(request):
         return HttpResponse(headers={"HX-Redirect": room.get_absolute_url()})
     return redirect(room)
 

@@ -15,7 +15,7 @@ from statistics import mean
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
-from django.db.models import Case, Count, F, When
+from django.db.models import Case, Count, F, QuerySet, When
 from django.template.loader import render_to_string
 
 from games.registry import GAMES
@@ -50,18 +50,19 @@ def _playing_rooms():  # noqa: ANN202 - a Room queryset
     )
 
 
-def _lists() -> dict[str, object]:
+def _lists() -> dict[str, QuerySet[Room]]:
     """Every list the lobby shows, by its element id: open rooms per game, then games to watch."""
-    lists: dict[str, object] = {f"open-{slug}": _open_rooms(slug) for slug in GAMES}
+    lists: dict[str, QuerySet[Room]] = {f"open-{slug}": _open_rooms(slug) for slug in GAMES}
     lists["playing-rooms"] = _playing_rooms()
     return lists
 
 
-# What an empty list says (its marker is always last; new entries go before it).
-_EMPTY_TEXT = {
-    **{f"open-{slug}": f"No open {game.name} rooms yet." for slug, game in GAMES.items()},
-    "playing-rooms": "No games in progress.",
-}
+# What an empty list says (its marker is always last; new entries go before it). Read per call:
+# games registered at start-up (EXTRA_GAMES) come after this module is imported.
+def _empty_text(list_id: str) -> str:
+    if list_id == "playing-rooms":
+        return "No games in progress."
+    return f"No open {GAMES[list_id.removeprefix('open-')].name} rooms yet."
 
 
 def _rooms():  # noqa: ANN202 - a Room queryset
@@ -81,7 +82,7 @@ def attach_ratings(rooms: Iterable[Room]) -> None:
         shown = ratings.ratings_of(people, game)
         for room in group:
             values = [shown[s.user_id].value for s in room.seat_set.all() if s.user_id]
-            room.rating = round(mean(values)) if values else None
+            room.rating = round(mean(values)) if values else None  # type: ignore[attr-defined]
 
 
 def listed_rooms() -> dict[str, object]:
@@ -95,7 +96,7 @@ def listed_rooms() -> dict[str, object]:
         {
             "id": f"open-{slug}",
             "name": game.name,
-            "empty_text": _EMPTY_TEXT[f"open-{slug}"],
+            "empty_text": _empty_text(f"open-{slug}"),
             "rooms": [rooms[pk] for pk in shown[f"open-{slug}"]],
         }
         for slug, game in GAMES.items()
@@ -103,7 +104,7 @@ def listed_rooms() -> dict[str, object]:
     return {
         "open_lists": open_lists,
         "playing_rooms": [rooms[pk] for pk in shown["playing-rooms"]],
-        "playing_empty_text": _EMPTY_TEXT["playing-rooms"],
+        "playing_empty_text": _empty_text("playing-rooms"),
     }
 
 
@@ -139,7 +140,7 @@ def render_room_change(room_id: int) -> str:
             {"room_id": pk, "list": name, "before": before, "room": rooms.get(pk) if name else None}
             for pk, name, before in placements
         ],
-        "empties": [(name, _EMPTY_TEXT[name], not ids) for name, ids in lists.items()],
+        "empties": [(name, _empty_text(name), not ids) for name, ids in lists.items()],
     }
     return render_to_string("lobby/index.html#room-change", context)
 

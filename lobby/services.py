@@ -136,7 +136,7 @@ def _give_up_seat(room: Room, seat: Seat | None, user) -> None:
     if successor is None:
         room.status = Room.Status.CLOSED
         room.ended_at = timezone.now()
-    elif room.host_id == user.pk:
+    elif room.host_id == user.pk and successor.user_id is not None:  # a human's seat
         room.host_id = successor.user_id
     room.save()
     _after_commit(room.pk)

@@ -20,9 +20,9 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
         and room.host_id == request.user.pk
         and room.status == room.Status.PLAYING
     )
-    people = [p for p in table.players if p.user_id is not None]
-    shown = ratings.ratings_of([p.user_id for p in people], table.match.game)
-    context["table_ratings"] = [(p.name, shown[p.user_id]) for p in people]
+    people = [(p.name, p.user_id) for p in table.players if p.user_id is not None]
+    shown = ratings.ratings_of([uid for _, uid in people], table.match.game)
+    context["table_ratings"] = [(name, shown[uid]) for name, uid in people]
     context["room_rated"] = room.rated
     if view["status"] == "finished":
         context.update(_rematch_notice(table.match.room_id))

@@ -13,9 +13,10 @@ from django.views import defaults
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from games.registry import GAMES
+from games.registry import DEFAULT_GAME, GAMES
 from lobby import access, live, quickplay, services
 from lobby.forms import RoomForm
+from lobby.htmx import is_htmx
 from lobby.models import Room
 from lobby.roomview import room_context
 from lobby.table_views import table_page
@@ -49,7 +50,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
             status = refusal.status
         else:
             return redirect(room)
-    game = request.POST.get("game") or request.GET.get("game") or "ligretto"
+    game = request.POST.get("game") or request.GET.get("game") or DEFAULT_GAME
     min_seats, max_seats = form.seat_limits(game)
     context = {
         "form": form,
@@ -58,7 +59,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
         "max_seats": max_seats,
     }
     # Changing the game re-renders just the fields that depend on it.
-    template = "lobby/room_form.html#game-fields" if request.htmx else "lobby/room_form.html"
+    template = "lobby/room_form.html#game-fields" if is_htmx(request) else "lobby/room_form.html"
     return render(request, template, context, status=status)
 
 
@@ -160,7 +161,7 @@ def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
     """Run one room operation for the signed-in user and show the room as it now stands."""
     if not request.user.is_authenticated:
         login = redirect_to_login(Room(pk=room_id).get_absolute_url())
-        if request.htmx:
+        if is_htmx(request):
             # A session that expired under an open page: send the whole page to the login.
             return HttpResponse(status=401, headers={"HX-Redirect": login["Location"]})
         return login
@@ -174,7 +175,7 @@ def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
             raise Http404(refusal.message) from refusal
         return _room_page(request, room, error=refusal.message, status=refusal.status)
     room = Room.objects.get(pk=room_id)
-    if request.htmx:
+    if is_htmx(request):
         return _room_page(request, room)
     return redirect(room)
 
@@ -209,13 +210,13 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    if getattr(request, "htmx", False):
+    if is_htmx(request):
         return _error_line(request, "That room or page does not exist (any more).", 404)
     return defaults.page_not_found(request, exception)
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
-    if getattr(request, "htmx", False):
+    if is_htmx(request):
         return _error_line(request, "You may not do that here.", 403)
     return defaults.permission_denied(request, exception)
 
@@ -234,7 +235,7 @@ def _error_line(request: HttpRequest, sentence: str, status: int) -> HttpRespons
 def _room_page(
     request: HttpRequest, room: Room, error: str | None = None, status: int = 200
 ) -> HttpResponse:
-    template = "lobby/room.html#live" if request.htmx else "lobby/room.html"
+    template = "lobby/room.html#live" if is_htmx(request) else "lobby/room.html"
     base_url = f"{request.scheme}://{request.get_host()}"
     context = room_context(room, request.user, base_url, error)
     return render(request, template, context, status=status)

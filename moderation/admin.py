@@ -9,7 +9,7 @@ entry; the admin never changes those records by itself. Actions need the "modera
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -99,7 +99,13 @@ def reason_action(
     return admin.action(description=description, permissions=["moderate"])(action)
 
 
-class ModerateMixin:
+if TYPE_CHECKING:  # what the mixins are mixed into
+    _Admin = admin.ModelAdmin[Any]
+else:
+    _Admin = object
+
+
+class ModerateMixin(_Admin):
     def has_moderate_permission(self, request: HttpRequest) -> bool:
         return services.can_moderate(request.user)
 
@@ -152,7 +158,7 @@ class ModeratedUserAdmin(ModerateMixin, UserAdmin):
     ]
     list_filter = ["is_active", "is_staff", MutedFilter, "is_superuser", "groups"]
     readonly_fields = ["moderation_links"]
-    fieldsets = (*UserAdmin.fieldsets, ("Moderation", {"fields": ("moderation_links",)}))
+    fieldsets = (*(UserAdmin.fieldsets or ()), ("Moderation", {"fields": ("moderation_links",)}))
     actions = [
         reason_action("ban_users", "Ban", services.ban),
         reason_action("unban_users", "Unban", services.unban),
@@ -244,7 +250,7 @@ class ReportAdmin(ModerateMixin, admin.ModelAdmin):
         "resolution",
         "audit_links",
     ]
-    fields = readonly_fields
+    fields = (*readonly_fields,)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).select_related("reporter", "reported", "room")
@@ -349,7 +355,7 @@ class RoomModeration(ModerateMixin):
     # The users' admin links to the rooms they sat in.
     extra_lookups = {"seat_set__user__id__exact"}
 
-    def get_list_display(self, request: HttpRequest) -> list[str]:
+    def get_list_display(self, request: HttpRequest) -> list[Any]:
         return [*super().get_list_display(request), "moderation_links"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:

@@ -23,7 +23,7 @@ from tables import current, push, signals
 from tables.current import Table
 from tables.models import ActionLog, Match, Player, Round, RoundScore
 
-# The keys an action of either game can carry (api.md); the log keeps only these, so a client's
+# The keys an action of any game can carry (api.md); the log keeps only these, so a client's
 # extra fields (ignored by the rules) never fill the database.
 ACTION_KEYS = ("type", "from", "to", "index", "pile", "source", "place")
 
@@ -165,9 +165,7 @@ def _save(
 
 
 def _record_scores(table: Table, rnd: Round, new: State, events: list[dict[str, Any]]) -> None:
-    points = list(new.scores[-1])
-    if isinstance(new.scores[-1], dict):  # Allegra keeps {"round", "points", ...}
-        points = list(new.scores[-1]["points"])
+    points = table.game.last_round_points(new)
     reason = next((e.get("reason", "") for e in events if e.get("type") == "round_ended"), "")
     rnd.ended_at = timezone.now()
     rnd.end_reason = reason or ""

@@ -35,7 +35,7 @@ def seat_group(room_id: int, seat: int) -> str:
 
 
 def layout_for(game: str) -> ModuleType:
-    """The game's pure layout module (`games.<game>.layout`), from its registry entry."""
+    """The game's pure layout module (`<package>.layout`), from its registry entry."""
     return GAMES[game].layout
 
 

@@ -16,7 +16,7 @@ from django.conf import settings
 from django.db.models import Sum
 from openskill.models import PlackettLuce
 
-from tables.history import LOWEST_WINS
+from tables.history import lowest_wins
 from tables.models import Match, Player, Rating, RatingChange, RoundScore
 
 MODEL = PlackettLuce()
@@ -57,7 +57,7 @@ def bot_rating(level: str) -> tuple[float, float]:
 
 def ranks(game: str, players: list[Player], totals: dict[int, int]) -> dict[int, int]:
     """Seat -> rank (1 best, ties share) by final total under the game's rule; leavers last."""
-    sign = 1 if game in LOWEST_WINS else -1
+    sign = 1 if lowest_wins(game) else -1
 
     def key(p: Player) -> tuple[int, int]:
         return (1 if p.left else 0, sign * totals.get(p.seat, 0))
@@ -90,7 +90,7 @@ def rate_match(match: Match) -> list[RatingChange]:
     # Every human's row exists first (a newcomer's at the start), then all are locked in one
     # order: two matches finishing at once with a player in common neither clash on the
     # insert nor wait on each other's locks the other way round.
-    ids = sorted({p.user_id for p in humans})
+    ids = sorted({p.user_id for p in humans if p.user_id is not None})
     Rating.objects.bulk_create(
         [Rating(user_id=uid, game=match.game, mu=START_MU, sigma=START_SIGMA) for uid in ids],
         ignore_conflicts=True,

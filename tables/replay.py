@@ -206,7 +206,8 @@ def describe(action: dict[str, Any], names: dict[int, str]) -> str:
     """Say what an action did, from the action alone (it is what the seat sent: public)."""
     kind = action.get("type")
     if kind == "play":
-        src = {"row": "row card", "stack": "stack", "waste": "waste"}.get(action.get("from"), "?")
+        source = str(action.get("from"))
+        src = {"row": "row card", "stack": "stack", "waste": "waste"}.get(source, "?")
         if action.get("to") == "row":
             return f"moves the {src} to row slot {_nth(action.get('index'))}"
         if action.get("from") == "row":
@@ -227,7 +228,8 @@ def describe(action: dict[str, Any], names: dict[int, str]) -> str:
     if kind == "knock":
         return "knocks"
     if kind == "give":
-        return f"gives the turn to {names.get(action.get('to'), 'seat ' + str(action.get('to')))}"
+        to = action.get("to")
+        return f"gives the turn to {names.get(to, f'seat {to}') if isinstance(to, int) else to}"
     if kind == "take":
         return f"takes {_place(action.get('from'), names)} to {_place(action.get('to'), names)}"
     return str(kind)
@@ -236,7 +238,8 @@ def describe(action: dict[str, Any], names: dict[int, str]) -> str:
 def _place(place: Any, names: dict[int, str]) -> str:
     if not isinstance(place, dict):
         return "a card"
-    owner = names.get(place.get("seat"), f"seat {place.get('seat')}")
+    seat = place.get("seat")
+    owner = names.get(seat, f"seat {seat}") if isinstance(seat, int) else f"seat {seat}"
     return f"{owner}'s row {_nth(place.get('row'))}, column {_nth(place.get('col'))}"
 
 

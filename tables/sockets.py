@@ -102,6 +102,8 @@ class AllowedHostValidator:
 class LiveConsumer(AsyncWebsocketConsumer):
     """The base of every live socket; see the module docstring for its interface."""
 
+    groups: list[str]  # channels' own (its consumer is untyped)
+
     async def websocket_connect(self, message: dict) -> None:
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:

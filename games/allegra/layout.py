@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import cache
 from html import escape
 from typing import Any
@@ -206,7 +207,13 @@ def _ring(n: int, seat: int | None) -> list[dict[str, Any]]:
     ]
 
 
-def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
+def _me(
+    view: dict[str, Any],
+    seat: int,
+    legal: list[dict[str, Any]],
+    names: dict[int, str],
+    place: Callable[[int, int, int], dict[str, Any]],
+) -> dict[str, Any]:
     n = len(view["grids"])
     area = next(a for a in view["areas"] if a["seat"] == seat)
     by_place: dict[tuple[int, int, int], dict[str, Any]] = {}
@@ -219,9 +226,9 @@ def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
     targets = {
         (a["to"]["seat"], a["to"]["row"], a["to"]["col"]) for a in legal if a["type"] == "take"
     }
-    rows = []
+    rows: list[list[dict[str, Any]]] = []
     for row in area["places"]:
-        out = []
+        out: list[dict[str, Any]] = []
         for p in row:
             key = (p["seat"], p["row"], p["col"])
             info = place(*key)
@@ -422,7 +429,9 @@ def banner(view: dict[str, Any], names: dict[int, str]) -> dict[str, str]:
     }
 
 
-def hint(view: dict[str, Any], seat: int, legal: list[dict[str, Any]], names: dict) -> str:
+def hint(
+    view: dict[str, Any], seat: int, legal: list[dict[str, Any]], names: dict[int, str]
+) -> str:
     """What `seat` may do now, addressed to him, with the keys."""
     kinds = {a["type"] for a in legal}
     drawn = (view.get("drawn") or {}).get("value")
@@ -474,7 +483,7 @@ def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
     """The events of one change, in words (the public ones only: events carry no hidden value)."""
     out = []
     for e in events:
-        who = names.get(e.get("seat"), "")
+        who = names.get(e["seat"], "") if isinstance(e.get("seat"), int) else ""
         kind = e.get("type")
         if kind == "card_drawn":
             src = "the deck" if e["source"] == "deck" else "the discard"
