@@ -100,7 +100,7 @@ class TableConsumer(LiveConsumer):
 
     async def _act(self, action: dict[str, Any], trigger: Any) -> None:
         try:
-            await database_sync_to_async(play.act)(self.room_id, self.seat, action)
+            await play.act_async(self.room_id, self.seat, action)
         except IllegalAction as refusal:
             await self._refused(refusal.code, refusal.message, trigger)
 

@@ -12,7 +12,14 @@ from asgiref.sync import sync_to_async
 from tables import current
 from tables.models import ActionLog, Match
 from tests.conftest import make_user
-from tests.tables.helpers import card, set_state, started_room, table_socket, version_of
+from tests.tables.helpers import (
+    card,
+    dumped_state,
+    set_state,
+    started_room,
+    table_socket,
+    version_of,
+)
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -98,7 +105,7 @@ async def test_simultaneous_plays_onto_one_pile_have_exactly_one_winner_l12():
             "HEADERS": {"HX-Trigger": "me-row-0"},
         }
     )
-    dealt = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).rounds.get().state)()
+    dealt = await sync_to_async(dumped_state)(room.pk)
     for _ in range(15):
         # The same layout each time, from the same deal: only the race differs.
         await sync_to_async(set_state)(room.pk, lambda _: _race_layout(copy.deepcopy(dealt)))
