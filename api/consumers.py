@@ -54,9 +54,12 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(push.table_group(self.room_id), self.channel_name)
         await self.channel_layer.group_add(live.room_group(self.room_id), self.channel_name)
         await self.channel_layer.group_add(sockets.user_group(self.user.pk), self.channel_name)
+        push.listen(self.room_id, self)  # this process's changes come straight here
         await self._send_current()
 
     async def disconnect(self, code: int) -> None:
+        if hasattr(self, "room_id"):
+            push.unlisten(self.room_id, self)
         if self.user is None or not hasattr(self, "room_id"):
             return
         await self.channel_layer.group_discard(push.table_group(self.room_id), self.channel_name)
@@ -108,7 +111,15 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
 
     # ------------------------------------------------------------------ group messages
 
+    # A change arrives by the group only from another process; this one's come by push_public.
     async def table_public(self, event: dict[str, Any]) -> None:
+        if not push.from_here(event):
+            await self.push_public(event)
+
+    async def push_private(self, event: dict[str, Any]) -> None:
+        pass  # a stream's own view is built from the table, like every other
+
+    async def push_public(self, event: dict[str, Any]) -> None:
         version = event["version"]
         if version <= self.version:
             return  # already sent (the answer to our own action, or a newer load)
@@ -155,7 +166,9 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         seat = table.seat_of(self.user)
         if seat != self.seat:
             await self._count_presence(seat)
-        await self._send_view(table.view(seat))
+        if table.version > self.version:
+            self.version = table.version
+            await self.send(text_data=push.view_text(table, seat))  # encoded once per seat
 
     async def _send_view(self, view: dict[str, Any]) -> None:
         if view["version"] <= self.version:

@@ -143,7 +143,7 @@ class RoomActor:
                     request=request,
                 )
             raise
-        after = current.copy_of(table)
+        after = current.copy_of(table, players=False)
         after.match.version += 1
         after.state = new
         entry = Entry(
@@ -189,6 +189,7 @@ class RoomActor:
             entry.winners = next(
                 (e["winners"] for e in events if e.get("type") == "match_finished"), []
             )
+            after.players = [current.clone(p) for p in after.players]
             for player in after.players:
                 player.won = player.seat in entry.winners
         self.since_snapshot += 1

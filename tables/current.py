@@ -135,14 +135,26 @@ def recover(match: Match) -> Table:
     return Table(match=match, players=list(match.players.all()), state=state, round=rnd)
 
 
-def copy_of(table: Table) -> Table:
-    """A table a caller may change (its rows) without touching the one it was copied from."""
+def copy_of(table: Table, players: bool = True) -> Table:
+    """A table a caller may change (its rows) without touching the one it was copied from.
+
+    `players=False` shares the player rows (a move changes none of them but at the end).
+    """
     return Table(
-        match=copy.copy(table.match),
-        players=[copy.copy(p) for p in table.players],
+        match=clone(table.match),
+        players=[clone(p) for p in table.players] if players else table.players,
         state=table.state,  # engine states are never changed in place
         round=table.round,
     )
+
+
+def clone(row: Any) -> Any:
+    """A shallow copy of a model instance: what copy.copy does, without pickling's detour."""
+    new = object.__new__(type(row))
+    new.__dict__ = row.__dict__.copy()
+    new._state = copy.copy(row._state)
+    new._state.fields_cache = {}
+    return new
 
 
 def cache_key(match: Match) -> tuple[int, int]:

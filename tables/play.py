@@ -104,7 +104,7 @@ async def act_async(
     _check(action)
     actor.bind(asyncio.get_running_loop())
     entry = await actor.act(room_id, seat, action, by_bot, driver)
-    return Outcome(table=current.copy_of(entry.table), events=entry.events)
+    return Outcome(table=entry.table, events=entry.events)  # the durable table: read it only
 
 
 def _check(action: Any) -> None:
