@@ -20,9 +20,10 @@ from django.conf import settings
 
 from api import auth, views
 from api.serialize import room_json
+from games.engine import IllegalAction
 from lobby import access, live
 from lobby.models import Room
-from tables import current, presence, push, sockets
+from tables import current, play, presence, push, sockets
 
 # How views reached this process's sockets: from the cache, or loaded (for the figures).
 stats = {"cached": 0, "loaded": 0}
@@ -90,24 +91,29 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             await self._error("bad_action", 'An action is an object with a "type".')
             return
-        answer = await database_sync_to_async(self._act)(action)
+        answer = await self._act(action)
         if "error" in answer:
             await self._error(answer["error"]["code"], answer["error"]["message"])
         else:
             await self._send_view(answer["view"])
 
-    def _act(self, action: dict[str, Any]) -> dict[str, Any]:
-        table = current.load_table(self.room_id)
+    async def _act(self, action: dict[str, Any]) -> dict[str, Any]:
+        # Straight to the room's actor in this loop: no database thread between a move and it.
+        table = await play.table_async(self.room_id)
         if table is None:
             return _refusal("not_started", "This room has not started yet.")
         seat = table.seat_of(self.user)
         if seat is None:
             return _refusal("not_seated", "You have no seat at this table; spectators only watch.")
         try:
-            views.throttle_action(self.user)
+            views.throttle_action(self.user)  # the cache's counter, no database
         except views.ApiError as refusal:
             return _refusal(refusal.code, refusal.message)
-        return views.act(self.room_id, seat, action)
+        try:
+            outcome = await play.act_async(self.room_id, seat, action)
+        except IllegalAction as refusal:
+            return _refusal(refusal.code, refusal.message)
+        return {"view": outcome.table.view(seat)}
 
     # ------------------------------------------------------------------ group messages
 

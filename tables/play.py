@@ -26,7 +26,16 @@ from tables.actor import ACTION_KEYS, PlayError
 from tables.current import Table
 from tables.models import Match, Player, Round
 
-__all__ = ["ACTION_KEYS", "Outcome", "PlayError", "act", "act_async", "close_match", "touch"]
+__all__ = [
+    "ACTION_KEYS",
+    "Outcome",
+    "PlayError",
+    "act",
+    "act_async",
+    "close_match",
+    "table_async",
+    "touch",
+]
 
 
 # --------------------------------------------------------------------------- starting
@@ -105,6 +114,16 @@ async def act_async(
     actor.bind(asyncio.get_running_loop())
     entry = await actor.act(room_id, seat, action, by_bot, driver)
     return Outcome(table=entry.table, events=entry.events)  # the durable table: read it only
+
+
+async def table_async(room_id: int) -> Table | None:
+    """The room's table as its actor holds it now (read it only), or None before the start."""
+    actor.bind(asyncio.get_running_loop())
+    try:
+        room = await actor.actor_for(room_id)
+    except PlayError:
+        return None
+    return room.table
 
 
 def _check(action: Any) -> None:
