@@ -60,15 +60,21 @@ def install_bgio(folder: Path) -> None:
 def run_bgio(folder: Path, tables: int, players: int, rate: float, seconds: float, run: str):
     port = free_port()
     server = subprocess.Popen(
-        ["node", "server.js"], cwd=folder, env={**os.environ, "PORT": str(port)},
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        ["node", "server.js"],
+        cwd=folder,
+        env={**os.environ, "PORT": str(port)},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     try:
         time.sleep(1.5)
         before = cpu_seconds(server.pid)
         out = subprocess.run(
             ["node", "load.js", str(port), str(tables), str(players), str(rate), str(seconds), run],
-            cwd=folder, capture_output=True, text=True, timeout=seconds + 120,
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=seconds + 120,
         )
         cpu = cpu_seconds(server.pid) - before
     finally:
@@ -92,13 +98,27 @@ OURS = {
 
 def run_ours(tables: int, players: int, rate: float, seconds: float, api: bool, game="ligretto"):
     cmd = [
-        sys.executable, "bench/table_push.py", "--tables", str(tables), "--seats", str(players),
-        "--rate", str(rate * players), "--seconds", str(seconds), "--game", game,
+        sys.executable,
+        "bench/table_push.py",
+        "--tables",
+        str(tables),
+        "--seats",
+        str(players),
+        "--rate",
+        str(rate * players),
+        "--seconds",
+        str(seconds),
+        "--game",
+        game,
     ]
     if api:
         cmd.append("--api")
     out = subprocess.run(
-        cmd, cwd=ROOT, capture_output=True, text=True, timeout=seconds + 600,
+        cmd,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=seconds + 600,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     ).stdout
     actions = int(OURS["actions"].search(out).group(1))
@@ -106,9 +126,16 @@ def run_ours(tables: int, players: int, rate: float, seconds: float, api: bool, 
     size, lost, refused = (int(x) for x in OURS["bytes"].search(out).groups())
     cpu = float(OURS["cpu"].search(out).group(1))
     return {
-        "offered": actions, "accepted": actions - refused, "refused": refused, "lost": lost,
-        "p50": p50, "p95": p95, "p99": p99, "bytes": size,
-        "cpu_ms": cpu * actions / max(actions - refused, 1), "seconds": seconds,
+        "offered": actions,
+        "accepted": actions - refused,
+        "refused": refused,
+        "lost": lost,
+        "p50": p50,
+        "p95": p95,
+        "p99": p99,
+        "bytes": size,
+        "cpu_ms": cpu * actions / max(actions - refused, 1),
+        "seconds": seconds,
     }
 
 
@@ -140,7 +167,11 @@ def main() -> None:
         )
         for tables, players, rate in LOADS:
             print(f"{tables} x {players} @ {rate:g}/s per player ({args.runs} run(s), median)")
-            results: dict[str, list[dict]] = {"boardgame.io": [], "ours, API": [], "ours, browser": []}
+            results: dict[str, list[dict]] = {
+                "boardgame.io": [],
+                "ours, API": [],
+                "ours, browser": [],
+            }
             for run in range(args.runs):
                 tag = f"{tables}x{players}r{run}{time.time_ns()}"
                 results["boardgame.io"].append(
@@ -156,8 +187,9 @@ def main() -> None:
             ref = medians["boardgame.io"]
             for name in ("ours, API", "ours, browser"):
                 ours = medians[name]
+                carried = ours["accepted"] / max(ref["accepted"], 1)
                 print(
-                    f"  {name} / boardgame.io: accepted x{ours['accepted'] / max(ref['accepted'], 1):.2f}"
+                    f"  {name} / boardgame.io: accepted x{carried:.2f}"
                     f", p50 x{ours['p50'] / max(ref['p50'], 1e-9):.2f}"
                     f", p95 x{ours['p95'] / max(ref['p95'], 1e-9):.2f}"
                 )
