@@ -30,6 +30,7 @@ stats = {"cached": 0, "loaded": 0}
 
 
 class ApiStreamConsumer(AsyncWebsocketConsumer):
+    wants_html = False  # its views are JSON, built per seat (tables.push draws no HTML for it)
     room_id: int
     user: Any = None
     seat: int | None = None  # the seat whose presence this socket counts

@@ -115,6 +115,13 @@ def render_full(table: Table, seat: int | None) -> str:
 def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
     """Render what changed at `table.version` once and send it to the room's sockets."""
     room_id, version = table.match.room_id, table.version
+    if not _html_wanted(room_id):
+        # Only Board API streams listen, here and nowhere else: they build their own views,
+        # so no HTML is drawn. The next change draws every part again (nothing to diff with).
+        _last.pop(cache_key(table.match), None)
+        public = {"type": "table.public", "version": version, "html": "", "full": True}
+        _dispatch([(table_group(room_id), {**public, "private": []})], room_id)
+        return
     view = table.view(None)
     layout = layout_for(table.match.game)
     public = layout.public_parts(view)
@@ -174,6 +181,13 @@ def unlisten(room_id: int, socket: Any) -> None:
         sockets.discard(socket)
         if not sockets:
             del _listeners[room_id]
+
+
+def _html_wanted(room_id: int) -> bool:
+    """Whether a change must be drawn: a browser socket of the room is here, or may be elsewhere."""
+    if not isinstance(get_channel_layer(), InMemoryChannelLayer):
+        return True
+    return any(getattr(s, "wants_html", True) for s in _listeners.get(room_id, ()))
 
 
 def from_here(event: dict[str, Any]) -> bool:

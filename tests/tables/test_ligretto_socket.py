@@ -231,3 +231,26 @@ async def test_with_the_row_variant_a_stack_top_goes_onto_a_row_card_by_its_butt
     assert [c[:2] for c in t.state.players[0].row[0]] == [("red", 5), ("green", 4)]
     assert t.view(None)["tableaus"][0]["row_depth"][0] == 2
     await a.disconnect()
+
+
+async def test_a_change_from_another_process_arrives_by_the_group_and_one_from_here_does_not():
+    # This process hands its own changes to its sockets directly; the channel layer carries a
+    # change to the processes that did not make it, and each ignores what came from itself.
+    from channels.layers import get_channel_layer
+
+    from tables import push
+
+    alice, bob, eve, room = await _cast()
+    e = await table_socket(room.pk, eve)
+    await _settle(e)
+    layer = get_channel_layer()
+    now = await sync_to_async(lambda: current.load_table(room.pk).version)()
+    frame = {"type": "table.public", "version": now + 1, "full": True, "private": []}
+    html = push.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
+    await layer.group_send(
+        push.table_group(room.pk), {**frame, "html": html, "origin": push.ORIGIN}
+    )
+    assert await e.receive_nothing(timeout=0.3)  # it had that one already
+    await layer.group_send(push.table_group(room.pk), {**frame, "html": html, "origin": "other"})
+    assert "elsewhere" in await e.receive_from()
+    await e.disconnect()
