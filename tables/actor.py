@@ -321,6 +321,13 @@ _writer: Writer | None = None
 _db = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="actors-db")
 
 
+async def close_connections() -> None:
+    """Close the writer thread's database connection (a test database is dropped after)."""
+    from django.db import connections
+
+    await asyncio.get_running_loop().run_in_executor(_db, connections.close_all)
+
+
 def serving_loop() -> asyncio.AbstractEventLoop | None:
     """The server loop the actors live in, or None (no server here: act inline)."""
     loop = _loop
