@@ -138,6 +138,18 @@ async def test_simultaneous_plays_onto_one_pile_have_exactly_one_winner_l12():
         held += [c for p in t.state.players for slot in p.row for c in slot]
         # Nothing lost or duplicated: the layout holds 2 x 27 cards plus the centre's 1-2-3.
         assert len(held) + len(pile.cards) == 2 * 27 + 3
+        # The log keeps the losing play too, marked refused, at the version it was judged at
+        # (the winner's, which came first); reading the log as moves skips it.
+        logged = await sync_to_async(
+            lambda before=before: list(
+                ActionLog.objects.filter(match__room_id=room.pk, version__gte=before)
+                .order_by("id")
+                .values_list("seat", "refused", "version")
+            )
+        )()
+        assert sorted(logged[-2:]) == sorted(
+            [(winner, "", before + 1), (loser, "too_slow", before + 1)]
+        )
     for s in (a, b):
         await s.disconnect()
 
