@@ -8,7 +8,7 @@ PORT ?= 8000
 # The whole suite must finish well inside CI's budget; a hang fails instead of waiting forever.
 TEST_TIMEOUT ?= 1200
 
-.PHONY: run install install-dev chromium lint test test-fast test-browser test-scale migrate superuser clean
+.PHONY: run install install-dev chromium lint test test-fast test-browser test-scale bench migrate superuser clean
 
 # Django 6 needs Python >= 3.12: prefer pyenv's 3.13.0, else any python3.13 / 3.12 on PATH.
 $(PY):
@@ -66,6 +66,11 @@ test: lint chromium
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m browser tests/browser
 	$(MAKE) test-scale
+
+# Our live tables beside boardgame.io 0.50.2 (installed from npm into a scratch folder); never
+# part of `make test`: figures, not assertions (docs/performance.md).
+bench: install-dev
+	PYTHONPATH=. .venv/bin/python -u bench/compare.py $(BENCH_ARGS)
 
 test-fast: install-dev
 	$(VENV)/bin/pytest -m "not browser and not scale and not packaging" -x -q --durations=15

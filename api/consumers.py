@@ -20,15 +20,17 @@ from django.conf import settings
 
 from api import auth, views
 from api.serialize import room_json
+from games.engine import IllegalAction
 from lobby import access, live
 from lobby.models import Room
-from tables import current, presence, push, sockets
+from tables import current, play, presence, push, sockets
 
 # How views reached this process's sockets: from the cache, or loaded (for the figures).
 stats = {"cached": 0, "loaded": 0}
 
 
 class ApiStreamConsumer(AsyncWebsocketConsumer):
+    wants_html = False  # its views are JSON, built per seat (tables.push draws no HTML for it)
     room_id: int
     user: Any = None
     seat: int | None = None  # the seat whose presence this socket counts
@@ -54,9 +56,12 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(push.table_group(self.room_id), self.channel_name)
         await self.channel_layer.group_add(live.room_group(self.room_id), self.channel_name)
         await self.channel_layer.group_add(sockets.user_group(self.user.pk), self.channel_name)
+        push.listen(self.room_id, self)  # this process's changes come straight here
         await self._send_current()
 
     async def disconnect(self, code: int) -> None:
+        if hasattr(self, "room_id"):
+            push.unlisten(self.room_id, self)
         if self.user is None or not hasattr(self, "room_id"):
             return
         await self.channel_layer.group_discard(push.table_group(self.room_id), self.channel_name)
@@ -87,28 +92,41 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         if not isinstance(action, dict) or not isinstance(action.get("type"), str):
             await self._error("bad_action", 'An action is an object with a "type".')
             return
-        answer = await database_sync_to_async(self._act)(action)
+        answer = await self._act(action)
         if "error" in answer:
             await self._error(answer["error"]["code"], answer["error"]["message"])
         else:
             await self._send_view(answer["view"])
 
-    def _act(self, action: dict[str, Any]) -> dict[str, Any]:
-        table = current.load_table(self.room_id)
+    async def _act(self, action: dict[str, Any]) -> dict[str, Any]:
+        # Straight to the room's actor in this loop: no database thread between a move and it.
+        table = await play.table_async(self.room_id)
         if table is None:
             return _refusal("not_started", "This room has not started yet.")
         seat = table.seat_of(self.user)
         if seat is None:
             return _refusal("not_seated", "You have no seat at this table; spectators only watch.")
         try:
-            views.throttle_action(self.user)
+            views.throttle_action(self.user)  # the cache's counter, no database
         except views.ApiError as refusal:
             return _refusal(refusal.code, refusal.message)
-        return views.act(self.room_id, seat, action)
+        try:
+            outcome = await play.act_async(self.room_id, seat, action)
+        except IllegalAction as refusal:
+            return _refusal(refusal.code, refusal.message)
+        return {"view": outcome.table.view(seat)}
 
     # ------------------------------------------------------------------ group messages
 
+    # A change arrives by the group only from another process; this one's come by push_public.
     async def table_public(self, event: dict[str, Any]) -> None:
+        if not push.from_here(event):
+            await self.push_public(event)
+
+    async def push_private(self, event: dict[str, Any]) -> None:
+        pass  # a stream's own view is built from the table, like every other
+
+    async def push_public(self, event: dict[str, Any]) -> None:
         version = event["version"]
         if version <= self.version:
             return  # already sent (the answer to our own action, or a newer load)
@@ -155,7 +173,9 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         seat = table.seat_of(self.user)
         if seat != self.seat:
             await self._count_presence(seat)
-        await self._send_view(table.view(seat))
+        if table.version > self.version:
+            self.version = table.version
+            await self.send(text_data=push.view_text(table, seat))  # encoded once per seat
 
     async def _send_view(self, view: dict[str, Any]) -> None:
         if view["version"] <= self.version:

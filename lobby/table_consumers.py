@@ -60,11 +60,14 @@ class TableConsumer(LiveConsumer):
             await self.join_group(push.seat_group(self.room_id, self.seat))
             self.present = True
             await database_sync_to_async(presence.connected)(self.room_id, self.seat)
+        push.listen(self.room_id, self)  # this process's changes come straight here
         self.version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
         await self.send_view(html + await self.join_room_extras(self.room_id))
 
     async def disconnect(self, code: int) -> None:
         # Groups are left by LiveConsumer; the seat's count of open sockets goes down here.
+        if hasattr(self, "room_id"):
+            push.unlisten(self.room_id, self)
         if getattr(self, "present", False):
             self.present = False
             await database_sync_to_async(presence.disconnected)(self.room_id, self.seat)
@@ -100,7 +103,7 @@ class TableConsumer(LiveConsumer):
 
     async def _act(self, action: dict[str, Any], trigger: Any) -> None:
         try:
-            await database_sync_to_async(play.act)(self.room_id, self.seat, action)
+            await play.act_async(self.room_id, self.seat, action)
         except IllegalAction as refusal:
             await self._refused(refusal.code, refusal.message, trigger)
 
@@ -114,10 +117,19 @@ class TableConsumer(LiveConsumer):
         self.tokens -= 1
         return True
 
+    # A change arrives by the group only from another process; this one's come by push_*.
     async def table_private(self, event: dict[str, Any]) -> None:
-        self.pending = (event["version"], event["html"])
+        if not push.from_here(event):
+            await self.push_private(event)
 
     async def table_public(self, event: dict[str, Any]) -> None:
+        if not push.from_here(event):
+            await self.push_public(event)
+
+    async def push_private(self, event: dict[str, Any]) -> None:
+        self.pending = (event["version"], event["html"])
+
+    async def push_public(self, event: dict[str, Any]) -> None:
         version = event["version"]
         if version <= self.version:
             return  # already shown (a full render overtook it)
