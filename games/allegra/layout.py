@@ -178,6 +178,7 @@ def context(
         "news": [_named(t, names) for t in news(events, names)],
         "message": _named(view.get("message"), names),
         "sheet": cache(lambda: _sheet(view, names)),
+        "how_to": True,
         "match_end": f"{view['rounds']} round{'s' if view['rounds'] != 1 else ''}; "
         "the lowest total wins.",
     }

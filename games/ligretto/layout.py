@@ -29,8 +29,11 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
         "scores": (repr(view["players"]), repr(view["scores"])),
         "center": repr(view["center"]),
     }
+    players = {p["seat"]: p for p in view["players"]}
     for t in view["tableaus"]:
-        parts[f"seat-{t['seat']}"] = repr(t)
+        # The seat's header draws its player's name, marks and total: a round's end changes
+        # every total, and each seat's part must be redrawn then, not only the ender's.
+        parts[f"seat-{t['seat']}"] = repr((t, players.get(t["seat"])))
     return parts
 
 

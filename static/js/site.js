@@ -57,3 +57,13 @@ document.addEventListener("submit", (event) => {
     event.preventDefault();
   }
 });
+
+// The folded header (phones, table pages): one button shows and hides the links.
+document.addEventListener("click", (event) => {
+  const toggle = event.target.closest && event.target.closest("#menu-toggle");
+  if (!toggle) return;
+  const header = document.getElementById("site-header");
+  const open = !header.hasAttribute("data-open");
+  header.toggleAttribute("data-open", open);
+  toggle.setAttribute("aria-expanded", String(open));
+});

@@ -35,3 +35,22 @@ def card(c: dict[str, Any] | None, size: str = "") -> SafeString:
         small = " small" if size == "small" else ""
         return format_html('<span class="card none{}" aria-hidden="true"></span>', small)
     return _face(c["color"], c["value"], size)
+
+
+@register.simple_tag
+def short_name(player: dict[str, Any], players: list[dict[str, Any]]) -> str:
+    """A short name for a narrow score column that no other player's short name looks like.
+
+    A bot ("Normal bot 3") is its level's initial and number ("N3"); a person is the shortest
+    prefix of three letters or more that no other player's name starts with (whole, if none).
+    """
+    name = player["name"]
+    if player.get("bot"):
+        words = name.split()
+        return f"{words[0][:1]}{words[-1]}" if len(words) > 1 else name[:4]
+    others = [p["name"].casefold() for p in players if p is not player and p["name"] != name]
+    for n in range(3, len(name)):
+        prefix = name[:n].casefold()
+        if not any(o.startswith(prefix) for o in others):
+            return name[:n] + "…"
+    return name
