@@ -114,7 +114,8 @@ SCHEMAS: dict[str, Any] = {
             "center": {
                 "type": "array",
                 "items": _obj(
-                    {"pile": INT, "color": STR, "top": INT, "count": INT, "closed": BOOL}
+                    {"pile": INT, "color": STR, "top": INT, "count": INT, "closed": BOOL},
+                    {"owner": INT, "owners": {"type": "array", "items": INT}},
                 ),
             },
             "tableaus": {
