@@ -67,7 +67,7 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
         parts[f"grid-{seat}"] = repr(
             (
                 [row[:3] for row in cells],
-                (p["name"], p["bot"], p["connected"], p["total"]),
+                (p["name"], p["bot"], p["connected"], p["total"], p.get("away_until")),
                 view["turn"] == seat,
                 seat in view["knocks"],
                 view["knocker"] == seat,

@@ -97,8 +97,23 @@
       }, 1200);
     }
     applyFocus();
+    awayTick();
     tick();
   });
+
+  // An away player's seat counts down to his stand-in: the server says when; the page counts.
+  function awayTick() {
+    let running = false;
+    document.querySelectorAll(".tag.away[data-until] .secs").forEach((el) => {
+      const until = Date.parse(el.parentElement.dataset.until);
+      const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+      el.textContent = String(left);
+      if (left > 0) running = true;
+    });
+    clearTimeout(awayTick._timer);
+    if (running) awayTick._timer = setTimeout(awayTick, 500);
+  }
+  awayTick();
 
   // The countdown before a round: the server says when; the page counts.
   function tick() {

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import copy
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from games.ligretto import layout
 from tables import current, push
+from tables.models import Player
 from tests.conftest import make_user
 from tests.tables.helpers import started_room
 
@@ -41,3 +44,20 @@ def test_a_player_going_away_redraws_his_seat():
     away["players"][1]["connected"] = not away["players"][1]["connected"]
     assert layout.public_parts(view)["seat-1"] != layout.public_parts(away)["seat-1"]
     assert layout.public_parts(view)["seat-0"] == layout.public_parts(away)["seat-0"]
+
+
+def test_an_away_player_shows_when_his_stand_in_comes(settings):
+    settings.LEAVER_GRACE = 30
+    alice, bob = make_user("alice"), make_user("bob")
+    room = started_room(alice, [bob], game="ligretto")
+    gone = timezone.now()
+    Player.objects.filter(match__room=room, seat=1).update(connections=0, away_since=gone)
+    Player.objects.filter(match__room=room, seat=0).update(connections=1, away_since=None)
+    current.forget(current.load_table(room.pk).match)
+    table = current.load_table(room.pk)
+    view = table.view(None)
+    assert "away_until" not in view["players"][0]
+    assert view["players"][1]["away_until"] == (gone + timedelta(seconds=30)).isoformat()
+    html = push.render_part(table, view, "seat-1")
+    assert f'data-until="{view["players"][1]["away_until"]}"' in html
+    assert "a bot plays in" in html
