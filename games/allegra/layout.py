@@ -320,7 +320,7 @@ def place_html(x: dict[str, Any], row: int, col: int) -> str:
 def _label(cell: Any, owner: str, r: int, c: int, gone: Any) -> str:
     where = f"{owner}'s row {r + 1}, column {c + 1}"
     if cell is None:
-        return f"{where}: empty" + (f" (a {gone} left in a triple)" if gone is not None else "")
+        return f"{where}: empty" + (f" ({_a(gone)} left in a triple)" if gone is not None else "")
     if "hidden" in cell:
         return f"{where}: face down"
     return f"{where}: {cell['value']}"
@@ -387,17 +387,17 @@ def banner(view: dict[str, Any], names: dict[int, str]) -> dict[str, str]:
     if phase == "decide" and drawn is None:
         return {
             "headline": f"{who}'s turn",
-            "detail": f"{who} discarded the card: he turns one face-down card of his area face up.",
+            "detail": f"{who} discarded the card and turns one face-down card of their area face up.",
         }
     if phase == "decide" and view["drawn_from"] == "discard":
         return {
             "headline": f"{who}'s turn",
-            "detail": f"{who} took the {drawn} from the discard: he swaps it for a card of his "
-            "area.",
+            "detail": f"{who} took the {drawn} from the discard and swaps it for a card of "
+            "their area.",
         }
     if phase == "decide":
         detail = (
-            f"{who} drew a {drawn} from the deck: he swaps it for a card of his area, or "
+            f"{who} drew {_a(drawn)} from the deck and swaps it for a card of their area, or "
             "discards it and turns a card face up."
         )
         if len(view["players"]) >= 3:
@@ -412,14 +412,14 @@ def banner(view: dict[str, Any], names: dict[int, str]) -> dict[str, str]:
     if phase == "knock_place":
         return {
             "headline": f"{who}'s turn: {knocker} knocked",
-            "detail": f"{who} gave the {drawn} to {knocker}, who swaps it for a card of his own "
+            "detail": f"{who} gave the {drawn} to {knocker}, who swaps it for a card of their own "
             "area.",
         }
     hand = (view.get("hand") or {}).get("value")
     return {
         "headline": f"{who}'s turn: {knocker} knocked",
-        "detail": f"{who} takes a card of {knocker}'s area that is not in his own and swaps it "
-        f"into his area; {knocker}'s {hand} fills the hole.",
+        "detail": f"{who} takes a card of {knocker}'s area that is not in their own and swaps it "
+        f"into their area; {knocker}'s {hand} fills the hole.",
     }
 
 
@@ -471,6 +471,11 @@ def hint(view: dict[str, Any], seat: int, legal: list[dict[str, Any]], names: di
     return f"Waiting for {names.get(view['turn'], '')}."
 
 
+def _a(value: int | None) -> str:
+    """A card value with its article, as it is read out: "an 8", "an 11", "a 3", "a -1"."""
+    return f"{'an' if value in (8, 11) else 'a'} {value}"
+
+
 def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
     """The events of one change, in words (the public ones only: events carry no hidden value)."""
     out = []
@@ -479,19 +484,19 @@ def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
         kind = e.get("type")
         if kind == "card_drawn":
             src = "the deck" if e["source"] == "deck" else "the discard"
-            out.append(f"{who} took a {e['value']} from {src}.")
+            out.append(f"{who} took {_a(e['value'])} from {src}.")
         elif kind == "card_swapped":
             out.append(f"{who} swapped in the {e['value']}; the {e['old']} went to the discard.")
         elif kind == "card_discarded":
             out.append(f"{who} discarded the {e['value']}.")
         elif kind == "card_revealed":
-            out.append(f"{who} turned up a {e['value']}.")
+            out.append(f"{who} turned up {_a(e['value'])}.")
         elif kind == "knocked":
             out.append(f"{who} knocked.")
         elif kind == "card_given":
             out.append(f"{who} gave the {e['value']} to {names.get(e['to'], '')}.")
         elif kind == "card_placed":
-            out.append(f"{who} swapped in the {e['value']}; the {e['old']} is in his hand.")
+            out.append(f"{who} swapped in the {e['value']}; the {e['old']} is in their hand.")
         elif kind == "card_taken":
             out.append(f"{who} took the {e['value']}; the {e['old']} went to the discard.")
         elif kind == "hole_filled":
@@ -503,5 +508,5 @@ def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
         elif kind == "deck_reshuffled":
             out.append("The discard pile was shuffled into a new deck.")
         elif kind == "turn_skipped":
-            out.append(f"{who} has no card left and skips his turn.")
+            out.append(f"{who} has no card left and skips their turn.")
     return out

@@ -41,10 +41,13 @@ def card(c: dict[str, Any] | None, size: str = "") -> SafeString:
 def short_name(player: dict[str, Any], players: list[dict[str, Any]]) -> str:
     """A short name for a narrow score column that no other player's short name looks like.
 
-    A bot ("Normal bot 3") is its level's initial and number ("N3"); a person is the shortest
-    prefix of three letters or more that no other player's name starts with (whole, if none).
+    A name of six letters or fewer stays whole; a bot ("Normal bot 3") is its level's initial
+    and number ("N3"); a person is the shortest prefix of three letters or more that no other
+    player's name starts with (whole, if none).
     """
     name = player["name"]
+    if len(name) <= 6:
+        return name
     if player.get("bot"):
         words = name.split()
         return f"{words[0][:1]}{words[-1]}" if len(words) > 1 else name[:4]
@@ -54,3 +57,9 @@ def short_name(player: dict[str, Any], players: list[dict[str, Any]]) -> str:
         if not any(o.startswith(prefix) for o in others):
             return name[:n] + "…"
     return name
+
+
+@register.filter
+def free_chairs(room: Any) -> range:
+    """One item per free seat of a lobby room (drawn as empty chairs around its table)."""
+    return range(max(0, room.seats - len(room.seat_set.all())))
