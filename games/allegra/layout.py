@@ -10,7 +10,10 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
+from html import escape
 from typing import Any
+
+from games.cards import draw
 
 TEMPLATE = "games/allegra/table.html"
 COLS = 4
@@ -132,6 +135,7 @@ def context(
             info["band"] = band(cell["value"])
         info["gone"] = vanished.get((s, r, c))
         info["label"] = _label(cell, names[s], r, c, info["gone"])
+        info["html"] = card_html(info)
         return info
 
     # Built only when a template asks (Django calls a callable context value): a seat's own
@@ -230,7 +234,7 @@ def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
             info["target"] = json.dumps(p) if take and key in targets else None
             info["shared"] = p["col"] == COLS - 1
             info["left"] = p["seat"] != seat
-            info["place_class"] = place_class(info)
+            info["place_html"] = place_html(info, len(rows), len(out))
             out.append(info)
         rows.append(out)
     me: dict[str, Any] = {
@@ -269,8 +273,25 @@ def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
     return me
 
 
-def place_class(x: dict[str, Any]) -> str:
-    """The classes of a place of a player's own area: what he may do there, whose it is."""
+def card_html(x: dict[str, Any]) -> str:
+    """One card as HTML (in Python, by games/cards.py: a table has up to 90 in every render)."""
+    attrs = f' data-place="{x["seat"]}-{x["row"]}-{x["col"]}" aria-label="{escape(x["label"])}"'
+    cell, gone = x["cell"], x["gone"]
+    if cell is not None and "hidden" in cell:
+        return draw("back", None, attrs)
+    if cell is not None:
+        return draw(band(cell["value"]), cell["value"], attrs)
+    if gone is not None:
+        # A triple's card, shown once more as it leaves (A8).
+        return draw(f"gone vanish {band(gone)}", gone, attrs, sym=False)
+    return draw("gone", None, attrs)
+
+
+def place_html(x: dict[str, Any], row: int, col: int) -> str:
+    """One place of a player's own area: a button when he may act on it, else the card alone.
+
+    Drawn in Python like the cards: it is 15 of them in every render of a seat's own part.
+    """
     cls = "place"
     if x["verb"]:
         cls += f" {x['verb']}"
@@ -278,7 +299,19 @@ def place_class(x: dict[str, Any]) -> str:
         cls += f" left s{x['seat']}"  # the left neighbour's column, in his colour
     if x["shared"]:
         cls += " shared"
-    return cls
+    ident = f'id="me-{row}-{col}" class="{cls}"'
+    label = escape(x["label"])
+    if x["target"]:  # the take step of a knock: a submit of the take form (A7)
+        return (
+            f'<button type="submit" name="to" value="{escape(x["target"])}" {ident}'
+            f' aria-label="{label}: replace it">{x["html"]}</button>'
+        )
+    if x["action"]:
+        return (
+            f'<button type="button" {ident} ws-send hx-vals="{escape(x["action"])}"'
+            f' aria-label="{label}: {x["verb"]}">{x["html"]}</button>'
+        )
+    return f"<span {ident}>{x['html']}</span>"
 
 
 def _label(cell: Any, owner: str, r: int, c: int, gone: Any) -> str:
