@@ -12,6 +12,7 @@ from games.registry import GAMES
 from lobby.models import GAME_CHOICES
 from lobby.services import RoomError, check_room
 from lobby.usernames import validate_username
+from tables import wire
 
 
 class SignupForm(UserCreationForm):
@@ -126,8 +127,12 @@ class RoomForm(forms.Form):
         # Typed text arrives as strings: whole numbers become ints, anything else is left for
         # the rules to refuse in their own words.
         for name in ("rounds", "target"):
-            if isinstance(options.get(name), str) and options[name].strip().lstrip("-").isdigit():
-                options[name] = int(options[name])
+            # ASCII digits only: "²" is a digit to str.isdigit but no number to int().
+            value = options.get(name)
+            text = value.strip() if isinstance(value, str) else None
+            number = wire.ascii_int(text, -999999, 9999999)
+            if number is not None:
+                options[name] = number
         if game == "allegra":
             options.pop("row_variant", None)
         info = GAMES[game]

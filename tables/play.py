@@ -8,6 +8,7 @@ commit is the change pushed (`tables.push`). Plays race here and are settled one
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
@@ -84,8 +85,19 @@ class Outcome:
     events: list[dict[str, Any]]
 
 
-def act(room_id: int, seat: int, action: Any, by_bot: bool = False, driver: str = "") -> Outcome:
-    """Apply `action` for `seat` in the room's match, or raise PlayError / IllegalAction."""
+def act(
+    room_id: int,
+    seat: int,
+    action: Any,
+    by_bot: bool = False,
+    driver: str = "",
+    check: Callable[[Table], None] | None = None,
+) -> Outcome:
+    """Apply `action` for `seat` in the room's match, or raise PlayError / IllegalAction.
+
+    `check(table)` is the transport's authority check (tables.authority), run on the locked
+    table before the rules: it raises when the caller no longer holds the seat.
+    """
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise PlayError("bad_action", 'An action is an object with a "type".', 400)
     with transaction.atomic():
@@ -97,6 +109,8 @@ def act(room_id: int, seat: int, action: Any, by_bot: bool = False, driver: str 
             raise PlayError("room_closed", match.closed_reason or "This room was closed.")
         if not any(p.seat == seat for p in table.players):
             raise PlayError("not_seated", "You have no seat at this table.", 403)
+        if check is not None:
+            check(table)
         if action["type"] != "ready" and table.counting_down():
             raise PlayError("not_started", "The round has not started yet: wait for the countdown.")
         new, events = table.game.apply(table.state, seat, action)  # refused: nothing written
