@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import logging
-import secrets
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -26,7 +25,7 @@ from lobby import access, ratelimit, services
 from lobby.forms import SignupForm
 from lobby.models import Room
 from lobby.services import RoomError
-from tables import current, play
+from tables import current, play, wire
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +131,8 @@ def _room(room_id: int, user: Any, invite: Any = None) -> Room:
 
 
 def _invited(room: Room, invite: Any) -> bool:
-    return isinstance(invite, str) and secrets.compare_digest(invite, room.invite_code)
+    # Not secrets.compare_digest on str: it raises TypeError on non-ASCII text.
+    return wire.same_secret(invite, room.invite_code)
 
 
 def _invite_param(request: HttpRequest, body: dict[str, Any]) -> Any:

@@ -72,9 +72,10 @@ def _check_body(request: HttpRequest) -> HttpResponse | None:
     try:
         wire.loads(body)  # the views parse it again; this makes sure they get strict JSON
     except wire.WireError as refusal:
+        sentence = refusal.message.replace("The message", "The request body", 1)
         if refusal.code == "too_large":
-            return error("too_large", refusal.message, 413)
-        return error("bad_json", refusal.message, 400)
+            return error("too_large", sentence, 413)
+        return error("bad_json", sentence, 400)
     return None
 
 

@@ -14,7 +14,8 @@ urlpatterns = [
     path("rooms/<int:room_id>/bots/", views.add_bots, name="bots"),
     path("rooms/<int:room_id>/remove/", views.remove, name="remove"),
     path("rooms/<int:room_id>/close/", views.close, name="close"),
-    path("invite/<str:code>/", views.invite, name="invite"),
+    # Codes are url-safe base64 (secrets.token_urlsafe): anything else, a NUL too, is a plain 404.
+    path("invite/<slug:code>/", views.invite, name="invite"),
     path("how-to-play/allegra/", table_views.how_to_play_allegra, name="how_to_play_allegra"),
     path("rooms/<int:room_id>/sheet/", history_views.sheet, name="sheet"),
     path("rooms/<int:room_id>/rematch/", history_views.rematch, name="rematch"),

@@ -25,6 +25,7 @@ from cardgames.asgi import application
 from chat.models import ChatMessage
 from tables.models import ActionLog
 from tests.conftest import make_user
+from tests.tables.fuzz import values
 from tests.tables.helpers import ORIGIN, started_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -33,21 +34,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 EXAMPLES = 40
 FRAMES_PER_EXAMPLE = 8
 
-scalars = st.one_of(
-    st.none(),
-    st.booleans(),
-    st.integers(min_value=-(2**70), max_value=2**70),
-    st.floats(allow_nan=True, allow_infinity=True),
-    st.text(max_size=30),
-    st.sampled_from(["", "0", "-1", "²", "١٢", "𝟗", "1e3", "\x00", "row", "{", '{"seat": 0}']),
-)
-values = st.recursive(
-    scalars,
-    lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(st.text(max_size=8), inner, max_size=4)
-    ),
-    max_leaves=12,
-)
 KEYS = ["type", "from", "to", "index", "pile", "source", "place", "chat", "chat_hide", "reason"]
 TYPES = ["play", "flip", "ready", "sync", "draw", "take", "give", "reveal", "swap", "dance", ""]
 shaped = st.fixed_dictionaries(
