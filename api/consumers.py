@@ -82,7 +82,11 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
             return  # closing: the token was refused, revoked or its user banned
         # One strict parse at the edge: only checked values go on to the rules and the log.
         try:
-            message = wire.record(wire.loads(text_data), MESSAGE, code="bad_message")
+            message = wire.record(
+                wire.loads(text_data if text_data is not None else bytes_data),
+                MESSAGE,
+                code="bad_message",
+            )
         except wire.WireError as refusal:
             # The stream's one code for a frame it cannot read (api.md), with wire's sentence.
             await self._error("bad_message", refusal.message)

@@ -42,7 +42,7 @@ class RoomConsumer(LiveConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # The room page sends nothing but chat (its buttons are plain HTTP posts).
         try:
-            message = wire.loads(text_data)
+            message = wire.loads(text_data if text_data is not None else bytes_data)
             if not isinstance(message, dict):
                 raise wire.WireError("bad_frame", "The message must be a JSON object.")
         except wire.WireError as refusal:

@@ -69,7 +69,7 @@ class TableConsumer(LiveConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # One strict parse at the edge: the rules, the chat and the database see checked values.
         try:
-            message = wire.loads(text_data)
+            message = wire.loads(text_data if text_data is not None else bytes_data)
             if not isinstance(message, dict):
                 raise wire.WireError("bad_frame", "The message must be a JSON object.")
             trigger = _trigger(message.get("HEADERS"))

@@ -20,7 +20,7 @@ from django.utils import timezone
 
 from games.engine import Action, IllegalAction, State
 from games.registry import GAMES
-from tables import current, push, signals
+from tables import current, push, signals, wire
 from tables.current import Table
 from tables.models import ActionLog, Match, Player, Round, RoundScore
 
@@ -98,8 +98,11 @@ def act(
     `check(table)` is the transport's authority check (tables.authority), run on the locked
     table before the rules: it raises when the caller no longer holds the seat.
     """
-    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-        raise PlayError("bad_action", 'An action is an object with a "type".', 400)
+    try:
+        # Every caller's action is checked here, so the rules and the log see known fields only.
+        action = wire.action(action, code="bad_action")
+    except wire.WireError as refusal:
+        raise PlayError("bad_action", refusal.message, 400) from None
     with transaction.atomic():
         match = _locked_match(room_id)
         table = current.from_row(match)
