@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import logging
+import os
 from typing import Any
 
 import pytest
@@ -25,7 +26,8 @@ from tests.tables.helpers import started_room
 
 pytestmark = pytest.mark.django_db
 
-EXAMPLES = 30
+# Reported in docs/reliability.md; FUZZ_SCALE=10 for a long run.
+EXAMPLES = 200 * int(os.environ.get("FUZZ_SCALE", "1"))
 FIELDS = ["username", "password", "game", "seats", "options", "private", "invite", "count"]
 FIELDS += ["level", "seat", "reason", "action", "name"]
 CALLS = ["signup", "token", "rooms", "join", "leave", "bots", "remove", "close", "start", "actions"]

@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import os
 import re
 from typing import Any
 
@@ -30,8 +31,8 @@ from tests.tables.helpers import ORIGIN, started_room
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-# Counted by the tests below and reported in docs/reliability.md.
-EXAMPLES = 40
+# Counted by the tests below and reported in docs/reliability.md; FUZZ_SCALE=10 for a long run.
+EXAMPLES = 40 * int(os.environ.get("FUZZ_SCALE", "1"))
 FRAMES_PER_EXAMPLE = 8
 
 KEYS = ["type", "from", "to", "index", "pile", "source", "place", "chat", "chat_hide", "reason"]
