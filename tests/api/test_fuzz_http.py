@@ -46,7 +46,10 @@ bodies = st.one_of(
 
 
 @pytest.fixture
-def table() -> dict[str, Any]:
+def table(settings) -> dict[str, Any]:  # noqa: ANN001 - pytest-django's settings
+    # Once per test, not per example: each override wraps the settings once more.
+    settings.API_ACTIONS_PER_USER = 10**6  # the fuzz is no flood: let every body be judged
+    settings.ROOM_ACTIONS_PER_USER = 10**6
     alice, bob = make_user("alice"), make_user("bob")
     room = started_room(alice, [bob])
     return {"room": room.pk, "api": Api(alice)}
@@ -69,9 +72,7 @@ def _is_api_json(response: Any) -> bool:
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
 @given(call=st.sampled_from(CALLS), body=bodies)
-def test_no_generated_body_gets_a_server_error(table, caplog, settings, call, body):
-    settings.API_ACTIONS_PER_USER = 10**6  # the fuzz is no flood: let every body be judged
-    settings.ROOM_ACTIONS_PER_USER = 10**6
+def test_no_generated_body_gets_a_server_error(table, caplog, call, body):
     with caplog.at_level(logging.WARNING):
         response = table["api"].post(_path(call, table["room"]), raw=body)
     assert response.status_code < 500, response.content[:300]
