@@ -34,6 +34,7 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
     room_id: int
     user: Any = None
     token_id = 0
+    revoked = False  # set when the token is revoked while the socket is open
     invite: str | None = None
     seat: int | None = None  # the seat whose presence this socket counts
     match_key: tuple[int, int] | None = None  # current.cache_key of the room's match
@@ -78,7 +79,7 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
             await database_sync_to_async(presence.disconnected)(self.room_id, self.seat)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        if self.user is None:
+        if self.user is None or self.revoked:
             return  # closing: the token was refused, revoked or its user banned
         # One strict parse at the edge: only checked values go on to the rules and the log.
         try:
@@ -143,14 +144,15 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         await self._send_table(table)
 
     async def token_revoked(self, event: dict[str, Any]) -> None:
-        # Revoked on the profile page: this socket spoke for that token, so it stops now.
-        self.user = None
+        # Revoked on the profile page: this socket spoke for that token, so it stops now. The
+        # user stays known: disconnect() still uncounts his presence and leaves the groups.
+        self.revoked = True
         await self.close(code=4401)
 
     async def access_changed(self, event: dict[str, Any]) -> None:
         # Left, removed or banned: a private room may no longer be his to watch; a seat he gave
         # up is no longer his (the next view says so, and _act judges by the table anyway).
-        if event.get("room") != self.room_id or self.user is None:
+        if event.get("room") != self.room_id or self.user is None or self.revoked:
             return
         if not await database_sync_to_async(_may_watch)(self.room_id, self.user, self.invite):
             await self.close(code=4404)
@@ -161,7 +163,7 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
     async def identity_changed(self, event: dict[str, Any]) -> None:
         # Banned: his tokens no longer work, so neither does this socket. A password change
         # leaves tokens valid; the client reconnects with the same one (1012: try again).
-        if self.user is None:
+        if self.user is None or self.revoked:
             return
         active = await database_sync_to_async(auth.user_for_token_user_active)(self.user.pk)
         await self.close(code=sockets.RECONNECT if active else 4401)

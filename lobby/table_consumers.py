@@ -2,8 +2,9 @@
 
 On (re)connect it sends the whole table; then it forwards the bytes each change pushes (the
 room's public parts, and this seat's own part), checking versions: a socket that sees a gap
-gets the whole table again. Actions arrive as JSON from htmx's ws-send and go through the one
-write path; a refusal comes back to this socket only, as a short note on the card.
+gets the whole table again. Actions arrive as JSON from htmx's ws-send, are decoded strictly
+(tables.wire) and go through the one write path with a check that this user still holds the seat
+(tables.authority); a refusal comes back to this socket only, as a short note on the card.
 """
 
 from __future__ import annotations

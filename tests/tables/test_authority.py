@@ -18,7 +18,7 @@ from cardgames.asgi import application
 from lobby import services
 from moderation import services as moderation
 from tables import authority, play
-from tables.models import ActionLog
+from tables.models import ActionLog, Player
 from tests.api.helpers import ORIGIN, next_of, stream
 from tests.conftest import make_user
 from tests.moderation.helpers import make_moderator
@@ -42,6 +42,10 @@ async def frame_with(communicator: WebsocketCommunicator, needle: str) -> str:
         assert message["type"] == "websocket.send", message
         if needle in message["text"]:
             return message["text"]
+
+
+def _connections(room_id: int, user) -> int:  # noqa: ANN001
+    return Player.objects.get(match__room_id=room_id, user=user).connections
 
 
 def _logged(room_id: int, seat: int) -> int:
@@ -98,6 +102,9 @@ async def test_revoking_a_token_closes_the_streams_opened_with_it_at_once():
     await next_of(kept, "view")
     await sync_to_async(token.delete)()
     assert await closed_with(revoked) == 4401
+    await revoked.disconnect()  # as the server tells the application after a close
+    # That stream no longer counts as his presence; the other one still does.
+    assert await sync_to_async(_connections)(room.pk, alice) == 1
     # His other token's stream goes on acting.
     await kept.send_to(text_data=json.dumps({"type": "action", "action": {"type": "flip"}}))
     assert (await next_of(kept, "view"))["view"]["version"] > 0
