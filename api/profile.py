@@ -10,6 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from api.models import ApiToken
 from lobby.models import Room
+from tables.wire import ascii_int
 
 
 @login_required
@@ -18,7 +19,9 @@ def profile(request: HttpRequest) -> HttpResponse:
     tokens = ApiToken.objects.filter(user=user)
     new_token = None
     if request.method == "POST" and "revoke" in request.POST:
-        get_object_or_404(tokens, pk=request.POST["revoke"]).delete()
+        # An id is ASCII digits; anything else names no token of his (404, never a 500).
+        token_id = ascii_int(request.POST["revoke"], 1, 2**53)
+        get_object_or_404(tokens, pk=token_id or 0).delete()
         return redirect("profile")
     if request.method == "POST":
         name = request.POST.get("token_name", "").strip()[:60] or "API token"

@@ -8,7 +8,6 @@ docs/api.md.
 
 from __future__ import annotations
 
-import secrets
 from typing import Any
 
 from django.conf import settings
@@ -24,7 +23,7 @@ from games.engine import IllegalAction
 from lobby import access, ratelimit, services
 from lobby.forms import SignupForm
 from lobby.models import Room
-from tables import current, play
+from tables import current, play, wire
 
 # Refusals by the engines that mean "this is not an action at all", not "not now".
 MALFORMED = {"bad_action"}
@@ -61,7 +60,8 @@ def _room(room_id: int, user: Any, invite: Any = None) -> Room:
 
 
 def _invited(room: Room, invite: Any) -> bool:
-    return isinstance(invite, str) and secrets.compare_digest(invite, room.invite_code)
+    # Not secrets.compare_digest on str: it raises TypeError on non-ASCII text.
+    return wire.same_secret(invite, room.invite_code)
 
 
 def room_answer(request: ApiRequest, room_id: int, invite: Any = None) -> dict[str, Any]:

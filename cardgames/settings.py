@@ -63,6 +63,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: it sees every answer under /api/, Django's own included, and makes it JSON.
+    "cardgames.apierrors.ApiErrorsMiddleware",
+    # Then no NUL from a path, a query or a form reaches a view (PostgreSQL refuses them).
+    "cardgames.middleware.RefuseNulMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

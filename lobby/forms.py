@@ -11,6 +11,7 @@ from games.registry import DEFAULT_GAME, GAMES, Game
 from lobby.models import game_choices
 from lobby.services import RoomError, check_room
 from lobby.usernames import validate_username
+from tables import wire
 
 
 class SignupForm(UserCreationForm):
@@ -137,8 +138,12 @@ class RoomForm(forms.Form):
         # Typed text arrives as strings: whole numbers become ints, anything else is left for
         # the rules to refuse in their own words.
         for name in ("rounds", "target"):
-            if isinstance(options.get(name), str) and options[name].strip().lstrip("-").isdigit():
-                options[name] = int(options[name])
+            # ASCII digits only: "²" is a digit to str.isdigit but no number to int().
+            value = options.get(name)
+            text = value.strip() if isinstance(value, str) else None
+            number = wire.ascii_int(text, -999999, 9999999)
+            if number is not None:
+                options[name] = number
         try:
             # The seat count does not change how a match ends: judge the options alone.
             checked = info.check_options(info.min_seats, options)

@@ -18,7 +18,7 @@ from games.engine import IllegalAction
 from games.registry import GAMES
 from lobby import live, ratelimit
 from lobby.models import Room, Seat
-from tables import play, presence, ratings
+from tables import play, presence, ratings, sockets
 from tables.models import Match
 from tables.models import Player as MatchPlayer
 
@@ -135,6 +135,8 @@ def _give_up_seat(room: Room, seat: Seat | None, user) -> None:
         seat.bot_level = Seat.BotLevel.NORMAL
         seat.save(update_fields=["user", "bot_level"])
         presence.left_for_good(room.pk, user)
+    # His open sockets (room page, table, stream) drop the seat now, not at their next connect.
+    sockets.access_changed_on_commit(user.pk, room.pk)
     humans = room.seat_set.filter(user__isnull=False).order_by("joined_at", "index")
     successor = humans.first()
     if successor is None:
@@ -170,6 +172,7 @@ def remove_player(room_id: int, user, index: Any) -> Room:
             raise RoomError("invalid_seat", "You cannot remove yourself; leave the room instead.")
         if seat.user_id:
             room.removed.add(seat.user_id)
+            sockets.access_changed_on_commit(seat.user_id, room.pk)
         seat.delete()
         _after_commit(room.pk)
     return room

@@ -16,7 +16,8 @@ urlpatterns = [
     path("rooms/<int:room_id>/close/", views.close, name="close"),
     path("play/<slug:game>/", views.play_now, name="play_now"),
     path("practise/<slug:game>/", views.practise, name="practise"),
-    path("invite/<str:code>/", views.invite, name="invite"),
+    # Codes are url-safe base64 (secrets.token_urlsafe): anything else, a NUL too, is a plain 404.
+    path("invite/<slug:code>/", views.invite, name="invite"),
     path("how-to-play/allegra/", table_views.how_to_play_allegra, name="how_to_play_allegra"),
     path("rooms/<int:room_id>/sheet/", history_views.sheet, name="sheet"),
     # No trailing slash: beside the table's page, so the parts' relative links work the same.

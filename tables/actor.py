@@ -23,6 +23,7 @@ import asyncio
 import concurrent.futures
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any
@@ -40,6 +41,9 @@ log = logging.getLogger(__name__)
 
 # The keys an action of any game can carry (api.md); the log keeps only these, so a client's
 # extra fields (ignored by the rules) never fill the database.
+# A transport's authority check on the table before a move (tables.authority.holder).
+Check = Callable[[Table], None]
+
 ACTION_KEYS = ("type", "from", "to", "index", "pile", "source", "place")
 # A snapshot of the state at least this often; between two, recovery replays the log.
 SNAPSHOT_EVERY = 50
@@ -110,8 +114,19 @@ class RoomActor:
             self._lock = asyncio.Lock()
         return self._lock
 
-    def apply(self, seat: int, action: Action, by_bot: bool = False, driver: str = "") -> Entry:
-        """Check and apply one move in memory; return its entry, or raise PlayError."""
+    def apply(
+        self,
+        seat: int,
+        action: Action,
+        by_bot: bool = False,
+        driver: str = "",
+        check: Check | None = None,
+    ) -> Entry:
+        """Check and apply one move in memory; return its entry, or raise PlayError.
+
+        `check(table)` is the transport's authority check (tables.authority), run on the table
+        as it stands before the rules: it raises when the caller no longer holds the seat.
+        """
         table = self.table
         match = table.match
         if match.status == Match.Status.FINISHED:
@@ -120,6 +135,8 @@ class RoomActor:
             raise PlayError("room_closed", match.closed_reason or "This room was closed.")
         if not any(p.seat == seat for p in table.players):
             raise PlayError("not_seated", "You have no seat at this table.", 403)
+        if check is not None:
+            check(table)
         if action["type"] != "ready" and table.counting_down():
             raise PlayError("not_started", "The round has not started yet: wait for the countdown.")
         kept = {k: action[k] for k in ACTION_KEYS if k in action}
@@ -384,14 +401,16 @@ def _load(room_id: int) -> Table | None:
     return current.from_row(match) if match is not None else None
 
 
-async def act(room_id: int, seat: int, action: Action, by_bot: bool, driver: str) -> Entry:
+async def act(
+    room_id: int, seat: int, action: Action, by_bot: bool, driver: str, check: Check | None = None
+) -> Entry:
     """Apply one move in its room's actor; return its entry once it is durable."""
     while True:
         actor = await actor_for(room_id)
         async with actor.lock:
             loop = asyncio.get_running_loop()
             try:
-                entry = actor.apply(seat, action, by_bot, driver)
+                entry = actor.apply(seat, action, by_bot, driver, check)
             except IllegalAction as refusal:
                 logged = getattr(refusal, "entry", None)
                 if logged is not None:  # a refused play in a race is logged too
@@ -496,7 +515,9 @@ def _write_batch(batch: list[Entry]) -> set[RoomActor]:
 # --------------------------------------------------------------------------- without a loop
 
 
-def act_inline(room_id: int, seat: int, action: Action, by_bot: bool, driver: str) -> Entry:
+def act_inline(
+    room_id: int, seat: int, action: Action, by_bot: bool, driver: str, check: Check | None = None
+) -> Entry:
     """The same move without a server loop: apply and write in the caller's transaction."""
     refusal: IllegalAction | None = None
     with transaction.atomic():
@@ -505,7 +526,7 @@ def act_inline(room_id: int, seat: int, action: Action, by_bot: bool, driver: st
             raise PlayError("not_started", "This room has no game in progress.", 404)
         actor = RoomActor(current.from_row(match))
         try:
-            entries = [actor.apply(seat, action, by_bot, driver)]
+            entries = [actor.apply(seat, action, by_bot, driver, check)]
         except IllegalAction as error:
             refusal = error
             logged = getattr(error, "entry", None)

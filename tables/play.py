@@ -21,8 +21,8 @@ from django.utils import timezone
 
 from games.engine import State
 from games.registry import GAMES
-from tables import actor, current
-from tables.actor import ACTION_KEYS, PlayError
+from tables import actor, current, wire
+from tables.actor import ACTION_KEYS, Check, PlayError
 from tables.current import Table
 from tables.models import Match, Player, Round
 
@@ -86,33 +86,48 @@ class Outcome:
     events: list[dict[str, Any]]
 
 
-def act(room_id: int, seat: int, action: Any, by_bot: bool = False, driver: str = "") -> Outcome:
+def act(
+    room_id: int,
+    seat: int,
+    action: Any,
+    by_bot: bool = False,
+    driver: str = "",
+    check: Check | None = None,
+) -> Outcome:
     """Apply `action` for `seat` in the room's match, or raise PlayError / IllegalAction.
+
+    `check(table)` is the transport's authority check (tables.authority), run on the table
+    before the rules: it raises when the caller no longer holds the seat.
 
     From a thread (a Django view, the database thread): the move is handed to the room's actor
     in the server loop and this waits for its acknowledgement. Without a server loop it runs
     here, in a transaction on the locked match row.
     """
-    _check(action)
+    action = _checked(action)
     loop = actor.serving_loop()
     if loop is None:
-        entry = actor.act_inline(room_id, seat, action, by_bot, driver)
+        entry = actor.act_inline(room_id, seat, action, by_bot, driver, check)
     else:
         _not_in(loop)
         future = asyncio.run_coroutine_threadsafe(
-            actor.act(room_id, seat, action, by_bot, driver), loop
+            actor.act(room_id, seat, action, by_bot, driver, check), loop
         )
         entry = future.result()
     return Outcome(table=current.copy_of(entry.table), events=entry.events)
 
 
 async def act_async(
-    room_id: int, seat: int, action: Any, by_bot: bool = False, driver: str = ""
+    room_id: int,
+    seat: int,
+    action: Any,
+    by_bot: bool = False,
+    driver: str = "",
+    check: Check | None = None,
 ) -> Outcome:
     """`act` from a coroutine of the server loop: applied right here, answered once durable."""
-    _check(action)
+    action = _checked(action)
     actor.bind(asyncio.get_running_loop())
-    entry = await actor.act(room_id, seat, action, by_bot, driver)
+    entry = await actor.act(room_id, seat, action, by_bot, driver, check)
     return Outcome(table=entry.table, events=entry.events)  # the durable table: read it only
 
 
@@ -126,9 +141,12 @@ async def table_async(room_id: int) -> Table | None:
     return room.table
 
 
-def _check(action: Any) -> None:
-    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-        raise PlayError("bad_action", 'An action is an object with a "type".', 400)
+def _checked(action: Any) -> dict[str, Any]:
+    try:
+        # Every caller's action is checked here, so the rules and the log see known fields only.
+        return wire.action(action, code="bad_action")
+    except wire.WireError as refusal:
+        raise PlayError("bad_action", refusal.message, 400) from None
 
 
 def _not_in(loop: asyncio.AbstractEventLoop) -> None:
