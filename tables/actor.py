@@ -82,6 +82,8 @@ class Entry:
     refused: str = ""
     played_in: Round | None = None  # the round the move was played in (its log row's)
     new_round: Round | None = None  # a round row this change opened (not saved yet)
+    # The round it closed, as it stood before the deal: its row keeps it (replays, sheets).
+    closed_state: Any = None
     scores: list[int] | None = None  # the points of a round that ended with it
     end_reason: str = ""
     winners: list[int] | None = None  # the match ended with it
@@ -185,6 +187,7 @@ class RoomActor:
                 version=after.version,
             )
             entry.new_round = rnd
+            entry.closed_state = table.state
             after.round = rnd
             after.match.starts_at = timezone.now() + timedelta(seconds=settings.TABLE_COUNTDOWN)
         old_scores, new_scores = (
@@ -275,6 +278,9 @@ def _write_match(items: list[Entry]) -> list[ActionLog]:
         last = entry
         game = entry.table.game
         if entry.new_round is not None:
+            Round.objects.filter(pk=entry.played_in.pk).update(
+                state=game.dump(entry.closed_state), version=entry.before
+            )
             entry.new_round.state = game.dump(entry.table.state)
             entry.new_round.save()
             entry.new_round.state = None
