@@ -22,7 +22,7 @@ from api.serialize import room_json
 from games.engine import IllegalAction
 from lobby import access, live
 from lobby.models import Room
-from tables import current, play, presence, push, sockets, wire
+from tables import authority, current, play, presence, push, sockets, wire
 
 # How views reached this process's sockets: from the cache, or loaded (for the figures).
 stats = {"cached": 0, "loaded": 0}
@@ -131,7 +131,9 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         except views.ApiError as refusal:
             return _refusal(refusal.code, refusal.message)
         try:
-            outcome = await play.act_async(self.room_id, seat, action)
+            outcome = await play.act_async(
+                self.room_id, seat, action, check=authority.holder(seat, self.user)
+            )
         except IllegalAction as refusal:
             return _refusal(refusal.code, refusal.message)
         return {"view": outcome.table.view(seat)}

@@ -23,7 +23,7 @@ from games.engine import IllegalAction
 from lobby import access, ratelimit, services
 from lobby.forms import SignupForm
 from lobby.models import Room
-from tables import current, play, wire
+from tables import authority, current, play, wire
 
 # Refusals by the engines that mean "this is not an action at all", not "not now".
 MALFORMED = {"bad_action"}
@@ -236,7 +236,7 @@ def actions(request: ApiRequest, room_id: int, body: s.ActionRequest) -> Any:
     if seat is None:
         raise ApiError("not_seated", "You have no seat at this table; spectators only watch.", 403)
     throttle_action(request.auth)
-    result = act(room_id, seat, body.action.model_dump())
+    result = act(room_id, seat, body.action.model_dump(), request.auth)
     if "error" in result:
         # A refusal carries the caller's view as it stands: the answer as the write path made it.
         return JsonResponse(result, status=result.pop("status"))
@@ -251,10 +251,14 @@ def throttle_action(user: Any) -> None:
         raise _too_many("actions", window)
 
 
-def act(room_id: int, seat: int, action: dict[str, Any]) -> dict[str, Any]:
-    """Play `action` through the one write path: {"view"}, or {"error", "view", "status"}."""
+def act(room_id: int, seat: int, action: dict[str, Any], user: Any) -> dict[str, Any]:
+    """Play `action` through the one write path: {"view"}, or {"error", "view", "status"}.
+
+    The seat was read from the table for this call; the write path checks again, on the table
+    it applies the move to, that `user` still holds it (a leave may have come in between).
+    """
     try:
-        outcome = play.act(room_id, seat, action)
+        outcome = play.act(room_id, seat, action, check=authority.holder(seat, user))
     except IllegalAction as refusal:
         status = getattr(refusal, "status", 409)
         if refusal.code in MALFORMED:
