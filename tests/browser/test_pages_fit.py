@@ -5,6 +5,7 @@ With SCREENSHOT_DIR set, each page is saved there at both widths, to be looked a
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.test_ligretto_table import get_ready, open_room, play_a_little, status
@@ -21,6 +22,8 @@ def fits(page: Page, name: str) -> None:
         shot(page, f"page-{name}-{size['width']}")
 
 
+# A whole match with a bot, and every page at two widths: minutes on a loaded 2-core machine.
+@pytest.mark.timeout(360)
 def test_every_page_fits_a_phone_and_a_laptop(person):
     visitor = person()
     for path, name in (
