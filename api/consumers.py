@@ -17,6 +17,7 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from api import auth, views
 from api.serialize import room_json
@@ -96,10 +97,12 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
     def _act(self, action: dict[str, Any]) -> dict[str, Any]:
         table = current.load_table(self.room_id)
         if table is None:
-            return _refusal("not_started", "This room has not started yet.")
+            return _refusal("not_started", _("This room has not started yet."))
         seat = table.seat_of(self.user)
         if seat is None:
-            return _refusal("not_seated", "You have no seat at this table; spectators only watch.")
+            return _refusal(
+                "not_seated", _("You have no seat at this table; spectators only watch.")
+            )
         try:
             views.throttle_action(self.user)
         except views.ApiError as refusal:

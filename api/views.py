@@ -16,6 +16,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext as _
 from django.views.decorators.csrf import csrf_exempt
 
 from api import auth
@@ -27,6 +28,7 @@ from lobby.forms import SignupForm
 from lobby.models import Room
 from lobby.services import RoomError
 from tables import current, play
+from tables.words import refusal_text
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +91,9 @@ def _caller(request: HttpRequest) -> Any:
         )
     user = auth.user_for_token(raw)
     if user is None:
-        raise ApiError("bad_token", "That token is unknown, revoked, or its user is banned.", 401)
+        raise ApiError(
+            "bad_token", _("That token is unknown, revoked, or its user is banned."), 401
+        )
     return user
 
 
@@ -99,9 +103,9 @@ def _body(request: HttpRequest) -> dict[str, Any]:
     try:
         body = json.loads(request.body)
     except (ValueError, UnicodeDecodeError):
-        raise ApiError("bad_json", "The request body is not valid JSON.") from None
+        raise ApiError("bad_json", _("The request body is not valid JSON.")) from None
     if not isinstance(body, dict):
-        raise ApiError("bad_json", "The request body must be a JSON object.")
+        raise ApiError("bad_json", _("The request body must be a JSON object."))
     return body
 
 
@@ -127,7 +131,7 @@ def _room(room_id: int, user: Any, invite: Any = None) -> Room:
         .first()
     )
     if room is None or not access.may_view(room, user, _invited(room, invite)):
-        raise ApiError("no_such_room", "There is no such room.", 404)
+        raise ApiError("no_such_room", _("There is no such room."), 404)
     return room
 
 
@@ -147,7 +151,7 @@ def _table(room_id: int, user: Any, invite: Any = None) -> current.Table:
     _room(room_id, user, invite)
     table = current.load_table(room_id)
     if table is None:
-        raise ApiError("not_started", "This room has not started yet.", 409)
+        raise ApiError("not_started", _("This room has not started yet."), 409)
     return table
 
 
@@ -194,7 +198,7 @@ def token(request: HttpRequest, user: None, body: dict[str, Any]) -> JsonRespons
     # Django's ModelBackend already refuses inactive (banned) users here.
     if found is None:
         ratelimit.login_failed(username, address)
-        raise ApiError("bad_credentials", "That username and password do not match.", 401)
+        raise ApiError("bad_credentials", _("That username and password do not match."), 401)
     ratelimit.login_succeeded(username)
     name = body.get("name") if isinstance(body.get("name"), str) else "api"
     _token, raw = ApiToken.objects.issue(found, name[:60] or "api")
@@ -298,7 +302,9 @@ def actions(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int)
     table = _table(room_id, user)
     seat = table.seat_of(user)
     if seat is None:
-        raise ApiError("not_seated", "You have no seat at this table; spectators only watch.", 403)
+        raise ApiError(
+            "not_seated", _("You have no seat at this table; spectators only watch."), 403
+        )
     throttle_action(user)
     result = act(room_id, seat, action)
     if "error" in result:
@@ -324,7 +330,8 @@ def act(room_id: int, seat: int, action: dict[str, Any]) -> dict[str, Any]:
             status = 400
         now = current.load_table(room_id)
         return {
-            "error": {"code": refusal.code, "message": refusal.message},
+            # The code stays English for machines; the sentence is in the caller's language.
+            "error": {"code": refusal.code, "message": refusal_text(refusal)},
             "view": now.view(seat) if now is not None else None,
             "status": status,
         }

@@ -13,10 +13,12 @@ from __future__ import annotations
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.utils.translation import gettext as _
 
 from chat import services
 from lobby.consumers import RoomConsumer
 from lobby.table_consumers import TableConsumer
+from tables import languages
 
 
 class ChatSocket:
@@ -29,6 +31,7 @@ class ChatSocket:
         """Join the room's chat group and return the chat's whole view for this socket."""
         self.chat_room_id = room_id
         await self.join_group(services.chat_group(room_id))  # before reading: miss nothing
+        languages.note(services.chat_group(room_id), self.language)
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             await self.join_group(services.chat_user_group(user.pk))
@@ -52,7 +55,7 @@ class ChatSocket:
             try:
                 message_id = int(message["chat_hide"])
             except (TypeError, ValueError):
-                await self.send(text_data=services.render_note("That message does not exist."))
+                await self.send(text_data=services.render_note(_("That message does not exist.")))
                 return True
             await self._chat_call(services.hide, message_id, message.get("reason"))
             return True
@@ -72,7 +75,7 @@ class ChatSocket:
 
     async def chat_line(self, event: dict[str, Any]) -> None:
         if event["id"] > self.chat_seen:
-            await self.send(text_data=event["html"])
+            await self.send(text_data=languages.pick(event, self.language))
 
     async def chat_hidden(self, event: dict[str, Any]) -> None:
         await self.send(text_data=event["html"])

@@ -14,13 +14,28 @@ Event = dict[str, Any]
 View = dict[str, Any]
 
 
-class IllegalAction(Exception):  # noqa: N818 - the name is part of the public interface
-    """An action the rules refuse (G2): `.code` is machine-readable, `.message` one sentence."""
+def gettext_noop(message: str) -> str:
+    """Mark an English sentence for the site's translations; the engine itself stays English.
 
-    def __init__(self, code: str, message: str = "") -> None:
-        super().__init__(message or code)
+    The site's catalogue extracts every `_("...")` call; imported as `_` in the rules modules.
+    """
+    return message
+
+
+class IllegalAction(Exception):  # noqa: N818 - the name is part of the public interface
+    """An action the rules refuse (G2): `.code` is machine-readable, `.message` one sentence.
+
+    `.template` is the sentence with `%(name)s` holes and `.params` what fills them, so that
+    the site can word the refusal in the reader's language; `.message` is the English.
+    """
+
+    def __init__(self, code: str, message: str = "", **params: Any) -> None:
         self.code = code
-        self.message = message or code.replace("_", " ").capitalize() + "."
+        self.params = params
+        self.template = message
+        text = message % params if params else message
+        self.message = text or code.replace("_", " ").capitalize() + "."
+        super().__init__(text or code)
 
 
 class Rules(Protocol):

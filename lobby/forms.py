@@ -5,21 +5,23 @@ from typing import Any
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.http import QueryDict
+from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext_lazy as _
 
 from games.engine import IllegalAction
-from games.ligretto.rules import describe_end
 from games.registry import GAMES
 from lobby.models import GAME_CHOICES
 from lobby.services import RoomError, check_room
 from lobby.usernames import validate_username
+from tables.words import describe_end_text, refusal_text
 
 
 class SignupForm(UserCreationForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields[
-            "username"
-        ].help_text = "Letters, digits, _ and - only, from one alphabet. At most 150 characters."
+        self.fields["username"].help_text = _(
+            "Letters, digits, _ and - only, from one alphabet. At most 150 characters."
+        )
 
     def clean_username(self) -> str:
         # The field has already stripped and NFKC-normalised the name; Django's own check
@@ -33,35 +35,42 @@ OPTION_NAMES = ("seats", "rounds", "target", "no_target", "row_variant")
 
 # Each game's rounds, in words (rules.md L6, A1).
 ROUNDS_HELP = {
-    "ligretto-mini": "How many rounds (default 1).",
-    "ligretto": "The most rounds (default 10); the match may end sooner at the target.",
-    "allegra": "How many rounds (default 3).",
+    "ligretto-mini": _("How many rounds (default 1)."),
+    "ligretto": _("The most rounds (default 10); the match may end sooner at the target."),
+    "allegra": _("How many rounds (default 3)."),
 }
 
 
 class RoomForm(forms.Form):
-    game = forms.ChoiceField(choices=GAME_CHOICES, initial="ligretto")
+    game = forms.ChoiceField(label=_("Game"), choices=GAME_CHOICES, initial="ligretto")
     seats = forms.IntegerField(
-        initial=2, help_text="Ligretto Mini: 2. Ligretto: 2 to 12. Allegra: 2 to 6."
+        label=_("Seats"),
+        initial=2,
+        help_text=_("Ligretto Mini: 2. Ligretto: 2 to 12. Allegra: 2 to 6."),
     )
-    rounds = forms.IntegerField(required=False, min_value=1, help_text=ROUNDS_HELP["ligretto"])
+    rounds = forms.IntegerField(
+        label=_("Rounds"), required=False, min_value=1, help_text=ROUNDS_HELP["ligretto"]
+    )
     target = forms.IntegerField(
-        required=False, min_value=1, help_text="Points that end the match (default 99)."
+        label=_("Target"),
+        required=False,
+        min_value=1,
+        help_text=_("Points that end the match (default 99)."),
     )
     no_target = forms.BooleanField(
         required=False,
-        label="No target",
-        help_text="Play the rounds out; the highest total wins.",
+        label=_("No target"),
+        help_text=_("Play the rounds out; the highest total wins."),
     )
     row_variant = forms.BooleanField(
         required=False,
-        label="Descending-row variant",
-        help_text="Ligretto family only (rule L16).",
+        label=_("Descending-row variant"),
+        help_text=_("Ligretto family only (rule L16)."),
     )
     private = forms.BooleanField(
         required=False,
-        label="Private room",
-        help_text="Not listed in the lobby: seats and watching only through the invite link.",
+        label=_("Private room"),
+        help_text=_("Not listed in the lobby: seats and watching only through the invite link."),
     )
 
     @staticmethod
@@ -135,10 +144,14 @@ class RoomForm(forms.Form):
             # The seat count does not change how a match ends: judge the options alone.
             checked = info.check_options(info.min_seats, options)
         except IllegalAction as refusal:
-            return refusal.message
+            return refusal_text(refusal)
         if game == "allegra":
             rounds = checked["rounds"]
             if rounds == 1:
-                return "One round; the lowest score wins."
-            return f"A fixed {rounds} rounds; the lowest total wins."
-        return describe_end(checked)
+                return gettext("One round; the lowest score wins.")
+            return ngettext(
+                "A fixed %(rounds)d round; the lowest total wins.",
+                "A fixed %(rounds)d rounds; the lowest total wins.",
+                rounds,
+            ) % {"rounds": rounds}
+        return describe_end_text(checked)

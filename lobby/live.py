@@ -11,11 +11,14 @@ from __future__ import annotations
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db.models import Case, Count, F, When
 from django.template.loader import render_to_string
+from django.utils.translation import gettext
 
 from games.registry import GAMES
 from lobby.models import Room
+from tables import languages
 
 LOBBY_GROUP = "lobby"
 
@@ -52,11 +55,18 @@ def _lists() -> dict[str, object]:
     return lists
 
 
-# What an empty list says (its marker is always last; new entries go before it).
-_EMPTY_TEXT = {
-    **{f"open-{slug}": f"No open {game.name} rooms yet." for slug, game in GAMES.items()},
-    "playing-rooms": "No games in progress.",
-}
+class _EmptyTexts:
+    """What an empty list says (its marker is always last; new entries go before it), worded
+    in the language active when it is read."""
+
+    def __getitem__(self, name: str) -> str:
+        if name == "playing-rooms":
+            return gettext("No games in progress.")
+        game = GAMES[name.removeprefix("open-")]
+        return gettext("No open %(game)s rooms yet.") % {"game": game.name}
+
+
+_EMPTY_TEXT = _EmptyTexts()
 
 
 def _rooms():  # noqa: ANN202 - a Room queryset
@@ -125,8 +135,13 @@ def lobby_changed(room_id: int | None = None) -> None:
     """Tell every lobby page that `room_id` changed (None: send the whole list again)."""
     if room_id is not None and Room.objects.filter(pk=room_id, private=True).exists():
         return  # never listed: the lobby does not even learn that its number is in use
-    html = render_room_list() if room_id is None else render_room_change(room_id)
-    _group_send(LOBBY_GROUP, {"type": "lobby.update", "html": html})
+    # The same bytes for every socket that reads one language: rendered once per language.
+    by_language = languages.render_each(
+        languages.present(LOBBY_GROUP),
+        render_room_list if room_id is None else lambda: render_room_change(room_id),
+    )
+    html = by_language.pop(settings.LANGUAGE_CODE)
+    _group_send(LOBBY_GROUP, {"type": "lobby.update", "html": html, "translations": by_language})
 
 
 def room_changed(room_id: int) -> None:

@@ -8,6 +8,7 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from games.registry import GAMES
 
@@ -116,3 +117,16 @@ class Seat(models.Model):
         if self.user_id:
             return self.user.username
         return f"{self.get_bot_level_display()} {self.index + 1}"
+
+
+class Profile(models.Model):
+    """What a user chose for the site itself; made on first need, not at sign-up."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    # Blank: never chosen, so the browser's language decides.
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES, blank=True)
+
+    def __str__(self) -> str:
+        return self.user.get_username()

@@ -15,7 +15,14 @@ urlpatterns = [
     path("rooms/<int:room_id>/remove/", views.remove, name="remove"),
     path("rooms/<int:room_id>/close/", views.close, name="close"),
     path("invite/<str:code>/", views.invite, name="invite"),
-    path("how-to-play/allegra/", table_views.how_to_play_allegra, name="how_to_play_allegra"),
+    path("how-to-play/<slug:game>/", table_views.how_to_play, name="how_to_play"),
+    # The older name of Allegra's page, which templates may still use.
+    path(
+        "how-to-play/allegra/",
+        table_views.how_to_play,
+        {"game": "allegra"},
+        name="how_to_play_allegra",
+    ),
     path("rooms/<int:room_id>/sheet/", history_views.sheet, name="sheet"),
     path("rooms/<int:room_id>/rematch/", history_views.rematch, name="rematch"),
     path("players/<str:username>/", history_views.player, name="player"),

@@ -1,0 +1,51 @@
+"""The site's words for what the pure engines say in codes and English templates.
+
+An engine refuses with `IllegalAction(code, template, **params)` and ends a round with an event
+whose `message` has a `message_template` and `message_params` beside it; the engines import no
+Django, so the reader's language is applied here, at the edge.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext, ngettext
+
+from games.engine import IllegalAction
+
+
+def worded(template: str, params: dict[str, Any] | None, fallback: str) -> str:
+    """`template` in the active language, filled with `params`; `fallback` if there is none."""
+    if not template:
+        return fallback
+    translated = gettext(template)
+    try:
+        return translated % params if params else translated
+    except (KeyError, TypeError, ValueError):
+        return fallback  # a translation that lost a hole must not break a refusal
+
+
+def refusal_text(refusal: IllegalAction) -> str:
+    """The refusal's sentence in the active language."""
+    return worded(refusal.template, refusal.params, refusal.message)
+
+
+def describe_end_text(options: dict[str, Any]) -> str:
+    """How a Ligretto match with these checked options ends (L6, L6+), in the active language.
+
+    The same sentences as games.ligretto.rules.describe_end, which stays the English one.
+    """
+    rounds, target = options["rounds"], options.get("target")
+    if rounds == 1:
+        return gettext("One round; the highest score wins.")
+    if target is None:
+        return ngettext(
+            "A fixed %(rounds)d round; the highest total wins.",
+            "A fixed %(rounds)d rounds; the highest total wins.",
+            rounds,
+        ) % {"rounds": rounds}
+    return ngettext(
+        "First to %(target)d points, or after round %(rounds)d, whichever comes first.",
+        "First to %(target)d points, or after round %(rounds)d, whichever comes first.",
+        target,
+    ) % {"target": target, "rounds": rounds}
