@@ -18,6 +18,7 @@ from games.registry import GAMES
 from lobby import access, services
 from tables import history
 from tables.models import Match
+from tables.words import game_name
 
 
 def sheet(request: HttpRequest, room_id: int) -> HttpResponse:
@@ -29,7 +30,7 @@ def sheet(request: HttpRequest, room_id: int) -> HttpResponse:
     context = {
         "sheet": data,
         "room": match.room,
-        "game_name": GAMES[match.game].name,
+        "game_name": game_name(match.game),
         "lowest_wins": match.game in history.LOWEST_WINS,
         "can_rematch": data.finished and services.was_player(match.room, request.user),
     }
@@ -52,7 +53,7 @@ def leaderboard(request: HttpRequest, game: str = "ligretto-mini") -> HttpRespon
         raise Http404("There is no such game.")
     context = {
         "game": game,
-        "game_name": GAMES[game].name,
+        "game_name": game_name(game),
         "games": GAMES,
         "standings": history.leaderboard(game),
     }

@@ -19,6 +19,7 @@ from django.utils.translation import gettext
 from games.registry import GAMES
 from lobby.models import Room
 from tables import languages
+from tables.words import game_name
 
 LOBBY_GROUP = "lobby"
 
@@ -63,7 +64,7 @@ class _EmptyTexts:
         if name == "playing-rooms":
             return gettext("No games in progress.")
         game = GAMES[name.removeprefix("open-")]
-        return gettext("No open %(game)s rooms yet.") % {"game": game.name}
+        return gettext("No open %(game)s rooms yet.") % {"game": game_name(game.slug)}
 
 
 _EMPTY_TEXT = _EmptyTexts()
@@ -82,7 +83,7 @@ def listed_rooms() -> dict[str, object]:
     open_lists = [
         {
             "id": f"open-{slug}",
-            "name": game.name,
+            "name": game_name(slug),
             "empty_text": _EMPTY_TEXT[f"open-{slug}"],
             "rooms": [rooms[pk] for pk in shown[f"open-{slug}"]],
         }

@@ -11,8 +11,10 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from games.registry import GAMES
+from tables.words import GAME_NAMES
 
-GAME_CHOICES = [(slug, game.name) for slug, game in GAMES.items()]
+# Lazy names: a room shows its game in the reader's language (get_game_display).
+GAME_CHOICES = [(slug, GAME_NAMES.get(slug, game.name)) for slug, game in GAMES.items()]
 
 
 def _invite_code() -> str:

@@ -23,7 +23,7 @@ from lobby.models import Room, Seat
 from tables import play, presence
 from tables.models import Match
 from tables.models import Player as MatchPlayer
-from tables.words import refusal_text
+from tables.words import game_name, refusal_text
 
 
 class RoomError(Exception):
@@ -184,7 +184,7 @@ def add_bots(room_id: int, user, count: Any = 1, level: Any = "normal") -> Room:
             raise RoomError(
                 "invalid_level",
                 _("%(game)s bots come in these levels: %(levels)s.")
-                % {"game": room.game_info.name, "levels": levels},
+                % {"game": game_name(room.game), "levels": levels},
                 400,
             )
         taken = set(room.seat_set.values_list("index", flat=True))
@@ -214,7 +214,7 @@ def start_room(room_id: int, user) -> Room:
                     "%(game)s needs at least %(count)d players; invite someone or add bots.",
                     need,
                 )
-                % {"game": room.game_info.name, "count": need},
+                % {"game": game_name(room.game), "count": need},
             )
         # Close the gaps so that turn order is 0..n-1 (seat numbers are the game's seats).
         for new_index, seat in enumerate(seats):

@@ -8,6 +8,7 @@ from django.shortcuts import render
 from games.registry import GAMES
 from lobby.models import Room
 from tables import current, push
+from tables.words import game_name
 
 
 def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
@@ -38,7 +39,7 @@ def how_to_play(request: HttpRequest, game: str) -> HttpResponse:
     """A game's rules in short, citing the rule book's ids, with drawn examples."""
     if game not in HOW_TO_PLAY:
         raise Http404("There is no such game.")
-    context = {"game": game, "game_name": GAMES[game].name, "games": GAMES}
+    context = {"game": game, "game_name": game_name(game), "games": GAMES}
     return render(request, HOW_TO_PLAY[game], context)
 
 

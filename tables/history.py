@@ -18,6 +18,7 @@ from django.db.models import Count, Q, Sum
 from games.registry import GAMES
 from tables import charts
 from tables.models import Match, Player, Round, RoundScore
+from tables.words import game_name
 
 # Games whose lowest total wins (Allegra, A10): only for saying so in words; who won is the
 # rules' own word, kept on each Player row (`won`) when the match finished.
@@ -178,7 +179,7 @@ def player_record(user) -> tuple[list[GameRecord], list[RecentMatch]]:
         .annotate(n=Count("id"))
         .values_list("player_id", "n")
     )
-    records = {slug: GameRecord(slug, game.name) for slug, game in GAMES.items()}
+    records = {slug: GameRecord(slug, game_name(slug)) for slug, game in GAMES.items()}
     recent: list[RecentMatch] = []
     for p in seats:
         match = p.match

@@ -20,7 +20,7 @@ from channels.layers import get_channel_layer
 from django.template.loader import render_to_string
 
 from games.registry import GAMES
-from tables import languages
+from tables import languages, words
 from tables.current import Table, cache_key
 
 log = logging.getLogger(__name__)
@@ -63,7 +63,7 @@ def render_context(
     """
     context = {
         "room_id": table.match.room_id,
-        "game_name": table.game.name,
+        "game_name": words.game_name(table.match.game),
         "view": view,
         "seat": seat,
         "version": view["version"],

@@ -9,9 +9,22 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 
 from games.engine import IllegalAction
+from games.registry import GAMES
+
+# The games' names as their players say them in each language (the engines keep the English).
+GAME_NAMES = {
+    "ligretto-mini": pgettext_lazy("game", "Ligretto Mini"),
+    "ligretto": pgettext_lazy("game", "Ligretto"),
+    "allegra": pgettext_lazy("game", "Allegra"),
+}
+
+
+def game_name(slug: str) -> str:
+    """The game's name in the active language."""
+    return str(GAME_NAMES[slug]) if slug in GAME_NAMES else GAMES[slug].name
 
 
 def worded(template: str, params: dict[str, Any] | None, fallback: str) -> str:
