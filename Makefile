@@ -8,7 +8,7 @@ PORT ?= 8000
 # The whole suite must finish well inside CI's budget; a hang fails instead of waiting forever.
 TEST_TIMEOUT ?= 1200
 
-.PHONY: run install install-dev chromium gettext messages compilemessages lint test test-fast test-browser test-scale migrate superuser clean
+.PHONY: run install install-dev chromium axe gettext messages compilemessages lint test test-fast test-browser test-scale migrate superuser clean
 
 # Django 6 needs Python >= 3.12: prefer pyenv's 3.13.0, else any python3.13 / 3.12 on PATH.
 $(PY):
@@ -40,6 +40,12 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 	@chromium --version
+
+# axe-core, which the browser tests inject into pages to check their accessibility.
+axe: node_modules/axe-core/axe.min.js
+node_modules/axe-core/axe.min.js: package.json
+	npm install --no-package-lock --no-audit --no-fund --silent
+	@touch $@
 
 # Translations: Debian's gettext extracts (xgettext, msgmerge) and compiles (msgfmt) them.
 gettext:
@@ -76,7 +82,7 @@ lint: install-dev
 
 # Everything but the browser, then the browser flows in their own process (Playwright's event
 # loop and the asyncio consumer tests must not share one), then the PostgreSQL + Redis path.
-test: lint chromium gettext
+test: lint chromium gettext axe
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m browser tests/browser
 	$(MAKE) test-scale
@@ -84,7 +90,7 @@ test: lint chromium gettext
 test-fast: install-dev gettext
 	$(VENV)/bin/pytest -m "not browser and not scale" -x -q
 
-test-browser: install-dev chromium
+test-browser: install-dev chromium axe
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m browser tests/browser
 
 # The scale-out configuration: PostgreSQL + Redis. SCALE_DATABASE_URL / SCALE_REDIS_URL (or
