@@ -23,10 +23,10 @@ def _invite_code() -> str:
 
 class Room(models.Model):
     class Status(models.TextChoices):
-        OPEN = "open", "Open"  # waiting for players
-        PLAYING = "playing", "Playing"
-        FINISHED = "finished", "Finished"  # played to the end; kept in history
-        CLOSED = "closed", "Closed"  # everyone left; kept for the record, never listed
+        OPEN = "open", _("Open")  # waiting for players
+        PLAYING = "playing", _("Playing")
+        FINISHED = "finished", _("Finished")  # played to the end; kept in history
+        CLOSED = "closed", _("Closed")  # everyone left; kept for the record, never listed
 
     game = models.CharField(max_length=20, choices=GAME_CHOICES)
     seats = models.PositiveSmallIntegerField()
@@ -77,9 +77,9 @@ class Seat(models.Model):
     """One place at a room's table, held by a user or a bot (never both, never neither)."""
 
     class BotLevel(models.TextChoices):
-        EASY = "easy", "Easy bot"
-        NORMAL = "normal", "Normal bot"
-        FAST = "fast", "Fast bot"
+        EASY = "easy", _("Easy bot")
+        NORMAL = "normal", _("Normal bot")
+        FAST = "fast", _("Fast bot")
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seat_set")
     index = models.PositiveSmallIntegerField()  # turn order, clockwise, from 0
