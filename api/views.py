@@ -116,10 +116,9 @@ def _string(body: dict[str, Any], name: str) -> str:
     return value
 
 
-def _too_many(what: str, wait: int) -> ApiError:
-    return ApiError(
-        "too_many_requests", f"Too many {what}; try again in {wait} s.", 429, retry_after=wait
-    )
+def _too_many(sentence: str, wait: int) -> ApiError:
+    """429 with `sentence` (translated, a `%(seconds)d` hole) and when to come back."""
+    return ApiError("too_many_requests", sentence % {"seconds": wait}, 429, retry_after=wait)
 
 
 def _room(room_id: int, user: Any, invite: Any = None) -> Room:
@@ -165,7 +164,10 @@ def signup(request: HttpRequest, user: None, body: dict[str, Any]) -> JsonRespon
     # accounts made count (lobby.accounts.signup does the same).
     address = ratelimit.client_address(request)
     if ratelimit.exhausted("signup", address, settings.SIGNUPS_PER_ADDRESS):
-        raise _too_many("accounts made from your address", settings.SIGNUP_WINDOW)
+        raise _too_many(
+            _("Too many accounts made from your address; try again in %(seconds)d s."),
+            settings.SIGNUP_WINDOW,
+        )
     # The site's own sign-up form: the same username and password rules as the browser's.
     form = SignupForm({"username": username, "password1": password, "password2": password})
     if not form.is_valid():
@@ -193,7 +195,7 @@ def token(request: HttpRequest, user: None, body: dict[str, Any]) -> JsonRespons
     address = ratelimit.client_address(request)
     wait = ratelimit.login_wait(username, address)
     if wait:
-        raise _too_many("failed log-ins", wait)
+        raise _too_many(_("Too many failed log-ins; try again in %(seconds)d s."), wait)
     found = authenticate(request, username=username, password=password)
     # Django's ModelBackend already refuses inactive (banned) users here.
     if found is None:
@@ -317,7 +319,7 @@ def throttle_action(user: Any) -> None:
     window = settings.API_ACTION_WINDOW
     if not ratelimit.hit("api-actions", user.pk, settings.API_ACTIONS_PER_USER, window):
         # The window started with its first action: the wait is at most the whole window.
-        raise _too_many("actions", window)
+        raise _too_many(_("Too many actions; try again in %(seconds)d s."), window)
 
 
 def act(room_id: int, seat: int, action: dict[str, Any]) -> dict[str, Any]:

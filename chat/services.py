@@ -63,10 +63,13 @@ def clean(text: object) -> str:
 
 def muted_sentence(until: datetime.datetime) -> str:
     local = timezone.localtime(until)
-    when = f"{local:%H:%M}"
+    time = f"{local:%H:%M}"
     if local.date() != timezone.localdate():
-        when += f" on {local:%Y-%m-%d}"
-    return f"You are muted until {when}."
+        return _("You are muted until %(time)s on %(date)s.") % {
+            "time": time,
+            "date": f"{local:%Y-%m-%d}",
+        }
+    return _("You are muted until %(time)s.") % {"time": time}
 
 
 def post(room_id: int, user, text: object) -> ChatMessage:  # noqa: ANN001
@@ -77,7 +80,9 @@ def post(room_id: int, user, text: object) -> ChatMessage:  # noqa: ANN001
     if not line:
         raise ChatRefused(_("Type something to say first."))
     if len(line) > MAX_LENGTH:
-        raise ChatRefused(f"That is too long: at most {MAX_LENGTH} characters.")
+        raise ChatRefused(
+            _("That is too long: at most %(most)d characters.") % {"most": MAX_LENGTH}
+        )
     # The count first: a flood is refused before it costs a query.
     if not ratelimit.hit("chat", user.pk, settings.CHAT_LINES_PER_USER, settings.CHAT_LINE_WINDOW):
         raise ChatRefused(_("Slow down: you are sending lines too fast."), 429)

@@ -135,7 +135,9 @@ def create_report(reporter: Any, reported: Any, room: Any, reason: str) -> Repor
         raise ModerationError("reason_required", _("Say what happened: a reason is required."), 400)
     if len(reason) > REPORT_MAX:
         raise ModerationError(
-            "reason_too_long", f"Please keep the reason to {REPORT_MAX} characters.", 400
+            "reason_too_long",
+            _("Please keep the reason to %(most)d characters.") % {"most": REPORT_MAX},
+            400,
         )
     if reported.pk == reporter.pk:
         raise ModerationError("own_report", _("You cannot report yourself."), 400)
