@@ -22,6 +22,24 @@ def gettext_noop(message: str) -> str:
     return message
 
 
+class Sentence(str):
+    """An English sentence that keeps its template and parameters, so that the site can word
+    it in the reader's language. As a str it is the English sentence itself, so every caller
+    that takes a str (a template, JSON, a comparison) sees exactly the English it saw before.
+
+    A parameter may be a Sentence too ("an 8"): the site words it first.
+    """
+
+    template: str
+    params: dict[str, Any]
+
+    def __new__(cls, template: str, **params: Any) -> Sentence:
+        sentence = super().__new__(cls, template % params if params else template)
+        sentence.template = template
+        sentence.params = params
+        return sentence
+
+
 class IllegalAction(Exception):  # noqa: N818 - the name is part of the public interface
     """An action the rules refuse (G2): `.code` is machine-readable, `.message` one sentence.
 

@@ -11,7 +11,7 @@ from typing import Any
 
 from django.utils.translation import gettext, ngettext, pgettext_lazy
 
-from games.engine import IllegalAction
+from games.engine import IllegalAction, Sentence
 from games.registry import GAMES
 
 # The games' names as their players say them in each language (the engines keep the English).
@@ -31,11 +31,20 @@ def worded(template: str, params: dict[str, Any] | None, fallback: str) -> str:
     """`template` in the active language, filled with `params`; `fallback` if there is none."""
     if not template:
         return fallback
+    if params:
+        params = {k: say(v) if isinstance(v, Sentence) else v for k, v in params.items()}
     translated = gettext(template)
     try:
         return translated % params if params else translated
     except (KeyError, TypeError, ValueError):
         return fallback  # a translation that lost a hole must not break a refusal
+
+
+def say(sentence: Any) -> str:
+    """A Sentence (or a plain string, as it is) in the active language."""
+    if isinstance(sentence, Sentence):
+        return worded(sentence.template, sentence.params, str(sentence))
+    return "" if sentence is None else str(sentence)
 
 
 def refusal_text(refusal: IllegalAction) -> str:

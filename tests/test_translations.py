@@ -111,3 +111,14 @@ def test_an_engine_refusal_is_worded_in_the_readers_language() -> None:
         assert refusal_text(refusal) == "Dieses Spiel braucht 2 bis 12 Spieler."
     with translation.override("ko"):
         assert refusal_text(refusal) == "이 게임은 2~12명이 필요합니다."
+
+
+def test_a_layout_sentence_is_english_as_a_string_and_worded_by_the_site() -> None:
+    from games.engine import Sentence
+    from tables.words import say
+
+    sentence = Sentence("This game needs %(low)d players.", low=2)
+    assert sentence == "This game needs 2 players." and isinstance(sentence, str)
+    with translation.override("ru"):
+        assert say(sentence) == "Для этой игры нужно игроков: 2."
+        assert say("plain") == "plain"

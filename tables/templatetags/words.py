@@ -1,4 +1,4 @@
-"""`{{ slug|game_name }}`: a game's name in the page's language."""
+"""`{{ slug|game_name }}` and `{{ sentence|say }}`: the site's words in the page's language."""
 
 from __future__ import annotations
 
@@ -7,6 +7,12 @@ from django import template
 from tables import words
 
 register = template.Library()
+
+
+@register.filter(name="say")
+def say(sentence: object) -> str:
+    """`{{ status.detail|say }}`: a pure layout's Sentence in the page's language."""
+    return words.say(sentence)
 
 
 @register.filter
