@@ -32,12 +32,21 @@ class Sentence(str):
 
     template: str
     params: dict[str, Any]
+    plural: str | None = None  # with `count`: the template's plural (see `ngettext`)
+    count: int = 1
 
     def __new__(cls, template: str, **params: Any) -> Sentence:
         sentence = super().__new__(cls, template % params if params else template)
         sentence.template = template
         sentence.params = params
         return sentence
+
+
+def ngettext(singular: str, plural: str, count: int, **params: Any) -> Sentence:
+    """A Sentence with a plural: English picks by `count`, the site by its language's rules."""
+    sentence = Sentence(singular if count == 1 else plural, **params)
+    sentence.template, sentence.plural, sentence.count = singular, plural, count
+    return sentence
 
 
 class IllegalAction(Exception):  # noqa: N818 - the name is part of the public interface

@@ -42,6 +42,14 @@ def worded(template: str, params: dict[str, Any] | None, fallback: str) -> str:
 
 def say(sentence: Any) -> str:
     """A Sentence (or a plain string, as it is) in the active language."""
+    if isinstance(sentence, Sentence) and sentence.plural is not None:
+        template = ngettext(sentence.template, sentence.plural, sentence.count)
+        try:
+            return template % {
+                k: say(v) if isinstance(v, Sentence) else v for k, v in sentence.params.items()
+            }
+        except (KeyError, TypeError, ValueError):
+            return str(sentence)
     if isinstance(sentence, Sentence):
         return worded(sentence.template, sentence.params, str(sentence))
     return "" if sentence is None else str(sentence)

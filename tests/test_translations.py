@@ -122,3 +122,14 @@ def test_a_layout_sentence_is_english_as_a_string_and_worded_by_the_site() -> No
     with translation.override("ru"):
         assert say(sentence) == "Для этой игры нужно игроков: 2."
         assert say("plain") == "plain"
+
+
+def test_a_layout_sentence_with_a_plural_takes_the_readers_plural_rules() -> None:
+    from games.engine import ngettext
+    from tables.words import say
+
+    five = ngettext("%(points)s point", "%(points)s points", 5, points=5)
+    assert five == "5 points"
+    with translation.override("ru"):
+        assert say(five) == "5 очков"
+        assert say(ngettext("%(points)s point", "%(points)s points", 2, points=2)) == "2 очка"
