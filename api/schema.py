@@ -96,7 +96,9 @@ SCHEMAS: dict[str, Any] = {
             "players": {
                 "type": "array",
                 "items": _obj(
-                    {"seat": INT, "name": STR, "bot": BOOL, "connected": BOOL, "total": INT}
+                    {"seat": INT, "name": STR, "bot": BOOL, "connected": BOOL, "total": INT},
+                    # A human without a socket: when a stand-in bot takes his seat (ISO 8601).
+                    {"away_until": STR},
                 ),
             },
             "legal": {"type": "array", "items": _ref("Action")},
@@ -114,7 +116,8 @@ SCHEMAS: dict[str, Any] = {
             "center": {
                 "type": "array",
                 "items": _obj(
-                    {"pile": INT, "color": STR, "top": INT, "count": INT, "closed": BOOL}
+                    {"pile": INT, "color": STR, "top": INT, "count": INT, "closed": BOOL},
+                    {"owner": INT, "owners": {"type": "array", "items": INT}},
                 ),
             },
             "tableaus": {

@@ -148,6 +148,7 @@ def compose_context(user) -> dict:  # noqa: ANN001
     return {
         "signed_in": signed_in,
         "muted": muted_sentence(until) if until else "",
+        "muted_until": until,
         "reactions": REACTIONS,
         "max_length": MAX_LENGTH,
     }

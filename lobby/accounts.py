@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib import admin
 from django.contrib.admin.forms import AdminAuthenticationForm
-from django.contrib.auth import login
+from django.contrib.auth import get_user_model, login
 from django.contrib.auth import views as auth_views
 from django.contrib.auth.forms import AuthenticationForm
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
@@ -95,9 +95,21 @@ class ThrottledLoginMixin:
         except ValidationError as refusal:
             if refusal.code == "invalid_login":
                 ratelimit.login_failed(username, address)
+                if _banned(username, password):
+                    # The right password of a banned account: say so, not "wrong password".
+                    raise ValidationError(
+                        "This account was banned by a moderator; it cannot log in any more.",
+                        code="banned",
+                    ) from None
             raise
         ratelimit.login_succeeded(username)
         return data
+
+
+def _banned(username: str, password: str) -> bool:
+    """Whether `username` is a banned (inactive) account and `password` is its own."""
+    user = get_user_model().objects.filter(username=username, is_active=False).first()
+    return user is not None and user.check_password(password)
 
 
 class ThrottledAuthenticationForm(ThrottledLoginMixin, AuthenticationForm):

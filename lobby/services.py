@@ -104,6 +104,9 @@ def join_room(room_id: int, user, invited: bool = False) -> Seat:
     return seat
 
 
+ABANDONED = "Everyone left the table: the match was abandoned and counts for no one."
+
+
 def leave_room(room_id: int, user) -> Room:
     """Give up the user's seat; an emptied room closes, a departing host hands the room on."""
     _throttle(user)
@@ -123,6 +126,7 @@ def _give_up_seat(room: Room, seat: Seat | None, user) -> None:
 
     An emptied room closes; a departing host hands the room to the longest-seated human.
     """
+    playing = room.status == Room.Status.PLAYING
     if seat is not None and room.status == Room.Status.OPEN:
         seat.delete()
     elif seat is not None:
@@ -136,6 +140,11 @@ def _give_up_seat(room: Room, seat: Seat | None, user) -> None:
     if successor is None:
         room.status = Room.Status.CLOSED
         room.ended_at = timezone.now()
+        if playing:
+            # Bots alone would play on for nobody: the match is abandoned at once, and a
+            # closed match counts in no one's history or leaderboard.
+            room.closed_reason = ABANDONED
+            play.close_match(room.pk, ABANDONED)
     elif room.host_id == user.pk:
         room.host_id = successor.user_id
     room.save()

@@ -8,16 +8,19 @@ a code, a sentence for people and an HTTP status, as lobby.services.RoomError do
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
+from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from lobby import ratelimit
 from lobby import services as lobby_services
 from moderation.models import AuditEntry, Mute, Report, can_moderate, record
+from tables import sockets
 
 # Reasons go into the audit log and, for a closed room, before its players' eyes.
 REASON_MAX = 200
@@ -46,7 +49,10 @@ def ban(user: Any, moderator: Any, reason: str) -> Any:
         target = _locked_target(user, moderator)
         if not target.is_active:
             raise ModerationError("already_banned", f"{target.username} is banned already.")
-        # Saving is_active=False closes his sockets after commit (tables.sockets).
+        # His open pages are told why before their sockets close (registered before the
+        # save, whose own close runs after this one); saving is_active=False closes them.
+        notice = render_to_string("moderation/_banned.html", {"reason": reason})
+        transaction.on_commit(partial(sockets.close_user_sockets, target.pk, notice))
         target.is_active = False
         target.save(update_fields=["is_active"])
         lobby_services.vacate_seats(target)

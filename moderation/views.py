@@ -74,7 +74,7 @@ def ban(request: HttpRequest, room_id: int, user_id: int) -> HttpResponse:
         room_id,
         user_id,
         lambda target, reason: services.ban(target, request.user, reason),
-        _("%(name)s is banned; bots took his seats."),
+        _("%(name)s is banned; bots took their seats."),
     )
 
 

@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, field
+from datetime import timedelta
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
 from games.engine import State, View
@@ -76,6 +78,7 @@ class Table:
                     "bot": p.is_bot,
                     "connected": p.is_bot or p.connections > 0,
                     "total": totals[p.seat] if p.seat < len(totals) else 0,
+                    **_away_until(p),
                 }
                 for p in self.players
             ],
@@ -88,6 +91,14 @@ class Table:
             view["legal"] = []
             view["message"] = self.match.closed_reason or "This room was closed."
         return view
+
+
+def _away_until(player: Player) -> dict[str, str]:
+    """When a stand-in takes the seat of a human with no socket (the pages count down to it)."""
+    if player.is_bot or player.connections > 0 or player.away_since is None:
+        return {}
+    until = player.away_since + timedelta(seconds=settings.LEAVER_GRACE)
+    return {"away_until": until.isoformat()}
 
 
 # --------------------------------------------------------------------------- reading

@@ -165,10 +165,11 @@ def _match_totals(match_ids: Iterable[int]) -> dict[int, dict[int, int]]:
 def player_record(user) -> tuple[list[GameRecord], list[RecentMatch]]:
     """A player's record per game (finished matches only) and his latest matches (any state).
 
-    A seat he gave up for good (`left`) is the bot's from then on: it counts for nobody.
+    A seat he gave up for good (`left`) is the bot's from then on: a match the others played
+    to its end counts for him as a loss, with none of the bot's rounds or points.
     """
     seats = list(
-        Player.objects.filter(user=user, left=False)
+        Player.objects.filter(user=user)
         .select_related("match__room")
         .order_by("match__created_at", "match_id")
     )
@@ -184,13 +185,15 @@ def player_record(user) -> tuple[list[GameRecord], list[RecentMatch]]:
     for p in seats:
         match = p.match
         mine = totals.get(match.pk, {})
-        won = match.status == Match.Status.FINISHED and p.won
+        won = match.status == Match.Status.FINISHED and p.won and not p.left
         recent.append(RecentMatch(match, p.seat, mine.get(p.seat, 0), won))
         if match.status != Match.Status.FINISHED or match.game not in records:
             continue
         record = records[match.game]
         record.matches += 1
         record.wins += won
+        if p.left:
+            continue  # the rounds and points after he left are the bot's
         record.rounds += rounds_played.get(p.pk, 0)
         record.points += mine.get(p.seat, 0)
         record.match_totals.append(mine.get(p.seat, 0))
@@ -221,16 +224,16 @@ def leaderboard(game: str, limit: int = 50) -> list[Standing]:
     """Humans ranked by wins in `game`'s finished matches, then win rate, then matches.
 
     One aggregate query: the winners were kept on the Player rows when each match finished.
+    A player who left a match that the others finished lost it (his bot's win is not his).
     """
     rows = (
         Player.objects.filter(
             match__game=game,
             match__status=Match.Status.FINISHED,
             user__isnull=False,
-            left=False,
         )
         .values("user_id", "user__username")
-        .annotate(matches=Count("id"), wins=Count("id", filter=Q(won=True)))
+        .annotate(matches=Count("id"), wins=Count("id", filter=Q(won=True, left=False)))
     )
     standings = [Standing(r["user_id"], r["user__username"], r["matches"], r["wins"]) for r in rows]
     ranked = sorted(

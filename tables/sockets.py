@@ -143,6 +143,9 @@ class LiveConsumer(AsyncWebsocketConsumer):
         pass  # sockets that only listen; a table consumer overrides this
 
     async def identity_changed(self, event: dict) -> None:
+        # A sentence for the page first when there is one (a ban says why), then the close.
+        if event.get("html"):
+            await self.send(text_data=event["html"])
         await self.close(code=RECONNECT)
 
     # A room's sockets (its page, its table) can carry more than their own view: the chat app
@@ -163,11 +166,15 @@ class NotFoundConsumer(LiveConsumer):
         await self.refuse(NOT_FOUND)
 
 
-def close_user_sockets(user_id: int) -> None:
-    """Close every open socket of this user; each page reconnects as its session now says."""
+def close_user_sockets(user_id: int, html: str = "") -> None:
+    """Close every open socket of this user; each page reconnects as its session now says.
+
+    `html`, if given, is sent to each socket just before (a fragment its page swaps by id).
+    """
     layer = get_channel_layer()
     if layer is not None:
-        async_to_sync(layer.group_send)(user_group(user_id), {"type": "identity.changed"})
+        event = {"type": "identity.changed", "html": html}
+        async_to_sync(layer.group_send)(user_group(user_id), event)
 
 
 def _after_commit_close(user_id: int) -> None:

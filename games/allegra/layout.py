@@ -10,7 +10,6 @@ from __future__ import annotations
 import json
 import re
 from functools import cache
-from html import escape
 from typing import Any
 
 TEMPLATE = "games/allegra/table.html"
@@ -67,7 +66,7 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
         parts[f"grid-{seat}"] = repr(
             (
                 [row[:3] for row in cells],
-                (p["name"], p["bot"], p["connected"], p["total"]),
+                (p["name"], p["bot"], p["connected"], p["total"], p.get("away_until")),
                 view["turn"] == seat,
                 seat in view["knocks"],
                 view["knocker"] == seat,
@@ -133,7 +132,6 @@ def context(
             info["band"] = band(cell["value"])
         info["gone"] = vanished.get((s, r, c))
         info["label"] = _label(cell, names[s], r, c, info["gone"])
-        info["html"] = card_html(info)
         return info
 
     # Built only when a template asks (Django calls a callable context value): a seat's own
@@ -178,6 +176,7 @@ def context(
         "news": [_named(t, names) for t in news(events, names)],
         "message": _named(view.get("message"), names),
         "sheet": cache(lambda: _sheet(view, names)),
+        "how_to": True,
         "match_end": f"{view['rounds']} round{'s' if view['rounds'] != 1 else ''}; "
         "the lowest total wins.",
     }
@@ -231,7 +230,7 @@ def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
             info["target"] = json.dumps(p) if take and key in targets else None
             info["shared"] = p["col"] == COLS - 1
             info["left"] = p["seat"] != seat
-            info["place_html"] = place_html(info, len(rows), len(out))
+            info["place_class"] = place_class(info)
             out.append(info)
         rows.append(out)
     me: dict[str, Any] = {
@@ -270,30 +269,8 @@ def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
     return me
 
 
-def card_html(x: dict[str, Any]) -> str:
-    """One card as HTML (drawn in Python: a table has up to 90 of them in every render)."""
-    attrs = f'data-place="{x["seat"]}-{x["row"]}-{x["col"]}" aria-label="{escape(x["label"])}"'
-    cell, gone = x["cell"], x["gone"]
-    if cell is not None and "hidden" in cell:
-        return f'<span class="card back" {attrs}></span>'
-    if cell is not None:
-        v = cell["value"]
-        return (
-            f'<span class="card {band(v)}" {attrs}><span class="v">{v}</span>'
-            '<span class="sym" aria-hidden="true"></span></span>'
-        )
-    if gone is not None:
-        # A triple's card, shown once more as it leaves (A8).
-        cls = f"card gone vanish {band(gone)}"
-        return f'<span class="{cls}" {attrs}><span class="v">{gone}</span></span>'
-    return f'<span class="card gone" {attrs}></span>'
-
-
-def place_html(x: dict[str, Any], row: int, col: int) -> str:
-    """One place of a player's own area: a button when he may act on it, else the card alone.
-
-    Drawn in Python like the cards: it is 15 of them in every render of a seat's own part.
-    """
+def place_class(x: dict[str, Any]) -> str:
+    """The classes of a place of a player's own area: what he may do there, whose it is."""
     cls = "place"
     if x["verb"]:
         cls += f" {x['verb']}"
@@ -301,25 +278,13 @@ def place_html(x: dict[str, Any], row: int, col: int) -> str:
         cls += f" left s{x['seat']}"  # the left neighbour's column, in his colour
     if x["shared"]:
         cls += " shared"
-    ident = f'id="me-{row}-{col}" class="{cls}"'
-    label = escape(x["label"])
-    if x["target"]:  # the take step of a knock: a submit of the take form (A7)
-        return (
-            f'<button type="submit" name="to" value="{escape(x["target"])}" {ident}'
-            f' aria-label="{label}: replace it">{x["html"]}</button>'
-        )
-    if x["action"]:
-        return (
-            f'<button type="button" {ident} ws-send hx-vals="{escape(x["action"])}"'
-            f' aria-label="{label}: {x["verb"]}">{x["html"]}</button>'
-        )
-    return f"<span {ident}>{x['html']}</span>"
+    return cls
 
 
 def _label(cell: Any, owner: str, r: int, c: int, gone: Any) -> str:
     where = f"{owner}'s row {r + 1}, column {c + 1}"
     if cell is None:
-        return f"{where}: empty" + (f" (a {gone} left in a triple)" if gone is not None else "")
+        return f"{where}: empty" + (f" ({_a(gone)} left in a triple)" if gone is not None else "")
     if "hidden" in cell:
         return f"{where}: face down"
     return f"{where}: {cell['value']}"
@@ -386,17 +351,18 @@ def banner(view: dict[str, Any], names: dict[int, str]) -> dict[str, str]:
     if phase == "decide" and drawn is None:
         return {
             "headline": f"{who}'s turn",
-            "detail": f"{who} discarded the card: he turns one face-down card of his area face up.",
+            "detail": f"{who} discarded the card and turns one face-down card of their area "
+            "face up.",
         }
     if phase == "decide" and view["drawn_from"] == "discard":
         return {
             "headline": f"{who}'s turn",
-            "detail": f"{who} took the {drawn} from the discard: he swaps it for a card of his "
-            "area.",
+            "detail": f"{who} took the {drawn} from the discard and swaps it for a card of "
+            "their area.",
         }
     if phase == "decide":
         detail = (
-            f"{who} drew a {drawn} from the deck: he swaps it for a card of his area, or "
+            f"{who} drew {_a(drawn)} from the deck and swaps it for a card of their area, or "
             "discards it and turns a card face up."
         )
         if len(view["players"]) >= 3:
@@ -411,14 +377,14 @@ def banner(view: dict[str, Any], names: dict[int, str]) -> dict[str, str]:
     if phase == "knock_place":
         return {
             "headline": f"{who}'s turn: {knocker} knocked",
-            "detail": f"{who} gave the {drawn} to {knocker}, who swaps it for a card of his own "
+            "detail": f"{who} gave the {drawn} to {knocker}, who swaps it for a card of their own "
             "area.",
         }
     hand = (view.get("hand") or {}).get("value")
     return {
         "headline": f"{who}'s turn: {knocker} knocked",
-        "detail": f"{who} takes a card of {knocker}'s area that is not in his own and swaps it "
-        f"into his area; {knocker}'s {hand} fills the hole.",
+        "detail": f"{who} takes a card of {knocker}'s area that is not in their own and swaps it "
+        f"into their area; {knocker}'s {hand} fills the hole.",
     }
 
 
@@ -470,6 +436,11 @@ def hint(view: dict[str, Any], seat: int, legal: list[dict[str, Any]], names: di
     return f"Waiting for {names.get(view['turn'], '')}."
 
 
+def _a(value: int | None) -> str:
+    """A card value with its article, as it is read out: "an 8", "an 11", "a 3", "a -1"."""
+    return f"{'an' if value in (8, 11) else 'a'} {value}"
+
+
 def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
     """The events of one change, in words (the public ones only: events carry no hidden value)."""
     out = []
@@ -478,19 +449,19 @@ def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
         kind = e.get("type")
         if kind == "card_drawn":
             src = "the deck" if e["source"] == "deck" else "the discard"
-            out.append(f"{who} took a {e['value']} from {src}.")
+            out.append(f"{who} took {_a(e['value'])} from {src}.")
         elif kind == "card_swapped":
             out.append(f"{who} swapped in the {e['value']}; the {e['old']} went to the discard.")
         elif kind == "card_discarded":
             out.append(f"{who} discarded the {e['value']}.")
         elif kind == "card_revealed":
-            out.append(f"{who} turned up a {e['value']}.")
+            out.append(f"{who} turned up {_a(e['value'])}.")
         elif kind == "knocked":
             out.append(f"{who} knocked.")
         elif kind == "card_given":
             out.append(f"{who} gave the {e['value']} to {names.get(e['to'], '')}.")
         elif kind == "card_placed":
-            out.append(f"{who} swapped in the {e['value']}; the {e['old']} is in his hand.")
+            out.append(f"{who} swapped in the {e['value']}; the {e['old']} is in their hand.")
         elif kind == "card_taken":
             out.append(f"{who} took the {e['value']}; the {e['old']} went to the discard.")
         elif kind == "hole_filled":
@@ -502,5 +473,5 @@ def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
         elif kind == "deck_reshuffled":
             out.append("The discard pile was shuffled into a new deck.")
         elif kind == "turn_skipped":
-            out.append(f"{who} has no card left and skips his turn.")
+            out.append(f"{who} has no card left and skips their turn.")
     return out

@@ -29,8 +29,11 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
         "scores": (repr(view["players"]), repr(view["scores"])),
         "center": repr(view["center"]),
     }
+    players = {p["seat"]: p for p in view["players"]}
     for t in view["tableaus"]:
-        parts[f"seat-{t['seat']}"] = repr(t)
+        # The seat's header draws its player's name, marks and total: a round's end changes
+        # every total, and each seat's part must be redrawn then, not only the ender's.
+        parts[f"seat-{t['seat']}"] = repr((t, players.get(t["seat"])))
     return parts
 
 
@@ -54,8 +57,13 @@ def context(
     """Everything the Ligretto table template draws, for `seat` (None: a spectator)."""
     players = {p["seat"]: p for p in view["players"]}
     tableaus = [dict(t, player=players[t["seat"]]) for t in view.get("tableaus", ())]
+    played = [e for e in events if e.get("type") == "card_played"]
     return {
         "tableaus": tableaus,
+        "names": {s: p["name"] for s, p in players.items()},
+        # The change being pushed: its piles and players glow once (static/css/table.css).
+        "just_piles": {e["pile"] for e in played},
+        "just_seats": {e["seat"] for e in played},
         "message": _named(view.get("message"), players),
         "me": tableaus[seat] if seat is not None and seat < len(tableaus) else None,
         "match_end": describe_end(view["options"]),

@@ -746,6 +746,11 @@ def player_view(state: State, seat: int | None) -> View:
             "top": pile.cards[-1].value,
             "count": len(pile.cards),
             "closed": pile.closed,
+            # Centre cards lie face up and each back shows its owner (L15 counts them per
+            # player): whose card tops each pile is public, and so is, once the round is
+            # over, whose cards each pile holds.
+            "owner": pile.cards[-1].owner,
+            **({"owners": [c.owner for c in pile.cards]} if state.status != "playing" else {}),
         }
         for pid, pile in enumerate(state.center)
     ]

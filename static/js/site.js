@@ -63,3 +63,34 @@ document.addEventListener("submit", (event) => {
     event.preventDefault();
   }
 });
+
+// The folded header (phones, table pages): one button shows and hides the links.
+document.addEventListener("click", (event) => {
+  const toggle = event.target.closest && event.target.closest("#menu-toggle");
+  if (!toggle) return;
+  const header = document.getElementById("site-header");
+  const open = !header.hasAttribute("data-open");
+  header.toggleAttribute("data-open", open);
+  toggle.setAttribute("aria-expanded", String(open));
+});
+
+// Times in the viewer's own zone: the server writes <time datetime data-local> in its zone,
+// the page rewrites each in the browser's ("hm": 14:05; "when": 14:05, or 14:05 on 2026-12-02
+// when that is not today).
+function localTimes(root) {
+  const pad = (n) => String(n).padStart(2, "0");
+  (root || document).querySelectorAll("time[datetime][data-local]").forEach((el) => {
+    const at = new Date(el.getAttribute("datetime"));
+    if (Number.isNaN(at.getTime())) return;
+    let text = pad(at.getHours()) + ":" + pad(at.getMinutes());
+    const day = at.getFullYear() + "-" + pad(at.getMonth() + 1) + "-" + pad(at.getDate());
+    const now = new Date();
+    const today = now.getFullYear() + "-" + pad(now.getMonth() + 1) + "-" + pad(now.getDate());
+    if (el.dataset.local === "when" && day !== today) text += " on " + day;
+    el.textContent = text;
+    el.title = at.toString();
+  });
+}
+document.addEventListener("DOMContentLoaded", () => localTimes());
+document.addEventListener("htmx:wsAfterMessage", () => localTimes());
+document.addEventListener("htmx:afterSettle", (event) => localTimes(event.target));

@@ -5,12 +5,26 @@
   const table = document.getElementById("table");
   if (!table) return;
 
+  // A text field keeps its keys; everything else (a card, a radio, a reaction button, the
+  // page) gives them to the table.
+  function typing(target) {
+    if (!target || !target.tagName) return false;
+    if (target.isContentEditable) return true;
+    const tag = target.tagName.toLowerCase();
+    if (tag === "textarea" || tag === "select") return true;
+    if (tag !== "input") return false;
+    return !/^(button|submit|reset|checkbox|radio|range|color|file|image)$/i.test(target.type || "text");
+  }
+
   // Each game prints its keys on its buttons (data-key): Ligretto's 1-5, S, W, space, R;
   // Allegra's D, P, X, K, R.
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
-    const tag = (event.target.tagName || "").toLowerCase();
-    if (tag === "input" || tag === "textarea" || tag === "select") return;
+    if (typing(event.target)) {
+      // Escape leaves the chat box (or any field): the next key goes to the table again.
+      if (event.key === "Escape") event.target.blur();
+      return;
+    }
     const key = event.key.toLowerCase();
     if (key.length !== 1) return;
     const button = table.querySelector('button[data-key="' + CSS.escape(key) + '"]');
@@ -21,6 +35,44 @@
       button.click();
     }
   });
+
+  // The drawers of a narrow screen (scores, chat): one side panel, opened at its part.
+  document.addEventListener("click", (event) => {
+    const toggle = event.target.closest && event.target.closest("[data-drawer], [data-drawer-close]");
+    if (!toggle) return;
+    const which = toggle.dataset.drawer;
+    const open = which && table.dataset.drawer !== which;
+    if (open) table.dataset.drawer = which;
+    else delete table.dataset.drawer;
+    table.querySelectorAll(".drawer-toggle").forEach((b) => {
+      b.setAttribute("aria-expanded", String(open && b.dataset.drawer === which));
+    });
+    if (open) {
+      const part = document.getElementById(which === "chat" ? "chat" : table.querySelector(".scores").id);
+      if (part) part.scrollIntoView({ block: "start" });
+      if (which === "chat") {
+        const input = document.getElementById("chat-input");
+        if (input) input.focus({ preventScroll: true });
+      }
+    }
+  });
+
+  // A tap on an opponent enlarges it (again: back to the strip). Pushes replace the seat's
+  // element, so the choice is kept here and put back after each message.
+  let focusSeat = null;
+  function applyFocus() {
+    table.querySelectorAll(".board .enlarged").forEach((e) => e.classList.remove("enlarged"));
+    if (focusSeat === null) return;
+    const el = table.querySelector('.board [id^="lg-seat-"][data-seat="' + focusSeat + '"], .board [id^="al-grid-"][data-seat="' + focusSeat + '"]');
+    if (el) el.classList.add("enlarged");
+  }
+  table.addEventListener("click", (event) => {
+    const seat = event.target.closest && event.target.closest(".board .tableau, .board .grid");
+    if (!seat || event.target.closest("button, a, input")) return;
+    focusSeat = focusSeat === seat.dataset.seat ? null : seat.dataset.seat;
+    applyFocus();
+  });
+
   document.addEventListener("click", (event) => {
     const button = event.target.closest && event.target.closest("button[ws-send]");
     if (button) button.classList.add("pressed");
@@ -44,8 +96,24 @@
         if (card) card.classList.remove("refused");
       }, 1200);
     }
+    applyFocus();
+    awayTick();
     tick();
   });
+
+  // An away player's seat counts down to his stand-in: the server says when; the page counts.
+  function awayTick() {
+    let running = false;
+    document.querySelectorAll(".tag.away[data-until] .secs").forEach((el) => {
+      const until = Date.parse(el.parentElement.dataset.until);
+      const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
+      el.textContent = String(left);
+      if (left > 0) running = true;
+    });
+    clearTimeout(awayTick._timer);
+    if (running) awayTick._timer = setTimeout(awayTick, 500);
+  }
+  awayTick();
 
   // The countdown before a round: the server says when; the page counts.
   function tick() {

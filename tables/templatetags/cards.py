@@ -1,7 +1,6 @@
-"""`{{ card|card }}` and `{{ card|card:"small" }}`: a Ligretto card as HTML, built once per face.
-
-A card is drawn on every push to every table; the same 40 faces come back again and again, so
-each is built once (cached) instead of rendering a partial per card.
+"""The cards of both games, drawn one way (`draw`): `{{ c|card }}` / `{{ c|card:"small" }}` for
+Ligretto, `{{ x|place_card }}` for an Allegra place, `{% face classes value label %}` for a
+loose card; and the small helpers of the table pages (short names, a lobby room's chairs).
 """
 
 from __future__ import annotations
@@ -10,28 +9,86 @@ from functools import lru_cache
 from typing import Any
 
 from django import template
-from django.utils.html import format_html
-from django.utils.safestring import SafeString
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from games.allegra.layout import band
 
 register = template.Library()
 
 
-@lru_cache(maxsize=256)
-def _face(color: str, value: int, size: str) -> SafeString:
-    small = " small" if size == "small" else ""
-    return format_html(
-        '<span class="card c-{}{}"><span class="v">{}</span>'
-        '<span class="sym" aria-hidden="true"></span></span>',
-        color,
-        small,
-        value,
+@lru_cache(maxsize=4096)
+def draw(classes: str, value: int | None = None, attrs: str = "", sym: bool = True) -> SafeString:
+    """The one drawing of a card, for both games: a face (its big value and, with `sym`, its
+    colour's or band's mark), a back, or an empty place; `classes` say which, `attrs` are
+    the span's further attributes (already escaped). Cached: the same faces come back on every
+    push (Ligretto's 40, Allegra's 13 values) and a table draws up to 90 of them each time.
+    """
+    if value is None:
+        return mark_safe(f'<span class="card {classes}"{attrs}></span>')  # noqa: S308
+    mark = '<span class="sym" aria-hidden="true"></span>' if sym else ""
+    return mark_safe(  # noqa: S308
+        f'<span class="card {classes}"{attrs}><span class="v">{int(value)}</span>{mark}</span>'
     )
 
 
 @register.filter
 def card(c: dict[str, Any] | None, size: str = "") -> SafeString:
-    """Draw a face-up card (colour, big value, the colour's symbol), or an empty slot."""
+    """A Ligretto card face up (colour, big value, the colour's symbol), or an empty slot."""
+    small = " small" if size == "small" else ""
     if not c:
-        small = " small" if size == "small" else ""
-        return format_html('<span class="card none{}" aria-hidden="true"></span>', small)
-    return _face(c["color"], c["value"], size)
+        return draw(f"none{small}", None, ' aria-hidden="true"')
+    return draw(f"c-{escape(c['color'])}{small}", c["value"])
+
+
+@register.filter
+def place_card(x: dict[str, Any]) -> SafeString:
+    """An Allegra place (games/allegra/layout.py's `place`): face down, face up, a triple's
+    card leaving (A8), or empty; named for screen readers, found by tests by `data-place`."""
+    attrs = f' data-place="{x["seat"]}-{x["row"]}-{x["col"]}" aria-label="{escape(x["label"])}"'
+    cell, gone = x["cell"], x["gone"]
+    if cell is not None and "hidden" in cell:
+        return draw("back", None, attrs)
+    if cell is not None:
+        return draw(band(cell["value"]), cell["value"], attrs)
+    if gone is not None:
+        return draw(f"gone vanish {band(gone)}", gone, attrs, sym=False)
+    return draw("gone", None, attrs)
+
+
+@register.simple_tag
+def face(classes: str, value: int, label: str = "") -> SafeString:
+    """A loose face-up card in a template (a pile's top, the discard, the drawn card), named
+    `label` and its value ("discard top 7") for screen readers."""
+    # Enough for a double-quoted attribute; an apostrophe stays one ("knocker's hand card").
+    text = str(label).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    attrs = f' aria-label="{text} {int(value)}"' if label else ""
+    return draw(escape(classes), value, attrs)
+
+
+@register.simple_tag
+def short_name(player: dict[str, Any], players: list[dict[str, Any]]) -> str:
+    """A short name for a narrow score column that no other player's short name looks like.
+
+    A name of six letters or fewer stays whole; a bot ("Normal bot 3") is its level's initial
+    and number ("N3"); a person is the shortest prefix of three letters or more that no other
+    player's name starts with (whole, if none).
+    """
+    name = player["name"]
+    if len(name) <= 6:
+        return name
+    if player.get("bot"):
+        words = name.split()
+        return f"{words[0][:1]}{words[-1]}" if len(words) > 1 else name[:4]
+    others = [p["name"].casefold() for p in players if p is not player and p["name"] != name]
+    for n in range(3, len(name)):
+        prefix = name[:n].casefold()
+        if not any(o.startswith(prefix) for o in others):
+            return name[:n] + "…"
+    return name
+
+
+@register.filter
+def free_chairs(room: Any) -> range:
+    """One item per free seat of a lobby room (drawn as empty chairs around its table)."""
+    return range(max(0, room.seats - len(room.seat_set.all())))

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
+from zoneinfo import ZoneInfo
+
 from playwright.sync_api import Page, expect
 
 from tests.browser.test_ligretto_table import at_table, join, open_room
@@ -46,6 +49,8 @@ def test_a_chat_message_appears_live_for_the_other_player_and_for_a_spectator(pe
     guest.set_viewport_size({"width": 390, "height": 844})  # a phone
     guest.goto(f"/rooms/{room_id}/")
     at_table(guest)
+    # On a phone the chat is a drawer (issue 17): opened from the table's bar, it fits.
+    guest.click(".drawer-toggle[data-drawer=chat]")
     box = guest.locator("#chat").bounding_box()
     assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
     assert guest.evaluate("document.documentElement.scrollWidth") <= 390
@@ -120,3 +125,22 @@ def test_a_muted_player_cannot_chat_and_a_moderator_hides_a_line(person, site_sh
     wait_live(bob)
     expect(bob.locator("#chat-muted")).to_have_text(f"You are muted until {until}.")
     expect(bob.locator("#chat-input")).to_have_count(0)
+
+
+def test_chat_times_are_shown_in_the_readers_own_time_zone(browser, live_url):
+    context = browser.new_context(base_url=live_url, timezone_id="Pacific/Chatham")
+    try:
+        page = context.new_page()
+        sign_up(page, "zone-zoe")
+        page.goto("/rooms/new/?game=ligretto")
+        page.click("main button[type=submit]")
+        wait_live(page)
+        say(page, "what time is it")
+        line = page.locator("#chat-log .chat-line").last
+        expect(line).to_contain_text("what time is it")
+        stamp = line.locator("time")
+        at = datetime.datetime.fromisoformat(stamp.get_attribute("datetime"))
+        expected = at.astimezone(ZoneInfo("Pacific/Chatham")).strftime("%H:%M")
+        expect(stamp).to_have_text(expected)  # UTC+12:45 or +13:45: never the server's UTC
+    finally:
+        context.close()

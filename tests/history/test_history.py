@@ -66,12 +66,17 @@ def test_a_players_record_counts_finished_matches_wins_and_points_per_round(alic
     assert "<svg" in mini.chart() and "16" in mini.chart()
 
 
-def test_a_seat_given_up_for_good_counts_for_nobody(alice, bob):
+def test_a_player_who_left_a_match_the_others_finished_lost_it(alice, bob):
+    # Issue 17: he used to count for nobody; now the match counts, as a loss, even when the
+    # bot that took his seat won it; the bot's rounds and points are not his.
     match = played_match("ligretto", [alice, bob], [[10, 0]])
     Player.objects.filter(match=match, user=alice).update(left=True)
     records, recent = history.player_record(alice)
-    assert records == [] and recent == []
-    assert [s.username for s in history.leaderboard("ligretto")] == ["bob"]
+    [mini] = records
+    assert (mini.matches, mini.wins, mini.rounds, mini.points) == (1, 0, 0, 0)
+    assert [m.won for m in recent] == [False]
+    board = history.leaderboard("ligretto")
+    assert [(s.username, s.wins, s.matches) for s in board] == [("alice", 0, 1), ("bob", 0, 1)]
 
 
 def test_the_leaderboard_ranks_humans_by_wins_then_win_rate_then_matches(alice, bob, carol, eve):

@@ -148,3 +148,15 @@ def test_a_trusted_proxy_tells_the_client_address(settings, hops, forwarded, add
     settings.TRUSTED_PROXY = hops
     request = RequestFactory().get("/", REMOTE_ADDR="10.0.0.9", HTTP_X_FORWARDED_FOR=forwarded)
     assert ratelimit.client_address(request) == address
+
+
+def test_a_banned_account_is_told_it_is_banned_only_with_its_own_password(db):
+    carl = make_user("carl")
+    carl.is_active = False
+    carl.save()
+    right = Client().post(LOGIN, {"username": "carl", "password": PASSWORD})
+    assert right.status_code == 400
+    assert "banned by a moderator" in right.content.decode()
+    wrong = Client().post(LOGIN, {"username": "carl", "password": "not his password"})
+    assert "banned" not in wrong.content.decode()  # a guesser learns nothing more
+    assert "correct username and password" in wrong.content.decode()

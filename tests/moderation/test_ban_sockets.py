@@ -79,3 +79,23 @@ async def test_a_banned_players_new_table_socket_only_watches():
     again = await table_socket(room.pk, bob)
     assert 'id="lg-me" class="me' not in await again.receive_from()
     await again.disconnect()
+
+
+async def test_a_banned_players_open_table_is_told_why_before_it_closes():
+    alice = await sync_to_async(make_user)("alice")
+    bob = await sync_to_async(make_user)("bob")
+    mod = await sync_to_async(make_moderator)("mod")
+    room = await sync_to_async(started_room)(alice, [bob])
+    bobs = await table_socket(room.pk, bob)
+    await bobs.receive_from()
+
+    await sync_to_async(services.ban)(bob, mod, "cheating")
+
+    frames = []
+    while True:
+        message = await bobs.receive_output(timeout=5)
+        if message["type"] == "websocket.close":
+            break
+        frames.append(message.get("text", ""))
+    notice = next(f for f in frames if 'id="site-error"' in f)
+    assert "banned your account" in notice and "cheating" in notice

@@ -117,7 +117,7 @@ def test_a_moderator_bans_mutes_and_closes_from_the_panel(alice, bob, carol):
     response = mod.post(
         f"/moderation/rooms/{room.pk}/ban/{bob.pk}/", {"reason": "cheating"}, follow=True
     )
-    assert follow_messages(response) == ["bob is banned; bots took his seats."]
+    assert follow_messages(response) == ["bob is banned; bots took their seats."]
     assert not get_user_model().objects.get(pk=bob.pk).is_active
 
     response = mod.post(f"/moderation/rooms/{room.pk}/close/", {"reason": "enough"}, follow=True)

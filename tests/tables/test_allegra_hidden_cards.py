@@ -34,6 +34,8 @@ TURNS = [
 
 def _normalise(html: str, room_id: int) -> str:
     html = re.sub(r'(csrfmiddlewaretoken" value=|X-CSRFToken": )"[^"]+"', r"\1-", html)
+    # When an away player's stand-in comes: a time, which differs between the two rooms.
+    html = re.sub(r'data-until="[^"]+"', 'data-until="-"', html)
     return html.replace(f"/rooms/{room_id}/", "/rooms/ROOM/").replace(f"#{room_id}", "#ROOM")
 
 
@@ -93,7 +95,10 @@ async def test_face_down_values_and_the_deck_never_reach_anyone_on_any_path():
             version = await sync_to_async(lambda r=room: current.load_table(r.pk).version)()
             await sockets[seat].send_to(text_data=json.dumps(action))
             frames.append(await _until(sockets, version + 1))
-        assert frames[0] == frames[1] and all(frames[0])
+        timeless = [
+            [re.sub(r'data-until="[^"]+"', 'data-until="-"', f) for f in fs] for fs in frames
+        ]
+        assert timeless[0] == timeless[1] and all(frames[0])
         if action["type"] == "place":  # the knocker's hand card is public from now on
             assert 'aria-label="knocker\'s hand card 9"' in frames[0][3]
     for _, sockets, _ in worlds:

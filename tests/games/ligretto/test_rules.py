@@ -430,7 +430,16 @@ def test_L9_it_closes_a_pile_at_the_top_value_and_keeps_it_listed():
     state, events = R.apply(state, 0, {"type": "play", "from": "row", "index": 0})
     assert types(events)[:2] == ["card_played", "pile_closed"]
     pile = R.player_view(state, 0)["center"][0]
-    assert pile == {"pile": 0, "color": "blue", "top": 10, "count": 10, "closed": True}
+    # The top card's owner is public; so are all the pile's owners once the round is over.
+    assert pile == {
+        "pile": 0,
+        "color": "blue",
+        "top": 10,
+        "count": 10,
+        "closed": True,
+        "owner": 0,
+        **({"owners": [0] * 10} if state.status != "playing" else {}),
+    }
     mini = build(
         [
             {"row": ["r9", "g5", "b5"], "stack": ["b7", "b8"]},
@@ -1042,3 +1051,13 @@ def test_G2_views_show_only_public_cards():
 
     for seat in (None, 0, 1, 2):
         assert view_cards(R.player_view(state, seat)) == expected
+
+
+def test_the_centre_says_whose_card_tops_each_pile_and_at_the_round_end_whose_cards_it_holds():
+    players = [{"row": ["g5", "y5"], "stack": ["b7"]}, {"row": ["g6", "y6"], "stack": ["b8"]}]
+    center = [["r1@1", "r2@0", "r3@1"]]
+    racing = R.player_view(build(players, center=center), None)["center"][0]
+    assert racing["owner"] == 1
+    assert "owners" not in racing  # during a race only the tops show
+    over = R.player_view(build(players, center=center, status="round_over"), 0)["center"][0]
+    assert over["owner"] == 1 and over["owners"] == [1, 0, 1]
