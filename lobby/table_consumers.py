@@ -155,7 +155,7 @@ class TableConsumer(LiveConsumer):
     async def _refused(self, code: str, message: str, trigger: Any) -> None:
         target = escape(trigger) if isinstance(trigger, str) else ""
         await self.send(
-            text_data=f'<div id="table-flash" class="flash" role="alert" data-code="{escape(code)}"'
+            text_data=f'<div id="table-flash" class="flash" data-code="{escape(code)}"'
             f' data-target="{target}">{escape(message)}</div>'
         )
 

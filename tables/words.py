@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.utils.translation import gettext, ngettext, pgettext_lazy
+from django.conf import settings
+from django.utils.translation import get_language, gettext, ngettext, pgettext_lazy
 
 from games.engine import IllegalAction, Sentence
 from games.registry import GAMES
@@ -60,6 +61,31 @@ def refusal_text(refusal: IllegalAction) -> str:
     return worded(refusal.template, refusal.params, refusal.message)
 
 
+CARD_COLOURS = {
+    "red": pgettext_lazy("card colour", "red"),
+    "yellow": pgettext_lazy("card colour", "yellow"),
+    "green": pgettext_lazy("card colour", "green"),
+    "blue": pgettext_lazy("card colour", "blue"),
+}
+
+
+# What a click on an Allegra place does (the layout's `verb`, an action type).
+PLACE_VERBS = {
+    "reveal": pgettext_lazy("place action", "reveal"),
+    "swap": pgettext_lazy("place action", "swap"),
+    "place": pgettext_lazy("place action", "place"),
+}
+
+
+def verb(code: str | None) -> str:
+    return str(PLACE_VERBS.get(code, code or ""))
+
+
+def colour(name: str) -> str:
+    """A Ligretto card colour in the active language."""
+    return str(CARD_COLOURS.get(name, name))
+
+
 def describe_end_text(options: dict[str, Any]) -> str:
     """How a Ligretto match with these checked options ends (L6, L6+), in the active language.
 
@@ -79,3 +105,50 @@ def describe_end_text(options: dict[str, Any]) -> str:
         "First to %(target)d points, or after round %(rounds)d, whichever comes first.",
         target,
     ) % {"target": target, "rounds": rounds}
+
+
+def ligretto_message(
+    view: dict[str, Any], names: dict[int, str], english: str | None
+) -> str | None:
+    """What a Ligretto view's `message` says (a round's end, an unblock), in the active language.
+
+    Worded from the view's codes (status, end_reason, the emptied stack), not from the engine's
+    English sentence, which is `english` (already with the players' names) and the fallback.
+    """
+    message = view.get("message")
+    if not message or get_language() == settings.LANGUAGE_CODE:
+        return english  # the engine's own English, names put in by the layout
+    status = view.get("status")
+    if status == "playing" and message.startswith("Nobody could play"):
+        times = int(message.rsplit("(", 1)[1].split()[0]) if "times)" in message else 1
+        if times == 1:
+            return gettext("Nobody could play: everyone’s top hand card went to the bottom.")
+        return ngettext(
+            "Nobody could play: everyone’s top hand card went to the bottom (%(times)d time).",
+            "Nobody could play: everyone’s top hand card went to the bottom (%(times)d times).",
+            times,
+        ) % {"times": times}
+    if status != "round_over":
+        return english
+    round_no = view.get("round")
+    if view.get("end_reason") == "stack_empty":
+        empty = [t["seat"] for t in view.get("tableaus", ()) if not t.get("stack_count")]
+        if not empty:
+            return english
+        text = gettext("Round %(round)s is over: %(name)s emptied their Ligretto stack.") % {
+            "round": round_no,
+            "name": names.get(empty[0], str(empty[0])),
+        }
+    elif "came back to a standstill" in message:
+        text = gettext(
+            "Round %(round)s is over: the table came back to a standstill it had already been "
+            "unblocked from, so it is scored as it stands."
+        ) % {"round": round_no}
+    else:
+        text = gettext(
+            "Round %(round)s is over: no card of any player fits anywhere, so it is scored as it "
+            "stands."
+        ) % {"round": round_no}
+    if message.endswith("That was the last round."):
+        text += " " + gettext("That was the last round.")
+    return text

@@ -13,6 +13,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from games.allegra.layout import band
+from tables.words import say
 
 register = template.Library()
 
@@ -45,7 +46,9 @@ def card(c: dict[str, Any] | None, size: str = "") -> SafeString:
 def place_card(x: dict[str, Any]) -> SafeString:
     """An Allegra place (games/allegra/layout.py's `place`): face down, face up, a triple's
     card leaving (A8), or empty; named for screen readers, found by tests by `data-place`."""
-    attrs = f' data-place="{x["seat"]}-{x["row"]}-{x["col"]}" aria-label="{escape(x["label"])}"'
+    attrs = (
+        f' data-place="{x["seat"]}-{x["row"]}-{x["col"]}" aria-label="{escape(say(x["label"]))}"'
+    )
     cell, gone = x["cell"], x["gone"]
     if cell is not None and "hidden" in cell:
         return draw("back", None, attrs)
