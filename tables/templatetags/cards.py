@@ -46,9 +46,8 @@ def card(c: dict[str, Any] | None, size: str = "") -> SafeString:
 def place_card(x: dict[str, Any]) -> SafeString:
     """An Allegra place (games/allegra/layout.py's `place`): face down, face up, a triple's
     card leaving (A8), or empty; named for screen readers, found by tests by `data-place`."""
-    attrs = (
-        f' data-place="{x["seat"]}-{x["row"]}-{x["col"]}" aria-label="{escape(say(x["label"]))}"'
-    )
+    place = f"{x['seat']}-{x['row']}-{x['col']}"
+    attrs = f' data-place="{place}" role="img" aria-label="{escape(say(x["label"]))}"'
     cell, gone = x["cell"], x["gone"]
     if cell is not None and "hidden" in cell:
         return draw("back", None, attrs)

@@ -7,6 +7,7 @@ Playwright (DevTools), which the policy does not govern; the policy itself stays
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -98,6 +99,14 @@ def test_two_players_at_one_table_each_read_their_own_language(person):
     anna.click("#start-button")
     for page in (anna, boris):  # the room page moves to the table by itself
         at_table(page)
+    # The table itself: the headline, the cards' names, the keys, each in its reader's language.
+    expect(anna.locator("#lg-status .headline")).to_contain_text("Runde 1")
+    expect(boris.locator("#lg-status .headline")).to_contain_text("Раунд 1")
+    expect(anna.locator("#me-row-0")).to_contain_text("Reihenplatz 1, Taste 1")
+    expect(boris.locator("#me-row-0")).to_contain_text("место в ряду 1, клавиша 1")
+    expect(anna.locator(".keys-help")).to_contain_text("Tasten")
+    expect(boris.locator(".keys-help")).to_contain_text("Клавиши")
+    expect(anna.locator("#table-announce")).to_have_attribute("aria-live", "polite")
     expect(anna.locator("#chat-title")).to_have_text("Chat")
     expect(boris.locator("#chat-title")).to_have_text("Чат")
     expect(anna.locator("header.site")).to_contain_text("Bestenliste")
@@ -144,5 +153,18 @@ def test_the_main_pages_have_no_serious_accessibility_violations(person, languag
     expect(host.locator("#start-button")).to_be_enabled()
     host.click("#start-button")
     at_table(host)  # the room page moves to the table by itself
+    expect(host.locator("#lg-status")).to_have_attribute("data-status", "playing")
+    assert_accessible(host)  # a Ligretto table mid-round
     host.goto(f"/rooms/{room_id}/sheet/")
     assert_accessible(host)  # the score sheet
+
+    allegra = open_room(host, "allegra", 3)
+    host.select_option("#bots-form select", "easy")
+    host.fill("#bots-form input[name=count]", "2")
+    host.click("#bots-form button[type=submit]")
+    expect(host.locator("#start-button")).to_be_enabled()
+    host.click("#start-button")
+    expect(host.locator("#al-status")).to_be_visible()
+    expect(host).to_have_url(re.compile(rf"/rooms/{allegra}/$"))
+    wait_live(host)
+    assert_accessible(host)  # an Allegra table mid-round (the opening)
