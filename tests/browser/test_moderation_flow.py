@@ -105,7 +105,8 @@ def test_a_staff_user_bans_a_player_mid_match_and_a_bot_continues_his_seat(perso
     ben.fill("#id_username", "ban_ben")
     ben.fill("#id_password", "correct horse battery staple")
     ben.click("main button[type=submit]")
-    expect(ben.locator("main")).to_contain_text("Please enter a correct username and password")
+    # Issue 17 (screens): the right password of a banned account is told so, not "wrong password".
+    expect(ben.locator("main")).to_contain_text("This account was banned by a moderator")
     expect(ben.locator("header.site")).to_contain_text("Log in")
 
     # The audit log has it: who, what, why.
