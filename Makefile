@@ -8,7 +8,7 @@ PORT ?= 8000
 # The whole suite must finish well inside CI's budget; a hang fails instead of waiting forever.
 TEST_TIMEOUT ?= 1200
 
-.PHONY: run install install-dev chromium axe gettext messages compilemessages lint test test-fast test-browser test-scale migrate superuser clean
+.PHONY: run install install-dev chromium axe gettext messages compilemessages lint test test-fast test-browser test-scale bench migrate superuser clean
 
 # Django 6 needs Python >= 3.12: prefer pyenv's 3.13.0, else any python3.13 / 3.12 on PATH.
 $(PY):
@@ -77,21 +77,28 @@ lint: install-dev
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
+	$(VENV)/bin/mypy
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py check
 
 # Everything but the browser, then the browser flows in their own process (Playwright's event
 # loop and the asyncio consumer tests must not share one), then the PostgreSQL + Redis path.
 test: lint chromium gettext axe
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m browser tests/browser
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m browser tests/browser
 	$(MAKE) test-scale
 
+# Our live tables beside boardgame.io 0.50.2 (installed from npm into a scratch folder); never
+# part of `make test`: figures, not assertions (docs/performance.md).
+bench: install-dev
+	PYTHONPATH=. .venv/bin/python -u bench/compare.py $(BENCH_ARGS)
+
 test-fast: install-dev gettext
-	$(VENV)/bin/pytest -m "not browser and not scale" -x -q
+	$(VENV)/bin/pytest -m "not browser and not scale and not packaging" -x -q --durations=15
 
 test-browser: install-dev chromium axe
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest -m browser tests/browser
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m browser tests/browser
 
 # The scale-out configuration: PostgreSQL + Redis. SCALE_DATABASE_URL / SCALE_REDIS_URL (or
 # DATABASE_URL / REDIS_URL) name the servers to use; whichever is not given is started for the
@@ -101,7 +108,7 @@ test-browser: install-dev chromium axe
 test-scale: install-dev
 	DATABASE_URL=$${SCALE_DATABASE_URL:-$${DATABASE_URL:-}} \
 	REDIS_URL=$${SCALE_REDIS_URL:-$${REDIS_URL:-}} \
-	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest -m "not browser" tests/lobby tests/tables tests/api
+	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest --durations=15 -m "not browser" tests/lobby tests/tables tests/api
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

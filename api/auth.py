@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.db import transaction
+from django.db.models.signals import post_delete
 from django.utils import timezone
 
 from api.models import ApiToken, hash_token
@@ -14,18 +19,46 @@ from api.models import ApiToken, hash_token
 LAST_USED_PRECISION = timedelta(minutes=1)
 
 
-def user_for_token(raw: Any) -> Any:
-    """Return the active user `raw` is a token of, or None (unknown, revoked, or banned)."""
-    if not isinstance(raw, str) or not raw or len(raw) > 200:
+def token_for(raw: Any) -> ApiToken | None:
+    """Return the token `raw` is, with its active user, or None (unknown, revoked, or banned)."""
+    # Tokens are ASCII (PREFIX + url-safe base64): anything else is no token, and never hashed.
+    if not isinstance(raw, str) or not raw or len(raw) > 200 or not raw.isascii():
         return None
     token = ApiToken.objects.select_related("user").filter(key=hash_token(raw)).first()
-    # There is no ban yet beyond Django's own flag: an inactive user's tokens stop working.
+    # A ban is Django's own flag: an inactive user's tokens stop working.
     if token is None or not token.user.is_active:
         return None
     now = timezone.now()
     if token.last_used_at is None or now - token.last_used_at >= LAST_USED_PRECISION:
         ApiToken.objects.filter(pk=token.pk).update(last_used_at=now)
-    return token.user
+    return token
+
+
+def user_for_token(raw: Any) -> Any:
+    """Return the active user `raw` is a token of, or None (unknown, revoked, or banned)."""
+    token = token_for(raw)
+    return None if token is None else token.user
+
+
+def token_group(token_id: int) -> str:
+    """The group of the streams opened with this token: revoking it closes them."""
+    return f"api_token.{token_id}"
+
+
+def _close_streams(token_id: int) -> None:
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(token_group(token_id), {"type": "token.revoked"})
+
+
+def _on_token_deleted(sender: Any, instance: ApiToken, **kwargs: Any) -> None:
+    # Any path (the profile page, the admin, a cascade from a deleted user): after commit.
+    transaction.on_commit(partial(_close_streams, instance.pk))
+
+
+def connect_signals() -> None:
+    """Called once from ApiConfig.ready()."""
+    post_delete.connect(_on_token_deleted, sender=ApiToken, dispatch_uid="api.auth.revoked")
 
 
 def user_for_token_user_active(user_id: int) -> bool:

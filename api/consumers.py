@@ -10,7 +10,6 @@ another process, or a socket that fell behind, loads the table.
 from __future__ import annotations
 
 import json
-import secrets
 from typing import Any
 from urllib.parse import parse_qs
 
@@ -21,58 +20,83 @@ from django.utils.translation import gettext as _
 
 from api import auth, views
 from api.serialize import room_json
+from games.engine import IllegalAction
 from lobby import access, live
 from lobby.models import Room
-from tables import current, presence, push, sockets
+from tables import current, play, presence, push, sockets, wire
 
 # How views reached this process's sockets: from the cache, or loaded (for the figures).
 stats = {"cached": 0, "loaded": 0}
 
+# What a stream message may carry; the action inside is checked by tables.wire.action.
+MESSAGE = {"type": wire.text(20, ascii_word=True), "action": lambda value: value}
+
 
 class ApiStreamConsumer(AsyncWebsocketConsumer):
+    wants_html = False  # its views are JSON, built per seat (tables.push draws no HTML for it)
     room_id: int
     user: Any = None
+    token_id = 0
+    revoked = False  # set when the token is revoked while the socket is open
+    invite: str | None = None
     seat: int | None = None  # the seat whose presence this socket counts
     match_key: tuple[int, int] | None = None  # current.cache_key of the room's match
     version = 0
 
     async def connect(self) -> None:
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
-        raw = (parse_qs(self.scope.get("query_string", b"").decode()).get("token") or [""])[0]
+        query = _query(self.scope.get("query_string", b""))
         # Accept first: a close code (4401, 4404) only reaches a client on an open socket.
         await self.accept()
-        self.user = await database_sync_to_async(auth.user_for_token)(raw)
-        if self.user is None:
+        token = await database_sync_to_async(auth.token_for)(query.get("token"))
+        if token is None:
             await self.close(code=4401)
             return
-        invite = (parse_qs(self.scope.get("query_string", b"").decode()).get("invite") or [None])[0]
-        if not await database_sync_to_async(_may_watch)(self.room_id, self.user, invite):
+        self.user, self.token_id = token.user, token.pk
+        self.invite = query.get("invite")
+        if not await database_sync_to_async(_may_watch)(self.room_id, self.user, self.invite):
             self.user = None
             await self.close(code=4404)
             return
         # Join the groups before the first view, so that no change falls between the two.
-        # The token's user's group: a ban (or password change) reaches this socket too.
-        await self.channel_layer.group_add(push.table_group(self.room_id), self.channel_name)
-        await self.channel_layer.group_add(live.room_group(self.room_id), self.channel_name)
-        await self.channel_layer.group_add(sockets.user_group(self.user.pk), self.channel_name)
+        # The token's user's group: a ban (or password change) reaches this socket too; the
+        # token's own group: revoking it closes this socket at once.
+        for group in self._groups():
+            await self.channel_layer.group_add(group, self.channel_name)
+        push.listen(self.room_id, self)  # this process's changes come straight here
         await self._send_current()
 
+    def _groups(self) -> list[str]:
+        return [
+            push.table_group(self.room_id),
+            live.room_group(self.room_id),
+            sockets.user_group(self.user.pk),
+            auth.token_group(self.token_id),
+        ]
+
     async def disconnect(self, code: int) -> None:
+        if hasattr(self, "room_id"):
+            push.unlisten(self.room_id, self)
         if self.user is None or not hasattr(self, "room_id"):
             return
-        await self.channel_layer.group_discard(push.table_group(self.room_id), self.channel_name)
-        await self.channel_layer.group_discard(live.room_group(self.room_id), self.channel_name)
-        await self.channel_layer.group_discard(sockets.user_group(self.user.pk), self.channel_name)
+        for group in self._groups():
+            await self.channel_layer.group_discard(group, self.channel_name)
         if self.seat is not None:
             await database_sync_to_async(presence.disconnected)(self.room_id, self.seat)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        if self.user is None or self.revoked:
+            return  # closing: the token was refused, revoked or its user banned
+        # One strict parse at the edge: only checked values go on to the rules and the log.
         try:
-            message = json.loads(text_data or "")
-        except ValueError:
-            message = None
-        if not isinstance(message, dict):
-            await self._error("bad_message", 'Send a JSON object with a "type".')
+            message = wire.record(
+                wire.loads(text_data if text_data is not None else bytes_data),
+                MESSAGE,
+                code="bad_message",
+            )
+        except wire.WireError as refusal:
+            # The stream's one code for a frame it cannot read (api.md), with wire's sentence.
+            await self._error("bad_message", refusal.message)
             return
         kind = message.get("type")
         if kind == "ready":  # api.md's after-round message, short for the ready action
@@ -84,18 +108,20 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         elif kind != "action":
             await self._error("bad_message", 'Messages are {"type": "action", "action": {...}}.')
             return
-        action = message.get("action")
-        if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-            await self._error("bad_action", 'An action is an object with a "type".')
+        try:
+            action = wire.action(message.get("action"), code="bad_action")
+        except wire.WireError as refusal:
+            await self._error(refusal.code, refusal.message)
             return
-        answer = await database_sync_to_async(self._act)(action)
+        answer = await self._act(action)
         if "error" in answer:
             await self._error(answer["error"]["code"], answer["error"]["message"])
         else:
             await self._send_view(answer["view"])
 
-    def _act(self, action: dict[str, Any]) -> dict[str, Any]:
-        table = current.load_table(self.room_id)
+    async def _act(self, action: dict[str, Any]) -> dict[str, Any]:
+        # Straight to the room's actor in this loop: no database thread between a move and it.
+        table = await play.table_async(self.room_id)
         if table is None:
             return _refusal("not_started", _("This room has not started yet."))
         seat = table.seat_of(self.user)
@@ -104,14 +130,26 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
                 "not_seated", _("You have no seat at this table; spectators only watch.")
             )
         try:
-            views.throttle_action(self.user)
+            views.throttle_action(self.user)  # the cache's counter, no database
         except views.ApiError as refusal:
             return _refusal(refusal.code, refusal.message)
-        return views.act(self.room_id, seat, action)
+        try:
+            outcome = await play.act_async(self.room_id, seat, action)
+        except IllegalAction as refusal:
+            return _refusal(refusal.code, refusal.message)
+        return {"view": outcome.table.view(seat)}
 
     # ------------------------------------------------------------------ group messages
 
+    # A change arrives by the group only from another process; this one's come by push_public.
     async def table_public(self, event: dict[str, Any]) -> None:
+        if not push.from_here(event):
+            await self.push_public(event)
+
+    async def push_private(self, event: dict[str, Any]) -> None:
+        pass  # a stream's own view is built from the table, like every other
+
+    async def push_public(self, event: dict[str, Any]) -> None:
         version = event["version"]
         if version <= self.version:
             return  # already sent (the answer to our own action, or a newer load)
@@ -126,9 +164,28 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
             stats["cached"] += 1
         await self._send_table(table)
 
+    async def token_revoked(self, event: dict[str, Any]) -> None:
+        # Revoked on the profile page: this socket spoke for that token, so it stops now. The
+        # user stays known: disconnect() still uncounts his presence and leaves the groups.
+        self.revoked = True
+        await self.close(code=4401)
+
+    async def access_changed(self, event: dict[str, Any]) -> None:
+        # Left, removed or banned: a private room may no longer be his to watch; a seat he gave
+        # up is no longer his (the next view says so, and _act judges by the table anyway).
+        if event.get("room") != self.room_id or self.user is None or self.revoked:
+            return
+        if not await database_sync_to_async(_may_watch)(self.room_id, self.user, self.invite):
+            await self.close(code=4404)
+            return
+        self.version = 0
+        await self._send_current()
+
     async def identity_changed(self, event: dict[str, Any]) -> None:
         # Banned: his tokens no longer work, so neither does this socket. A password change
         # leaves tokens valid; the client reconnects with the same one (1012: try again).
+        if self.user is None or self.revoked:
+            return
         active = await database_sync_to_async(auth.user_for_token_user_active)(self.user.pk)
         await self.close(code=sockets.RECONNECT if active else 4401)
 
@@ -158,7 +215,9 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         seat = table.seat_of(self.user)
         if seat != self.seat:
             await self._count_presence(seat)
-        await self._send_view(table.view(seat))
+        if table.version > self.version:
+            self.version = table.version
+            await self.send(text_data=push.view_text(table, seat))  # encoded once per seat
 
     async def _send_view(self, view: dict[str, Any]) -> None:
         if view["version"] <= self.version:
@@ -182,6 +241,12 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         await self.send(
             text_data=json.dumps({"type": "error", "error": {"code": code, "message": message}})
         )
+
+
+def _query(raw: bytes) -> dict[str, str]:
+    """The query string's first value per name; bytes that are not UTF-8 are replaced."""
+    parsed = parse_qs(raw.decode("utf-8", "replace"))
+    return {name: values[0] for name, values in parsed.items() if values}
 
 
 def _refusal(code: str, message: str) -> dict[str, Any]:
@@ -216,5 +281,5 @@ def _may_watch(room_id: int, user: Any, invite: str | None) -> bool:
     room = Room.objects.filter(pk=room_id).first()
     if room is None:
         return False
-    invited = invite is not None and secrets.compare_digest(invite, room.invite_code)
+    invited = wire.same_secret(invite, room.invite_code)
     return access.may_view(room, user, invited)

@@ -18,7 +18,7 @@ def hash_token(raw: str) -> str:
     return hashlib.sha256(raw.encode()).hexdigest()
 
 
-class TokenQuerySet(models.QuerySet):
+class TokenQuerySet(models.QuerySet["ApiToken"]):
     def issue(self, user, name: str) -> tuple[ApiToken, str]:
         """Create a token for `user`; return it and its one-time readable value."""
         raw = PREFIX + secrets.token_urlsafe(32)

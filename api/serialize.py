@@ -36,6 +36,7 @@ def room_json(
         ],
         "url": request.build_absolute_uri(url) if request is not None else base + url,
         "private": room.private,
+        "rated": room.rated,
     }
     if viewer is not None and any(seat.user_id == viewer.pk for seat in room.seat_set.all()):
         answer["invite"] = room.invite_code
@@ -46,7 +47,7 @@ def score_sheet(room: Room) -> dict[str, Any]:
     """Rounds as rows of points per seat, the totals, and the winners once the match is over.
 
     Rows come from the RoundScore rows written when each round ended; the winners are the
-    engine's (highest total in Ligretto, lowest in Allegra: the rules decide, not this code).
+    engine's (the highest total or the lowest, as the game's rules decide, not this code).
     """
     match = Match.objects.filter(room=room).first()
     sheet: dict[str, Any] = {

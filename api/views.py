@@ -1,119 +1,45 @@
-"""The Board API over HTTP (`/api/v1/`): thin JSON views on lobby.services and tables.play.
+"""The Board API over HTTP (`/api/v1/`): thin typed views on lobby.services and tables.play.
 
-Every view takes the caller from his Bearer token, never from a session cookie, and answers
-JSON for every outcome: `{"error": {"code", "message"}}` with the status the write path chose.
+Each view is one ninja operation: its body schema (api.schemas) has checked the shape of the
+request, the Bearer token has named the caller (`request.auth`), and every refusal it raises
+becomes `{"error": {"code", "message"}}` with its status (api.http). How to add a call:
+docs/api.md.
 """
 
 from __future__ import annotations
 
-import json
-import logging
-import secrets
-from collections.abc import Callable
-from functools import wraps
 from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import authenticate
-from django.http import HttpRequest, JsonResponse
+from django.http import JsonResponse
 from django.utils.translation import gettext as _
-from django.views.decorators.csrf import csrf_exempt
+from ninja import Status
 
-from api import auth
+from api import schemas as s
+from api.http import ApiError, ApiRequest, api
 from api.models import ApiToken
 from api.serialize import room_json, score_sheet
 from games.engine import IllegalAction
 from lobby import access, ratelimit, services
 from lobby.forms import SignupForm
 from lobby.models import Room
-from lobby.services import RoomError
-from tables import current, play
+from tables import current, play, wire
 from tables.words import refusal_text
-
-log = logging.getLogger(__name__)
 
 # Refusals by the engines that mean "this is not an action at all", not "not now".
 MALFORMED = {"bad_action"}
 
-
-class ApiError(Exception):
-    """A refusal of the API itself, answered as JSON with `status`."""
-
-    def __init__(self, code: str, message: str, status: int = 400, retry_after: int = 0) -> None:
-        super().__init__(message)
-        self.code, self.message, self.status, self.retry_after = code, message, status, retry_after
+ROOM = "/rooms/{int:room_id}"
 
 
-def error(code: str, message: str, status: int, **extra: Any) -> JsonResponse:
-    return JsonResponse({"error": {"code": code, "message": message}, **extra}, status=status)
+def answers(ok: int, schema: Any, *errors: int) -> dict[Any, Any]:
+    """The `response=` of an operation: `ok` with `schema`, the error statuses with Error."""
+    return {ok: schema, frozenset(errors): s.Error}
 
 
-def endpoint(*methods: str, token: bool = True) -> Callable:
-    """Make a view an API call: methods, Bearer auth, a JSON body, and JSON for every failure."""
-
-    def wrap(view: Callable) -> Callable:
-        @csrf_exempt  # no cookies are read here, so there is nothing to forge
-        @wraps(view)
-        def call(request: HttpRequest, **kwargs: Any) -> JsonResponse:
-            try:
-                if request.method not in methods:
-                    raise ApiError(
-                        "method_not_allowed", f"Use {' or '.join(methods)} here.", status=405
-                    )
-                user = _caller(request) if token else None
-                body = _body(request) if request.method == "POST" else {}
-                return view(request, user, body, **kwargs)
-            except ApiError as refusal:
-                response = error(refusal.code, refusal.message, refusal.status)
-                if refusal.retry_after:
-                    response["Retry-After"] = str(refusal.retry_after)
-                return response
-            except RoomError as refusal:
-                response = error(refusal.code, refusal.message, refusal.status)
-                if refusal.status == 429:
-                    response["Retry-After"] = str(getattr(settings, "ROOM_ACTION_WINDOW", 60))
-                return response
-            except Exception:
-                # A bug of ours, not the client's: say so in JSON, never an HTML page.
-                log.exception("API call %s %s failed", request.method, request.path)
-                return error("server_error", "Something went wrong on our side.", 500)
-
-        return call
-
-    return wrap
-
-
-def _caller(request: HttpRequest) -> Any:
-    raw = auth.bearer(request.headers.get("Authorization", ""))
-    if raw is None:
-        raise ApiError(
-            "no_token", "Send your API token as `Authorization: Bearer <token>`.", status=401
-        )
-    user = auth.user_for_token(raw)
-    if user is None:
-        raise ApiError(
-            "bad_token", _("That token is unknown, revoked, or its user is banned."), 401
-        )
-    return user
-
-
-def _body(request: HttpRequest) -> dict[str, Any]:
-    if not request.body:
-        return {}
-    try:
-        body = json.loads(request.body)
-    except (ValueError, UnicodeDecodeError):
-        raise ApiError("bad_json", _("The request body is not valid JSON.")) from None
-    if not isinstance(body, dict):
-        raise ApiError("bad_json", _("The request body must be a JSON object."))
-    return body
-
-
-def _string(body: dict[str, Any], name: str) -> str:
-    value = body.get(name)
-    if not isinstance(value, str):
-        raise ApiError("bad_request", f'"{name}" is required and must be a string.')
-    return value
+def room_call(schema: Any = s.Room, *errors: int) -> dict[Any, Any]:
+    return answers(200, schema, 401, 404, 429, *errors)
 
 
 def _too_many(sentence: str, wait: int) -> ApiError:
@@ -135,15 +61,17 @@ def _room(room_id: int, user: Any, invite: Any = None) -> Room:
 
 
 def _invited(room: Room, invite: Any) -> bool:
-    return isinstance(invite, str) and secrets.compare_digest(invite, room.invite_code)
+    # Not secrets.compare_digest on str: it raises TypeError on non-ASCII text.
+    return wire.same_secret(invite, room.invite_code)
 
 
-def _invite_param(request: HttpRequest, body: dict[str, Any]) -> Any:
-    return body.get("invite") or request.GET.get("invite")
+def room_answer(request: ApiRequest, room_id: int, invite: Any = None) -> dict[str, Any]:
+    """The room as its caller may see it (api/replays.py answers rooms too)."""
+    return _room_answer(request, room_id, invite)
 
 
-def _room_answer(request: HttpRequest, user: Any, room_id: int, invite: Any = None) -> JsonResponse:
-    return JsonResponse(room_json(_room(room_id, user, invite), request, viewer=user))
+def _room_answer(request: ApiRequest, room_id: int, invite: Any = None) -> dict[str, Any]:
+    return room_json(_room(room_id, request.auth, invite), request, viewer=request.auth)
 
 
 def _table(room_id: int, user: Any, invite: Any = None) -> current.Table:
@@ -154,12 +82,16 @@ def _table(room_id: int, user: Any, invite: Any = None) -> current.Table:
     return table
 
 
+# An empty body counts as {} (docs/api.md): bodies whose every field is optional say so with a
+# default; for the others an empty body is refused as {} would be (api.http).
+EMPTY, EMPTY_INVITE, EMPTY_CLOSE, EMPTY_BOTS = s.Empty(), s.Invite(), s.Close(), s.Bots()
+
 # --------------------------------------------------------------------------- accounts
 
 
-@endpoint("POST", token=False)
-def signup(request: HttpRequest, user: None, body: dict[str, Any]) -> JsonResponse:
-    username, password = _string(body, "username"), _string(body, "password")
+@api.post("/signup", auth=None, response=answers(201, s.SignedUp, 400, 429))
+def signup(request: ApiRequest, body: s.Credentials) -> Status:
+    """Create an account and its first token."""
     # The site's own limit on accounts made per address, shared by both ways in; only
     # accounts made count (lobby.accounts.signup does the same).
     address = ratelimit.client_address(request)
@@ -169,13 +101,15 @@ def signup(request: HttpRequest, user: None, body: dict[str, Any]) -> JsonRespon
             settings.SIGNUP_WINDOW,
         )
     # The site's own sign-up form: the same username and password rules as the browser's.
-    form = SignupForm({"username": username, "password1": password, "password2": password})
+    form = SignupForm(
+        {"username": body.username, "password1": body.password, "password2": body.password}
+    )
     if not form.is_valid():
         raise _signup_refusal(form)
     new = form.save()
     ratelimit.record("signup", address, settings.SIGNUP_WINDOW)
     _token, raw = ApiToken.objects.issue(new, "signup")
-    return JsonResponse({"username": new.username, "token": raw}, status=201)
+    return Status(201, {"username": new.username, "token": raw})
 
 
 def _signup_refusal(form: SignupForm) -> ApiError:
@@ -184,134 +118,135 @@ def _signup_refusal(form: SignupForm) -> ApiError:
         code = "username_taken" if problem.code == "unique" else "invalid_username"
         return ApiError(code, " ".join(problem.messages))
     problems = [p for field in ("password1", "password2") for p in errors.get(field, ())]
-    message = " ".join(m for p in problems for m in p.messages) or "Choose another password."
+    message = " ".join(m for p in problems for m in p.messages) or _("Choose another password.")
     return ApiError("weak_password", message)
 
 
-@endpoint("POST", token=False)
-def token(request: HttpRequest, user: None, body: dict[str, Any]) -> JsonResponse:
-    username, password = _string(body, "username"), _string(body, "password")
+@api.post("/token", auth=None, response=answers(200, s.Token, 400, 401, 429))
+def token(request: ApiRequest, body: s.TokenRequest) -> dict[str, Any]:
+    """Get a new token for an account."""
     # A token request is a log-in: the site's log-in throttle (per name and per address).
     address = ratelimit.client_address(request)
-    wait = ratelimit.login_wait(username, address)
+    wait = ratelimit.login_wait(body.username, address)
     if wait:
         raise _too_many(_("Too many failed log-ins; try again in %(seconds)d s."), wait)
-    found = authenticate(request, username=username, password=password)
+    found = authenticate(request, username=body.username, password=body.password)
     # Django's ModelBackend already refuses inactive (banned) users here.
     if found is None:
-        ratelimit.login_failed(username, address)
+        ratelimit.login_failed(body.username, address)
         raise ApiError("bad_credentials", _("That username and password do not match."), 401)
-    ratelimit.login_succeeded(username)
-    name = body.get("name") if isinstance(body.get("name"), str) else "api"
-    _token, raw = ApiToken.objects.issue(found, name[:60] or "api")
-    return JsonResponse({"token": raw})
+    ratelimit.login_succeeded(body.username)
+    _token, raw = ApiToken.objects.issue(found, (body.name or "")[:60] or "api")
+    return {"token": raw}
 
 
 # --------------------------------------------------------------------------- rooms
 
 
-@endpoint("GET", "POST")
-def rooms(request: HttpRequest, user: Any, body: dict[str, Any]) -> JsonResponse:
-    if request.method == "GET":
-        listed = (
-            Room.objects.filter(status=Room.Status.OPEN, private=False)
-            .select_related("host")
-            .prefetch_related("seat_set__user")
-            .order_by("-created_at")[:100]
-        )
-        return JsonResponse({"rooms": [room_json(r, request) for r in listed]})
-    game = body.get("game")
-    if not isinstance(game, str):
-        raise ApiError("bad_request", '"game" is required: ligretto-mini, ligretto or allegra.')
-    seats = body.get("seats")
-    if isinstance(seats, bool) or not isinstance(seats, int):
-        raise ApiError("invalid_seats", '"seats" is required and must be a whole number.')
-    options = body.get("options")
-    if options is not None and not isinstance(options, dict):
-        raise ApiError("invalid_options", '"options" must be an object.')
-    room = services.create_room(user, game, seats, options, body.get("private", False))
-    return JsonResponse(room_json(_room(room.pk, user), request, viewer=user), status=201)
+@api.get("/rooms", response=answers(200, s.RoomList, 401, 429))
+def rooms(request: ApiRequest) -> dict[str, Any]:
+    """List open rooms, newest first."""
+    listed = (
+        Room.objects.filter(status=Room.Status.OPEN, private=False)
+        .select_related("host")
+        .prefetch_related("seat_set__user")
+        .order_by("-created_at")[:100]
+    )
+    return {"rooms": [room_json(r, request) for r in listed]}
 
 
-@endpoint("GET")
-def room(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    return _room_answer(request, user, room_id, _invite_param(request, body))
+@api.post("/rooms", response=answers(201, s.Room, 400, 401, 409, 429))
+def open_room(request: ApiRequest, body: s.NewRoom) -> Status:
+    """Open a room; the caller hosts it and sits in seat 0."""
+    user = request.auth
+    room = services.create_room(
+        user, body.game, body.seats, body.options, body.private, rated=body.rated
+    )
+    return Status(201, _room_answer(request, room.pk))
 
 
-@endpoint("POST")
-def join(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    invite = _invite_param(request, body)
-    room = _room(room_id, user, invite)
-    services.join_room(room_id, user, invited=_invited(room, invite))
-    return _room_answer(request, user, room_id)
+@api.get(ROOM, response=room_call())
+def room(request: ApiRequest, room_id: int, invite: str | None = None) -> dict[str, Any]:
+    """A room."""
+    return _room_answer(request, room_id, invite)
 
 
-@endpoint("POST")
-def leave(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    _room(room_id, user)
-    services.leave_room(room_id, user)
-    return _room_answer(request, user, room_id)
+@api.post(ROOM + "/join", response=room_call(s.Room, 403, 409))
+def join(
+    request: ApiRequest, room_id: int, body: s.Invite = EMPTY_INVITE, invite: str | None = None
+) -> Any:
+    """Take the lowest free seat."""
+    invite = body.invite or invite
+    room = _room(room_id, request.auth, invite)
+    services.join_room(room_id, request.auth, invited=_invited(room, invite))
+    return _room_answer(request, room_id)
 
 
-@endpoint("POST")
-def remove(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    _room(room_id, user)
-    services.remove_player(room_id, user, body.get("seat"))
-    return _room_answer(request, user, room_id)
+@api.post(ROOM + "/leave", response=room_call(s.Room, 409))
+def leave(request: ApiRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str, Any]:
+    """Give up your seat."""
+    _room(room_id, request.auth)
+    services.leave_room(room_id, request.auth)
+    return _room_answer(request, room_id)
 
 
-@endpoint("POST")
-def close(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    reason = body.get("reason", "")
-    if not isinstance(reason, str):
-        raise ApiError("bad_request", '"reason" must be a string.')
-    _room(room_id, user)
-    services.close_room(room_id, user, reason)
-    return _room_answer(request, user, room_id)
+@api.post(ROOM + "/remove", response=room_call(s.Room, 400, 403, 409))
+def remove(request: ApiRequest, room_id: int, body: s.Remove) -> dict[str, Any]:
+    """Remove a player before the start (host)."""
+    _room(room_id, request.auth)
+    services.remove_player(room_id, request.auth, body.seat)
+    return _room_answer(request, room_id)
 
 
-@endpoint("POST")
-def bots(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    level = body.get("level", "normal")
-    if not isinstance(level, str):
-        raise ApiError("invalid_level", '"level" must be "easy", "normal" or "fast".')
-    _room(room_id, user)
-    services.add_bots(room_id, user, count=body.get("count", 1), level=level)
-    return _room_answer(request, user, room_id)
+@api.post(ROOM + "/close", response=room_call(s.Room, 403, 409))
+def close(request: ApiRequest, room_id: int, body: s.Close = EMPTY_CLOSE) -> dict[str, Any]:
+    """Close the room; a match stops (host)."""
+    _room(room_id, request.auth)
+    services.close_room(room_id, request.auth, body.reason)
+    return _room_answer(request, room_id)
 
 
-@endpoint("POST")
-def start(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    _room(room_id, user)
-    services.start_room(room_id, user)
-    return _room_answer(request, user, room_id)
+@api.post(ROOM + "/bots", response=room_call(s.Room, 400, 403, 409))
+def bots(request: ApiRequest, room_id: int, body: s.Bots = EMPTY_BOTS) -> dict[str, Any]:
+    """Fill free seats with bots (host)."""
+    _room(room_id, request.auth)
+    services.add_bots(room_id, request.auth, count=body.count, level=body.level)
+    return _room_answer(request, room_id)
+
+
+@api.post(ROOM + "/start", response=room_call(s.Room, 403, 409))
+def start(request: ApiRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str, Any]:
+    """Start the room (host)."""
+    _room(room_id, request.auth)
+    services.start_room(room_id, request.auth)
+    return _room_answer(request, room_id)
 
 
 # --------------------------------------------------------------------------- playing
 
 
-@endpoint("GET")
-def view(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    table = _table(room_id, user, _invite_param(request, body))
-    return JsonResponse(table.view(table.seat_of(user)))
+@api.get(ROOM + "/view", response=room_call(s.View, 409))
+def view(request: ApiRequest, room_id: int, invite: str | None = None) -> dict[str, Any]:
+    """Your view of the table."""
+    table = _table(room_id, request.auth, invite)
+    return table.view(table.seat_of(request.auth))
 
 
-@endpoint("POST")
-def actions(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    action = body.get("action")
-    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-        raise ApiError("bad_action", 'Send {"action": {"type": ..., ...}}.')
-    table = _table(room_id, user)
-    seat = table.seat_of(user)
+@api.post(ROOM + "/actions", response=room_call(s.ViewAnswer, 400, 403, 409))
+def actions(request: ApiRequest, room_id: int, body: s.ActionRequest) -> Any:
+    """Play an action."""
+    table = _table(room_id, request.auth)
+    seat = table.seat_of(request.auth)
     if seat is None:
         raise ApiError(
             "not_seated", _("You have no seat at this table; spectators only watch."), 403
         )
-    throttle_action(user)
-    result = act(room_id, seat, action)
+    throttle_action(request.auth)
+    result = act(room_id, seat, body.action.model_dump())
     if "error" in result:
+        # A refusal carries the caller's view as it stands: the answer as the write path made it.
         return JsonResponse(result, status=result.pop("status"))
-    return JsonResponse(result)
+    return result
 
 
 def throttle_action(user: Any) -> None:
@@ -340,22 +275,30 @@ def act(room_id: int, seat: int, action: dict[str, Any]) -> dict[str, Any]:
     return {"view": outcome.table.view(seat)}
 
 
-@endpoint("GET")
-def scores(request: HttpRequest, user: Any, body: dict[str, Any], room_id: int) -> JsonResponse:
-    room = _room(room_id, user, _invite_param(request, body))
-    return JsonResponse(score_sheet(room))
+@api.get(ROOM + "/scores", response=room_call(s.ScoreSheet))
+def scores(request: ApiRequest, room_id: int, invite: str | None = None) -> dict[str, Any]:
+    """The score sheet."""
+    return score_sheet(_room(room_id, request.auth, invite))
 
 
 # --------------------------------------------------------------------------- the rest
 
 
-@endpoint("GET", token=False)
-def schema(request: HttpRequest, user: Any, body: dict[str, Any]) -> JsonResponse:
-    from api.schema import openapi
+@api.get("/schema", auth=None, include_in_schema=False)
+def schema(request: ApiRequest) -> JsonResponse:
+    """The OpenAPI document, made from the operations above (servers: the site asked)."""
+    document = api.get_openapi_schema(path_prefix=request.path.removesuffix("schema"))
+    document["servers"] = [{"url": request.build_absolute_uri("/").rstrip("/")}]
+    return JsonResponse(document)
 
-    return JsonResponse(openapi(request))
 
-
-@csrf_exempt
-def not_found(request: HttpRequest, rest: str = "") -> JsonResponse:
-    return error("not_found", "There is no such API call; see /api/v1/schema.", 404)
+def not_found(request: ApiRequest, rest: str = "") -> JsonResponse:
+    return JsonResponse(
+        {
+            "error": {
+                "code": "not_found",
+                "message": "There is no such API call; see /api/v1/schema.",
+            }
+        },
+        status=404,
+    )

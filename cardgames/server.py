@@ -10,7 +10,10 @@ What it adds, inside the server process where the bytes are, before the applicat
   it for the application, so an ASGI middleware comes too late. A body whose Content-Length is over
   `REQUEST_BODY_LIMIT` (or the longest matching prefix in `REQUEST_BODY_LIMITS`) is answered 413 as
   soon as the headers are in; a body without a length (chunked) is cut off with 413 once it passes
-  the limit. Either way the connection closes and nothing reaches the application.
+  the limit. Either way the connection closes and nothing reaches the application. Under `/api/`
+  the 413 is the API's JSON error (`too_large`), as every API failure is.
+- Form bodies are left to Django: Twisted's own parse (never used, Daphne hands the raw body
+  on) answered a multipart body without a boundary with a bare 400 of its own.
 - WebSocket backlog: a socket whose client does not read keeps every frame sent to it in Twisted's
   write buffer. Once that buffer holds more than `WEBSOCKET_BACKLOG_LIMIT` bytes, the socket is
   closed with 1013 (try again later); the page's ws extension reconnects and gets the whole view.
@@ -23,6 +26,7 @@ What it adds, inside the server process where the bytes are, before the applicat
 from __future__ import annotations
 
 import fcntl
+import json
 import logging
 import struct
 import sys
@@ -86,12 +90,26 @@ def _kernel_send_queue(transport) -> int:  # noqa: ANN001
     return struct.unpack("i", raw)[0]
 
 
+def too_large_body(path: str, limit: int) -> tuple[bytes, bytes]:
+    """The 413's content type and body: the API's JSON error under /api/, else plain text."""
+    path = path.split("?", 1)[0]
+    if path == "/api" or path.startswith("/api/"):
+        sentence = f"The request body is larger than {limit} bytes."
+        error = {"error": {"code": "too_large", "message": sentence}}
+        return b"application/json", json.dumps(error).encode()
+    return b"text/plain; charset=utf-8", b"Request body too large.\n"
+
+
 class LimitedRequest(WebRequest):
     """Daphne's HTTP request, refusing a body over the limit before it is read whole."""
 
     refused = False
 
     def gotLength(self, length: int | None) -> None:
+        # Twisted would parse a form body itself (never used: Daphne hands the raw body on) and
+        # answers a multipart body without a boundary with a bare 400 of its own; Django parses
+        # forms, and under /api/ every failure answers the API's JSON.
+        self._parsePOSTFormSubmission = False
         # Twisted parsed the request line already; the request itself only gets it at the end.
         self.body_limit = body_limit(getattr(self.channel, "_path", b""))
         self.body_received = 0
@@ -120,11 +138,11 @@ class LimitedRequest(WebRequest):
         self.requestHeaders.removeHeader(b"Expect")
         path = getattr(self.channel, "_path", b"").decode("latin-1")
         logger.warning("Refused a request body over %d bytes to %s", self.body_limit, path)
-        body = b"Request body too large.\n"
+        kind, body = too_large_body(path, self.body_limit)
         self.channel.transport.write(
             b"HTTP/1.1 413 Content Too Large\r\n"
-            b"Content-Type: text/plain; charset=utf-8\r\n"
-            b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (len(body), body)
+            b"Content-Type: %s\r\n"
+            b"Content-Length: %d\r\nConnection: close\r\n\r\n%s" % (kind, len(body), body)
         )
         self.channel.loseConnection()
 

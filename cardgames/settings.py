@@ -63,6 +63,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: it sees every answer under /api/, Django's own included, and makes it JSON.
+    "cardgames.apierrors.ApiErrorsMiddleware",
+    # Then no NUL from a path, a query or a form reaches a view (PostgreSQL refuses them).
+    "cardgames.middleware.RefuseNulMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "django.middleware.csp.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -249,8 +253,21 @@ WSGI_APPLICATION = "cardgames.wsgi.application"
 TABLE_COUNTDOWN = float(os.environ.get("TABLE_COUNTDOWN", "3"))
 LEAVER_GRACE = float(os.environ.get("LEAVER_GRACE", "30"))
 BOT_PACE = float(os.environ.get("BOT_PACE", "1"))
+# Seconds the room actors' writer waits to gather moves into one transaction (group commit):
+# a move is acknowledged once written, so this is added to every move's latency.
+ACTION_FLUSH_DELAY = float(os.environ.get("ACTION_FLUSH_DELAY", "0.002"))
 BOT_DRIVER = envbool("BOT_DRIVER", "True")
 DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
+# Ratings (tables/ratings.py): a rating is shown with "?" until this many rated matches; bots
+# play at fixed (mu, sigma) per level, on OpenSkill's scale (a newcomer is 25 ± 8.33).
+RATING_PROVISIONAL_MATCHES = envint("RATING_PROVISIONAL_MATCHES", 5)
+BOT_RATINGS = {"easy": (18.0, 1.0), "normal": (25.0, 1.0), "fast": (30.0, 1.0)}
+# Quick play (lobby/quickplay.py): how long a room it opened waits for people before bots fill
+# its empty seats and it starts, and how far (shown points) a room's players may be from yours.
+QUICK_PLAY_WAIT = float(os.environ.get("QUICK_PLAY_WAIT", "20"))
+QUICK_PLAY_BAND = envint("QUICK_PLAY_BAND", 300)
+# The timer that fills a waiting room on time (off in tests, which call quickplay.fill_due).
+QUICK_PLAY_TIMER = envbool("QUICK_PLAY_TIMER", "True")
 # Actions a second one table socket may send (a burst of as many); more are refused at once.
 TABLE_ACTION_RATE = float(os.environ.get("TABLE_ACTION_RATE", "12"))
 

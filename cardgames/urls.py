@@ -1,8 +1,9 @@
 from django.contrib import admin
 from django.contrib.auth import views as auth_views
-from django.urls import include, path
+from django.urls import include, path, re_path
 
 from api import profile
+from cardgames import apierrors
 from lobby import accounts, views
 
 # The admin's login takes the same throttle as the site's, whichever route reaches it.
@@ -29,6 +30,8 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("favicon.ico", views.favicon),
     path("api/v1/", include("api.urls")),
+    # Any other path under /api/ (another version, none) answers the API's JSON 404 too.
+    re_path(r"^api(?:/.*)?$", apierrors.not_found),
     path("", include("chat.urls")),
     path("", include("moderation.urls")),
     path("", include("lobby.urls")),

@@ -10,18 +10,30 @@ and `chat_compose`, which redraws this user's chat box when a mute of his begins
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from channels.db import database_sync_to_async
-from django.utils.translation import gettext as _
 
 from chat import services
 from lobby.consumers import RoomConsumer
 from lobby.table_consumers import TableConsumer
-from tables import languages
+from tables import languages, wire
+
+# What a chat frame may carry; the services judge the text itself (length, control characters).
+# The text bound is generous (a line is cut at services.MAX_LENGTH), the id an ASCII number.
+CHAT_FIELDS = {
+    "chat": wire.text(4 * services.MAX_LENGTH),
+    "chat_hide": wire.integer(1, 2**53),
+    "reason": wire.text(2000),
+}
+
+if TYPE_CHECKING:  # what the mixin is mixed into: a live socket (scope, send, join_group)
+    from tables.sockets import LiveConsumer as _Socket
+else:
+    _Socket = object
 
 
-class ChatSocket:
+class ChatSocket(_Socket):
     chat_room_id: int
     # The newest line sent with the backlog: a line pushed between joining the group and
     # reading the backlog is in both, and is shown once.
@@ -48,18 +60,22 @@ class ChatSocket:
 
     async def chat_receive(self, message: dict[str, Any]) -> bool:
         """Handle a chat line ("chat") or a staff hide ("chat_hide"); False if neither."""
-        if "chat" in message:
-            await self._chat_call(services.post, self.chat_room_id, message["chat"])
+        if "chat" not in message and "chat_hide" not in message:
+            return False
+        try:
+            fields = wire.record(message, CHAT_FIELDS)
+        except wire.WireError as refusal:
+            await self.refuse_frame(refusal.code, refusal.message)
             return True
-        if "chat_hide" in message:
-            try:
-                message_id = int(message["chat_hide"])
-            except (TypeError, ValueError):
-                await self.send(text_data=services.render_note(_("That message does not exist.")))
-                return True
-            await self._chat_call(services.hide, message_id, message.get("reason"))
-            return True
-        return False
+        if "chat" in fields:
+            await self._chat_call(services.post, self.chat_room_id, fields["chat"])
+        else:
+            await self._chat_call(services.hide, fields["chat_hide"], fields.get("reason"))
+        return True
+
+    async def refuse_frame(self, code: str, sentence: str) -> None:
+        # On a room's page the chat's note line is where a refusal shows.
+        await self.send(text_data=services.render_note(sentence))
 
     async def _chat_call(self, action, target: int, value: Any) -> None:  # noqa: ANN001
         user = self.scope.get("user")

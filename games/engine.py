@@ -32,8 +32,8 @@ class Sentence(str):
 
     template: str
     params: dict[str, Any]
-    plural: str | None = None  # with `count`: the template's plural (see `ngettext`)
-    count: int = 1
+    plural: str | None = None  # with `amount`: the template's plural (see `ngettext`)
+    amount: int = 1  # the count that picks the plural (not `count`: str has a count method)
 
     def __new__(cls, template: str, **params: Any) -> Sentence:
         sentence = super().__new__(cls, template % params if params else template)
@@ -45,7 +45,7 @@ class Sentence(str):
 def ngettext(singular: str, plural: str, count: int, **params: Any) -> Sentence:
     """A Sentence with a plural: English picks by `count`, the site by its language's rules."""
     sentence = Sentence(singular if count == 1 else plural, **params)
-    sentence.template, sentence.plural, sentence.count = singular, plural, count
+    sentence.template, sentence.plural, sentence.amount = singular, plural, count
     return sentence
 
 

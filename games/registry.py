@@ -1,4 +1,10 @@
-"""Game slugs -> rules modules bound to their preset, and their bots."""
+"""Game slugs -> rules, bots and layout modules bound to a preset: the only door to a game.
+
+Shared code (the lobby's form, the write path, pushes, score history, the Board API) asks a
+`Game` everything it needs to know about a game and never names one. A game is a package with
+`rules`, `bots` and `layout` modules; the site's own games are listed here, and a project may
+add more with `register` (the tables app registers its settings' `EXTRA_GAMES` at start-up).
+"""
 
 from __future__ import annotations
 
@@ -9,7 +15,7 @@ from functools import cached_property
 from types import ModuleType
 from typing import Any
 
-from games.engine import Action, State, View
+from games.engine import Action, Event, State, View
 
 
 @dataclass(frozen=True)
@@ -18,74 +24,134 @@ class Game:
 
     slug: str
     name: str
-    package: str  # games.<package>.rules / .bots / .layout
+    package: str  # a module path: <package>.rules / .bots / .layout
 
     @cached_property
-    def _rules(self) -> ModuleType:
-        return importlib.import_module(f"games.{self.package}.rules")
+    def rules(self) -> ModuleType:
+        """The rules module itself (`<package>.rules`): for the conformance suite and tools."""
+        return importlib.import_module(f"{self.package}.rules")
+
+    @cached_property
+    def bots(self) -> ModuleType:
+        """The bots module (`<package>.bots`)."""
+        return importlib.import_module(f"{self.package}.bots")
 
     @cached_property
     def layout(self) -> ModuleType:
-        """How the site draws this game's table (`games.<package>.layout`), pure like the rules."""
-        return importlib.import_module(f"games.{self.package}.layout")
-
-    @cached_property
-    def _bots(self) -> ModuleType:
-        return importlib.import_module(f"games.{self.package}.bots")
+        """How the site draws this game's table (`<package>.layout`), pure like the rules."""
+        return importlib.import_module(f"{self.package}.layout")
 
     @property
     def min_seats(self) -> int:
-        return self._rules.SEAT_LIMITS[self.slug][0]
+        return int(self.rules.SEAT_LIMITS[self.slug][0])
 
     @property
     def max_seats(self) -> int:
-        return self._rules.SEAT_LIMITS[self.slug][1]
+        return int(self.rules.SEAT_LIMITS[self.slug][1])
+
+    @property
+    def seats_in_words(self) -> str:
+        """The seat counts this game takes, as the room form says them ("2 to 6")."""
+        low, high = self.min_seats, self.max_seats
+        return str(low) if low == high else f"{low} to {high}"
 
     @property
     def bot_levels(self) -> tuple[str, ...]:
-        return tuple(self._bots.LEVELS)
+        return tuple(self.bots.LEVELS)
+
+    @property
+    def option_fields(self) -> tuple[str, ...]:
+        """The room form's option fields this game takes (`rounds`, `target`, ...), in order."""
+        return tuple(self.rules.OPTION_FIELDS[self.slug])
+
+    @property
+    def rounds_help(self) -> str:
+        """What the room form says under `rounds` for this game."""
+        return str(self.rules.ROUNDS_HELP[self.slug])
+
+    @property
+    def lowest_wins(self) -> bool:
+        """Whether the lowest total wins (Allegra, A10); only for saying so in words.
+
+        Who won is the rules' own word (the `match_finished` event), never judged from this.
+        """
+        return bool(self.rules.LOWEST_WINS)
 
     def check_options(self, seats: int, options: dict[str, Any] | None) -> dict[str, Any]:
-        return self._rules.check_options(seats, options, preset=self.slug)
+        checked: dict[str, Any] = self.rules.check_options(seats, options, preset=self.slug)
+        return checked
 
     def new_match(self, seats: int, options: dict[str, Any] | None, seed: int) -> State:
-        return self._rules.new_match(seats, options, seed, preset=self.slug)
+        return self.rules.new_match(seats, options, seed, preset=self.slug)
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
-        return self._rules.legal_actions(state, seat)
+        legal: list[Action] = self.rules.legal_actions(state, seat)
+        return legal
 
-    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[dict]]:
-        return self._rules.apply(state, seat, action)
+    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
+        new, events = self.rules.apply(state, seat, action)
+        return new, list(events)
 
     def player_view(self, state: State, seat: int | None) -> View:
-        return self._rules.player_view(state, seat)
+        view: View = self.rules.player_view(state, seat)
+        return view
 
     def dump(self, state: State) -> dict[str, Any]:
-        return self._rules.dump(state)
+        data: dict[str, Any] = self.rules.dump(state)
+        return data
 
     def load(self, data: dict[str, Any]) -> State:
-        return self._rules.load(data)
+        return self.rules.load(data)
 
     def describe_end(self, options: dict[str, Any]) -> str:
-        """Say in words how a match with these options ends (empty if the game has no words)."""
-        describe = getattr(self._rules, "describe_end", None)
-        return describe(options) if describe is not None else ""
+        """Say in words how a match with these (checked) options ends."""
+        return str(self.rules.describe_end(options))
+
+    def last_round_points(self, state: State) -> list[int]:
+        """The points each seat scored in the round `state` last finished (its score row)."""
+        return [int(p) for p in self.rules.last_round_points(state)]
 
     def bot_choose(self, view: View, level: str, rng: random.Random) -> tuple[Action | None, float]:
         """Ask a bot seeing only `view` for its next action and the delay it wants first."""
-        return self._bots.choose(view, level, rng)
+        action, delay = self.bots.choose(view, level, rng)
+        return action, float(delay)
 
 
 GAMES: dict[str, Game] = {
     g.slug: g
     for g in (
-        Game("ligretto-mini", "Ligretto Mini", "ligretto"),
-        Game("ligretto", "Ligretto", "ligretto"),
-        Game("allegra", "Allegra", "allegra"),
+        Game("ligretto-mini", "Ligretto Mini", "games.ligretto"),
+        Game("ligretto", "Ligretto", "games.ligretto"),
+        Game("allegra", "Allegra", "games.allegra"),
     )
 }
+
+# The game a new room's form offers first.
+DEFAULT_GAME = "ligretto"
+
+
+def register(game: Game) -> Game:
+    """Add `game` to the registry (idempotent for the same entry; a clash of slugs is an error)."""
+    known = GAMES.get(game.slug)
+    if known is not None and (known.name, known.package) != (game.name, game.package):
+        raise ValueError(f"game {game.slug!r} is already registered as {known.package}")
+    GAMES[game.slug] = game
+    return game
 
 
 def rules_for(slug: str) -> Game:
     """Return the game registered under `slug` (KeyError if there is none)."""
     return GAMES[slug]
+
+
+def slugs() -> tuple[str, ...]:
+    """Every registered game's slug, in registration order (the API schema's enum)."""
+    return tuple(GAMES)
+
+
+def bot_levels() -> tuple[str, ...]:
+    """Every bot level any registered game offers, in first-seen order (the API schema's enum)."""
+    levels: dict[str, None] = {}
+    for game in GAMES.values():
+        levels.update(dict.fromkeys(game.bot_levels))
+    return tuple(levels)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.contrib import admin
@@ -60,14 +60,19 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "registration/signup.html", context, status=status)
 
 
-class ThrottledLoginMixin:
+if TYPE_CHECKING:  # what the mixin is mixed into
+    _LoginForm = AuthenticationForm
+else:
+    _LoginForm = object
+
+
+class ThrottledLoginMixin(_LoginForm):
     """For an AuthenticationForm: refuse tries while the name or address must wait.
 
     While they must, the password is not checked at all, so a right and a wrong one get the
     same answer and the guesser learns nothing.
     """
 
-    request: HttpRequest
     retry_after = 0
 
     def clean(self) -> dict[str, Any]:
@@ -76,6 +81,7 @@ class ThrottledLoginMixin:
         username, password = data.get("username"), data.get("password")
         if username is None or not password:
             return super().clean()
+        assert self.request is not None  # the login views always pass it
         address = ratelimit.client_address(self.request)
         self.retry_after = ratelimit.login_wait(username, address)
         if self.retry_after:

@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-import json
-
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
 from lobby import access, live
 from lobby.models import Room
 from lobby.roomview import room_context
-from tables import languages
-from tables.sockets import LiveConsumer
+from tables import languages, wire
+from tables.sockets import NOT_FOUND, LiveConsumer
 
 
 class LobbyConsumer(LiveConsumer):
@@ -45,11 +43,25 @@ class RoomConsumer(LiveConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # The room page sends nothing but chat (its buttons are plain HTTP posts).
         try:
-            message = json.loads(text_data or "")
-        except ValueError:
+            message = wire.loads(text_data if text_data is not None else bytes_data)
+            if not isinstance(message, dict):
+                raise wire.WireError("bad_frame", "The message must be a JSON object.")
+        except wire.WireError as refusal:
+            await self.refuse_frame(refusal.code, refusal.message)
             return
-        if isinstance(message, dict):
-            await self.receive_room_extras(message)
+        if not await self.receive_room_extras(message):
+            await self.refuse_frame("bad_frame", "This page only sends chat lines.")
+
+    async def access_changed(self, event: dict) -> None:
+        # Removed by the host from a private room: its page is no longer his to watch.
+        if event.get("room") != self.room_id:
+            return
+        if not await database_sync_to_async(access.may_view_id)(
+            self.room_id, self.scope.get("user"), self.scope.get("session")
+        ):
+            await self.close(code=NOT_FOUND)
+            return
+        await self.room_changed(event)
 
     async def room_changed(self, event: dict) -> None:
         html = await self._render()

@@ -5,15 +5,16 @@ from typing import Any
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.http import QueryDict
-from django.utils.translation import gettext, ngettext
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import IllegalAction
-from games.registry import GAMES
-from lobby.models import GAME_CHOICES
+from games.registry import DEFAULT_GAME, GAMES, Game
+from lobby.models import game_choices
 from lobby.services import RoomError, check_room
 from lobby.usernames import validate_username
-from tables.words import describe_end_text, refusal_text
+from tables import wire
+from tables.words import describe_end_text, game_name, refusal_text, seats_in_words
 
 
 class SignupForm(UserCreationForm):
@@ -33,24 +34,23 @@ class SignupForm(UserCreationForm):
 # The option fields a GET may carry, so the page can say how a match with them ends.
 OPTION_NAMES = ("seats", "rounds", "target", "no_target", "row_variant")
 
-# Each game's rounds, in words (rules.md L6, A1).
-ROUNDS_HELP = {
-    "ligretto-mini": _("How many rounds (default 1)."),
-    "ligretto": _("The most rounds (default 10); the match may end sooner at the target."),
-    "allegra": _("How many rounds (default 3)."),
-}
+
+def _game(slug: Any) -> Game:
+    """The registered game `slug` names, or the default one for anything else."""
+    return GAMES[slug] if isinstance(slug, str) and slug in GAMES else GAMES[DEFAULT_GAME]
+
+
+def _seats_help() -> str:
+    # In the reader's language: the game's name and its seat counts ("2 bis 6").
+    return " ".join(f"{game_name(slug)}: {seats_in_words(game)}." for slug, game in GAMES.items())
 
 
 class RoomForm(forms.Form):
-    game = forms.ChoiceField(label=_("Game"), choices=GAME_CHOICES, initial="ligretto")
-    seats = forms.IntegerField(
-        label=_("Seats"),
-        initial=2,
-        help_text=_("Ligretto Mini: 2. Ligretto: 2 to 12. Allegra: 2 to 6."),
-    )
-    rounds = forms.IntegerField(
-        label=_("Rounds"), required=False, min_value=1, help_text=ROUNDS_HELP["ligretto"]
-    )
+    # Choices and words come from the registry, read when a form is built, so a game
+    # registered at start-up (EXTRA_GAMES) is offered like the site's own.
+    game = forms.ChoiceField(label=_("Game"), choices=game_choices, initial=DEFAULT_GAME)
+    seats = forms.IntegerField(label=_("Seats"), initial=2)
+    rounds = forms.IntegerField(label=_("Rounds"), required=False, min_value=1)
     target = forms.IntegerField(
         label=_("Target"),
         required=False,
@@ -72,11 +72,22 @@ class RoomForm(forms.Form):
         label=_("Private room"),
         help_text=_("Not listed in the lobby: seats and watching only through the invite link."),
     )
+    # Ticked to opt out: a room is rated unless its host says otherwise.
+    unrated = forms.BooleanField(
+        required=False,
+        label=_("Unrated"),
+        help_text=_("The match moves nobody's rating."),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["seats"].help_text = _seats_help()
+        self.fields["rounds"].help_text = gettext(_game(DEFAULT_GAME).rounds_help)
 
     @staticmethod
     def initial_from(query: QueryDict) -> dict[str, Any]:
         """Return initial values from a GET, so a re-rendered form keeps what was typed."""
-        initial: dict[str, Any] = {"game": query.get("game", "ligretto")}
+        initial: dict[str, Any] = {"game": query.get("game", DEFAULT_GAME)}
         initial.update({name: query[name] for name in OPTION_NAMES if query.get(name)})
         return initial
 
@@ -95,7 +106,8 @@ class RoomForm(forms.Form):
         return options
 
     def clean(self) -> dict[str, Any]:
-        data = super().clean()
+        super().clean()
+        data = self.cleaned_data
         game, seats = data.get("game"), data.get("seats")
         if game is None or seats is None:
             return data
@@ -106,52 +118,42 @@ class RoomForm(forms.Form):
             self.add_error(field, refusal.message)
         return data
 
-    # Which option fields a game takes (rules.md L6, L16, A1); the page shows only these.
-    GAME_FIELDS = {
-        "ligretto-mini": ("rounds", "row_variant"),
-        "ligretto": ("target", "no_target", "rounds", "row_variant"),
-        "allegra": ("rounds",),
-    }
-
     def fields_for(self, game: str) -> list[forms.BoundField]:
-        """Return the bound option fields that `game` takes."""
-        if game in ROUNDS_HELP:
-            self.fields["rounds"].help_text = ROUNDS_HELP[game]
-        return [self[name] for name in self.GAME_FIELDS.get(game, ())]
+        """Return the bound option fields that `game` takes (its registry entry says which)."""
+        info = _game(game)
+        self.fields["rounds"].help_text = gettext(info.rounds_help)
+        return [self[name] for name in info.option_fields]
 
     @staticmethod
     def seat_limits(game: str) -> tuple[int, int]:
-        info = GAMES.get(game) or GAMES["ligretto"]
+        info = _game(game)
         return info.min_seats, info.max_seats
 
     def match_end(self) -> str:
-        """Say in words how a match with the values now in the form ends (L6, L6+, A1)."""
+        """Say in words how a match with the values now in the form ends (the game's words)."""
         if self.is_bound:
             values: dict[str, Any] = {name: self.data.get(name) for name in self.fields}
         else:
             values = {name: self.initial.get(name) for name in self.fields}
-        game = values.get("game") if values.get("game") in GAMES else "ligretto"
-        options = self._raw_options(values)
+        info = _game(values.get("game"))
+        # Only the options this game takes: a box ticked for another game before the switch
+        # does not change how this one ends.
+        takes = set(info.option_fields) | (
+            {"target"} if "no_target" in info.option_fields else set()
+        )
+        options = {k: v for k, v in self._raw_options(values).items() if k in takes}
         # Typed text arrives as strings: whole numbers become ints, anything else is left for
         # the rules to refuse in their own words.
         for name in ("rounds", "target"):
-            if isinstance(options.get(name), str) and options[name].strip().lstrip("-").isdigit():
-                options[name] = int(options[name])
-        if game == "allegra":
-            options.pop("row_variant", None)
-        info = GAMES[game]
+            # ASCII digits only: "²" is a digit to str.isdigit but no number to int().
+            value = options.get(name)
+            text = value.strip() if isinstance(value, str) else None
+            number = wire.ascii_int(text, -999999, 9999999)
+            if number is not None:
+                options[name] = number
         try:
             # The seat count does not change how a match ends: judge the options alone.
             checked = info.check_options(info.min_seats, options)
         except IllegalAction as refusal:
             return refusal_text(refusal)
-        if game == "allegra":
-            rounds = checked["rounds"]
-            if rounds == 1:
-                return gettext("One round; the lowest score wins.")
-            return ngettext(
-                "A fixed %(rounds)d round; the lowest total wins.",
-                "A fixed %(rounds)d rounds; the lowest total wins.",
-                rounds,
-            ) % {"rounds": rounds}
-        return describe_end_text(checked)
+        return describe_end_text(info, checked)

@@ -5,6 +5,7 @@ Reads go through tables.history; the rematch goes through lobby.services like ev
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
@@ -16,7 +17,8 @@ from django.views.decorators.http import require_POST
 
 from games.registry import GAMES
 from lobby import access, services
-from tables import history
+from lobby.htmx import is_htmx
+from tables import charts, history, ratings
 from tables.models import Match
 from tables.words import game_name
 
@@ -31,7 +33,7 @@ def sheet(request: HttpRequest, room_id: int) -> HttpResponse:
         "sheet": data,
         "room": match.room,
         "game_name": game_name(match.game),
-        "lowest_wins": match.game in history.LOWEST_WINS,
+        "lowest_wins": history.lowest_wins(match.game),
         "can_rematch": data.finished and services.was_player(match.room, request.user),
     }
     return render(request, "games/sheet.html", context)
@@ -43,12 +45,23 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
     records, recent = history.player_record(person)
     # His private rooms' sheets only for those who may see those rooms (they still count).
     recent = [m for m in recent if _may_view(request, m.match.room)]
-    context = {"person": person, "records": records, "recent": recent, "games": GAMES}
+    context = {
+        "person": person,
+        "records": records,
+        "recent": recent,
+        "games": GAMES,
+        "ratings": [
+            (game, GAMES[game].name, shown, _rating_chart(GAMES[game].name, points))
+            for game, shown, points in ratings.player_ratings(person)
+            if game in GAMES
+        ],
+    }
     return render(request, "games/player.html", context)
 
 
-def leaderboard(request: HttpRequest, game: str = "ligretto-mini") -> HttpResponse:
+def leaderboard(request: HttpRequest, game: str = "") -> HttpResponse:
     """The humans with the most wins in one game's finished matches (a tab per game)."""
+    game = game or next(iter(GAMES))  # the first tab: the registry's first game
     if game not in GAMES:
         raise Http404("There is no such game.")
     context = {
@@ -56,6 +69,8 @@ def leaderboard(request: HttpRequest, game: str = "ligretto-mini") -> HttpRespon
         "game_name": game_name(game),
         "games": GAMES,
         "standings": history.leaderboard(game),
+        "rated": ratings.leaderboard(game),
+        "provisional_matches": settings.RATING_PROVISIONAL_MATCHES,
     }
     return render(request, "games/leaderboard.html", context)
 
@@ -65,7 +80,7 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
     """Open the rematch of a finished room, or join the one another player opened."""
     if not request.user.is_authenticated:
         login = redirect_to_login(reverse("lobby:sheet", args=[room_id]))
-        if request.htmx:
+        if is_htmx(request):
             return HttpResponse(status=401, headers={"HX-Redirect": login["Location"]})
         return login
     try:
@@ -73,7 +88,7 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
             raise services.RoomError("no_such_room", "There is no such room.", 404)
         room = services.rematch(room_id, request.user)
     except services.RoomError as refusal:
-        if request.htmx:
+        if is_htmx(request):
             # Say it in the page's error line; the table around the button stays as it is.
             response = HttpResponse(escape(refusal.message), status=refusal.status)
             response["HX-Retarget"] = "#site-error"
@@ -83,9 +98,22 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
         if refusal.status == 404:
             raise Http404(refusal.message) from refusal
         return redirect("lobby:sheet", room_id)
-    if request.htmx:
+    if is_htmx(request):
         return HttpResponse(headers={"HX-Redirect": room.get_absolute_url()})
     return redirect(room)
+
+
+def _rating_chart(name: str, points: list[int]) -> str:
+    """His shown rating after each of his last rated matches (from 1500 if all of them fit)."""
+    recent = points[-history.CHART_MATCHES :]
+    if len(recent) == len(points):
+        recent = [ratings.display(ratings.START_MU), *recent]
+    return charts.line_chart(
+        [charts.Series(f"rating ({name})", recent, "s0")],
+        title=f"{name}: rating",
+        css="chart rating-chart",
+        x_title="rated match",
+    )
 
 
 def _may_view(request: HttpRequest, room) -> bool:  # noqa: ANN001 - a lobby Room

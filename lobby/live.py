@@ -9,16 +9,20 @@ connection renders its own view.
 
 from __future__ import annotations
 
+from collections import defaultdict
+from collections.abc import Iterable
+from statistics import mean
+
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db.models import Case, Count, F, When
+from django.db.models import Case, Count, F, QuerySet, When
 from django.template.loader import render_to_string
 from django.utils.translation import gettext
 
 from games.registry import GAMES
 from lobby.models import Room
-from tables import languages
+from tables import languages, ratings
 from tables.words import game_name
 
 LOBBY_GROUP = "lobby"
@@ -49,29 +53,41 @@ def _playing_rooms():  # noqa: ANN202 - a Room queryset
     )
 
 
-def _lists() -> dict[str, object]:
+def _lists() -> dict[str, QuerySet[Room]]:
     """Every list the lobby shows, by its element id: open rooms per game, then games to watch."""
-    lists: dict[str, object] = {f"open-{slug}": _open_rooms(slug) for slug in GAMES}
+    lists: dict[str, QuerySet[Room]] = {f"open-{slug}": _open_rooms(slug) for slug in GAMES}
     lists["playing-rooms"] = _playing_rooms()
     return lists
 
 
-class _EmptyTexts:
-    """What an empty list says (its marker is always last; new entries go before it), worded
-    in the language active when it is read."""
-
-    def __getitem__(self, name: str) -> str:
-        if name == "playing-rooms":
-            return gettext("No games in progress.")
-        game = GAMES[name.removeprefix("open-")]
-        return gettext("No open %(game)s rooms yet.") % {"game": game_name(game.slug)}
-
-
-_EMPTY_TEXT = _EmptyTexts()
+# What an empty list says (its marker is always last; new entries go before it). Read per call,
+# in the active language: games registered at start-up (EXTRA_GAMES) come after this module is
+# imported.
+def _empty_text(list_id: str) -> str:
+    if list_id == "playing-rooms":
+        return gettext("No games in progress.")
+    slug = list_id.removeprefix("open-")
+    return gettext("No open %(game)s rooms yet.") % {"game": game_name(slug)}
 
 
 def _rooms():  # noqa: ANN202 - a Room queryset
     return Room.objects.select_related("host").prefetch_related("seat_set__user")
+
+
+def attach_ratings(rooms: Iterable[Room]) -> None:
+    """Set `room.rating`: the mean shown rating of its seated people in its game (or None).
+
+    One query per game for all the rooms; the seats must be prefetched (`_rooms`).
+    """
+    by_game: dict[str, list[Room]] = defaultdict(list)
+    for room in rooms:
+        by_game[room.game].append(room)
+    for game, group in by_game.items():
+        people = [s.user_id for r in group for s in r.seat_set.all() if s.user_id]
+        shown = ratings.ratings_of(people, game)
+        for room in group:
+            values = [shown[s.user_id].value for s in room.seat_set.all() if s.user_id]
+            room.rating = round(mean(values)) if values else None  # type: ignore[attr-defined]
 
 
 def listed_rooms() -> dict[str, object]:
@@ -80,11 +96,12 @@ def listed_rooms() -> dict[str, object]:
         name: list(qs.values_list("pk", flat=True)[:LIST_SIZE]) for name, qs in _lists().items()
     }
     rooms = _rooms().in_bulk([pk for ids in shown.values() for pk in ids])
+    attach_ratings(rooms.values())
     open_lists = [
         {
             "id": f"open-{slug}",
             "name": game_name(slug),
-            "empty_text": _EMPTY_TEXT[f"open-{slug}"],
+            "empty_text": _empty_text(f"open-{slug}"),
             "rooms": [rooms[pk] for pk in shown[f"open-{slug}"]],
         }
         for slug, game in GAMES.items()
@@ -92,7 +109,7 @@ def listed_rooms() -> dict[str, object]:
     return {
         "open_lists": open_lists,
         "playing_rooms": [rooms[pk] for pk in shown["playing-rooms"]],
-        "playing_empty_text": _EMPTY_TEXT["playing-rooms"],
+        "playing_empty_text": _empty_text("playing-rooms"),
     }
 
 
@@ -122,12 +139,13 @@ def render_room_change(room_id: int) -> str:
     # Ends of the lists first, so that an entry's successor is in place when it is inserted.
     placements = [p for p in placements if p[0] != room_id] + [where]
     rooms = _rooms().in_bulk([p[0] for p in placements if p[1] is not None])
+    attach_ratings(rooms.values())
     context = {
         "placements": [
             {"room_id": pk, "list": name, "before": before, "room": rooms.get(pk) if name else None}
             for pk, name, before in placements
         ],
-        "empties": [(name, _EMPTY_TEXT[name], not ids) for name, ids in lists.items()],
+        "empties": [(name, _empty_text(name), not ids) for name, ids in lists.items()],
     }
     return render_to_string("lobby/index.html#room-change", context)
 

@@ -5,16 +5,28 @@ from __future__ import annotations
 import secrets
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
-from games.registry import GAMES
-from tables.words import GAME_NAMES
+from games.registry import GAMES, Game
+from tables.words import game_name
 
-# Lazy names: a room shows its game in the reader's language (get_game_display).
-GAME_CHOICES = [(slug, GAME_NAMES.get(slug, game.name)) for slug, game in GAMES.items()]
+
+def game_choices() -> list[tuple[str, str]]:
+    """The registered games as (slug, name in the reader's language), read when asked.
+
+    Read when a form is built: games may register at start-up, and the names follow the
+    language of the request.
+    """
+    return [(slug, game_name(slug)) for slug in GAMES]
+
+
+def validate_game(slug: str) -> None:
+    if slug not in GAMES:
+        raise ValidationError(f"{slug!r} is not a game of this site.", code="invalid_choice")
 
 
 def _invite_code() -> str:
@@ -28,7 +40,8 @@ class Room(models.Model):
         FINISHED = "finished", _("Finished")  # played to the end; kept in history
         CLOSED = "closed", _("Closed")  # everyone left; kept for the record, never listed
 
-    game = models.CharField(max_length=20, choices=GAME_CHOICES)
+    # Checked against the registry, not a list of choices: a new game needs no migration.
+    game = models.CharField(max_length=20, validators=[validate_game])
     seats = models.PositiveSmallIntegerField()
     options = models.JSONField(default=dict, blank=True)
     host = models.ForeignKey(
@@ -39,6 +52,10 @@ class Room(models.Model):
     invite_code = models.CharField(max_length=32, unique=True, default=_invite_code)
     # A private room is not listed; seats and watching only through the invite link.
     private = models.BooleanField(default=False)
+    # An unrated room's match moves nobody's rating (tables.ratings).
+    rated = models.BooleanField(default=True)
+    # A room quick play opened: when bots take its empty seats and it starts, if nobody came.
+    quick_fill_at = models.DateTimeField(null=True, blank=True)
     # Why a room was closed before its end (by its host or a moderator), told to its players.
     closed_reason = models.CharField(max_length=200, blank=True)
     # A rematch: a new room with the same players and options as this earlier one.
@@ -58,6 +75,10 @@ class Room(models.Model):
     def __str__(self) -> str:
         return f"Room {self.pk} ({self.get_game_display()}, {self.status})"
 
+    def get_game_display(self) -> str:
+        """The game's name in the reader's language (what Django's choices gave before)."""
+        return game_name(self.game) if self.game in GAMES else self.game
+
     def get_absolute_url(self) -> str:
         return reverse("lobby:room", args=[self.pk])
 
@@ -65,7 +86,7 @@ class Room(models.Model):
         return reverse("lobby:invite", args=[self.invite_code])
 
     @property
-    def game_info(self):  # noqa: ANN201 - a games.registry.Game
+    def game_info(self) -> Game:
         return GAMES[self.game]
 
     @property
@@ -116,7 +137,7 @@ class Seat(models.Model):
 
     @property
     def name(self) -> str:
-        if self.user_id:
+        if self.user is not None:
             return self.user.username
         return f"{self.get_bot_level_display()} {self.index + 1}"
 

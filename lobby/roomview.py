@@ -8,16 +8,12 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from lobby.models import Room
+from tables.words import BOT_LEVEL_LABELS
 
 OPTION_LABELS = {
     "rounds": _("Rounds"),
     "target": _("Target points"),
     "row_variant": _("Row variant"),
-}
-BOT_LEVEL_LABELS = {
-    "easy": pgettext_lazy("bot level", "easy"),
-    "normal": pgettext_lazy("bot level", "normal"),
-    "fast": pgettext_lazy("bot level", "fast"),
 }
 
 

@@ -20,7 +20,7 @@ from games.engine import IllegalAction
 from games.registry import GAMES
 from lobby import live, ratelimit
 from lobby.models import Room, Seat
-from tables import play, presence
+from tables import play, presence, ratings, sockets
 from tables.models import Match
 from tables.models import Player as MatchPlayer
 from tables.words import game_name, refusal_text
@@ -49,21 +49,26 @@ def check_room(game: str, seats: Any, options: Any) -> dict[str, Any]:
         raise RoomError(refusal.code, refusal_text(refusal), 400) from refusal
 
 
-def create_room(user, game: str, seats: Any, options: Any = None, private: Any = False) -> Room:
+def create_room(
+    user, game: str, seats: Any, options: Any = None, private: Any = False, rated: Any = True
+) -> Room:
     """Open a room for `game`; its creator hosts it and sits in seat 0.
 
     A private room is not listed; only holders of its invite link may take a seat or watch.
+    An unrated room's match moves nobody's rating.
     """
     clean_options = check_room(game, seats, options)
     if not isinstance(private, bool):
         raise RoomError("invalid_private", _('"private" must be true or false.'), 400)
+    if not isinstance(rated, bool):
+        raise RoomError("invalid_rated", _('"rated" must be true or false.'), 400)
     _throttle(user)
     with transaction.atomic():
         # Lock the host's row so that two rooms opened at once cannot both slip under the cap.
         get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
         _require_room_cap(user)
         room = Room.objects.create(
-            game=game, seats=seats, options=clean_options, host=user, private=private
+            game=game, seats=seats, options=clean_options, host=user, private=private, rated=rated
         )
         Seat.objects.create(room=room, index=0, user=user)
         _after_commit(room.pk)
@@ -135,6 +140,8 @@ def _give_up_seat(room: Room, seat: Seat | None, user) -> None:
         seat.bot_level = Seat.BotLevel.NORMAL
         seat.save(update_fields=["user", "bot_level"])
         presence.left_for_good(room.pk, user)
+    # His open sockets (room page, table, stream) drop the seat now, not at their next connect.
+    sockets.access_changed_on_commit(user.pk, room.pk)
     humans = room.seat_set.filter(user__isnull=False).order_by("joined_at", "index")
     successor = humans.first()
     if successor is None:
@@ -145,7 +152,7 @@ def _give_up_seat(room: Room, seat: Seat | None, user) -> None:
             # closed match counts in no one's history or leaderboard.
             room.closed_reason = ABANDONED
             play.close_match(room.pk, ABANDONED)
-    elif room.host_id == user.pk:
+    elif room.host_id == user.pk and successor.user_id is not None:  # a human's seat
         room.host_id = successor.user_id
     room.save()
     _after_commit(room.pk)
@@ -172,6 +179,7 @@ def remove_player(room_id: int, user, index: Any) -> Room:
             )
         if seat.user_id:
             room.removed.add(seat.user_id)
+            sockets.access_changed_on_commit(seat.user_id, room.pk)
         seat.delete()
         _after_commit(room.pk)
     return room
@@ -309,6 +317,12 @@ def finish_room(sender: Any, match: Any, **kwargs: Any) -> None:
     after_commit_notify(match.room_id)
 
 
+def rate_finished_match(sender: Any, match: Any, **kwargs: Any) -> None:
+    """Rate a match that just finished, unless its room was created unrated (tables.ratings)."""
+    if Room.objects.filter(pk=match.room_id, rated=True).exists():
+        ratings.rate_match(match)
+
+
 def after_commit_notify(room_id: int) -> None:
     """Tell the room's page and the lobby about a change once the transaction commits."""
     _after_commit(room_id)
@@ -349,6 +363,7 @@ def rematch(room_id: int, user) -> Room:
             seats=old.seats,
             options=old.options,
             private=old.private,
+            rated=old.rated,
             host=user,
             rematch_of=old,
         )

@@ -2,14 +2,14 @@
 
 On (re)connect it sends the whole table; then it forwards the bytes each change pushes (the
 room's public parts, and this seat's own part), checking versions: a socket that sees a gap
-gets the whole table again. Actions arrive as JSON from htmx's ws-send and go through the one
-write path; a refusal comes back to this socket only, as a short note on the card.
+gets the whole table again. Actions arrive as JSON from htmx's ws-send, are decoded strictly
+(tables.wire) and go through the one write path with a check that this user still holds the seat
+(tables.authority); a refusal comes back to this socket only, as a short note on the card.
 """
 
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 from typing import Any
 
@@ -20,15 +20,13 @@ from django.utils.translation import gettext as _
 
 from games.engine import IllegalAction
 from lobby import access
-from tables import current, languages, play, presence, push
-from tables.sockets import CONNECTED, LiveConsumer
+from tables import authority, current, languages, play, presence, push, wire
+from tables.sockets import CONNECTED, NOT_FOUND, LiveConsumer
 from tables.words import refusal_text
 
 # Moves of one socket being applied at once: a second click while the first is on its way is
 # fine, a backlog is not.
 MAX_IN_FLIGHT = 2
-# Keys htmx's ws-send adds that are not part of an action.
-TRANSPORT_KEYS = {"HEADERS"}
 
 
 class TableConsumer(LiveConsumer):
@@ -66,28 +64,32 @@ class TableConsumer(LiveConsumer):
             await self.join_group(push.seat_group(self.room_id, self.seat))
             self.present = True
             await database_sync_to_async(presence.connected)(self.room_id, self.seat)
+        push.listen(self.room_id, self)  # this process's changes come straight here
         self.version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
         await self.send_view(html + await self.join_room_extras(self.room_id))
 
     async def disconnect(self, code: int) -> None:
         # Groups are left by LiveConsumer; the seat's count of open sockets goes down here.
+        if hasattr(self, "room_id"):
+            push.unlisten(self.room_id, self)
         if getattr(self, "present", False):
             self.present = False
             await database_sync_to_async(presence.disconnected)(self.room_id, self.seat)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
+        # One strict parse at the edge: the rules, the chat and the database see checked values.
         try:
-            message = json.loads(text_data or "")
-        except ValueError:
-            message = None
-        if not isinstance(message, dict):
-            await self._refused("bad_action", _("That message was not understood."), None)
+            message = wire.loads(text_data if text_data is not None else bytes_data)
+            if not isinstance(message, dict):
+                raise wire.WireError("bad_frame", "The message must be a JSON object.")
+            trigger = _trigger(message.get("HEADERS"))
+            if await self.receive_room_extras(message):
+                return
+            action = wire.action(message)
+        except wire.WireError as refusal:
+            await self._refused(refusal.code, refusal.message, None)
             return
-        if await self.receive_room_extras(message):
-            return
-        trigger = (message.get("HEADERS") or {}).get("HX-Trigger")
-        action = {k: _number(v) for k, v in message.items() if k not in TRANSPORT_KEYS}
-        if action.get("type") == "sync":
+        if action["type"] == "sync":
             await self._send_full()
             return
         if self.seat is None:
@@ -108,7 +110,9 @@ class TableConsumer(LiveConsumer):
 
     async def _act(self, action: dict[str, Any], trigger: Any) -> None:
         try:
-            await database_sync_to_async(play.act)(self.room_id, self.seat, action)
+            await play.act_async(
+                self.room_id, self.seat, action, check=authority.holder(self.seat, self.user)
+            )
         except IllegalAction as refusal:
             await self._refused(refusal.code, refusal_text(refusal), trigger)
 
@@ -122,10 +126,46 @@ class TableConsumer(LiveConsumer):
         self.tokens -= 1
         return True
 
+    async def access_changed(self, event: dict[str, Any]) -> None:
+        # This user left the match, was removed or banned: drop the seat (or the room) now, not
+        # at the next connect. The write path's own check (tables.authority) backs this up.
+        if event.get("room") != self.room_id:
+            return
+        if not await database_sync_to_async(access.may_view_id)(
+            self.room_id, self.user, self.scope.get("session")
+        ):
+            await self.close(code=NOT_FOUND)
+            return
+        seat = await database_sync_to_async(presence.seat_for)(self.room_id, self.user)
+        seat = None if seat is False else seat
+        if seat == self.seat:
+            return
+        old, self.seat = self.seat, seat
+        if old is not None:
+            await self.leave_group(push.seat_group(self.room_id, old))
+            if getattr(self, "present", False):
+                self.present = False
+                await database_sync_to_async(presence.disconnected)(self.room_id, old)
+        if seat is not None:
+            languages.note(push.seat_group(self.room_id, seat), self.language)
+            await self.join_group(push.seat_group(self.room_id, seat))
+            self.present = True
+            await database_sync_to_async(presence.connected)(self.room_id, seat)
+        await self._send_full()
+
+    # A change arrives by the group only from another process; this one's come by push_*.
     async def table_private(self, event: dict[str, Any]) -> None:
-        self.pending = (event["version"], languages.pick(event, self.language))
+        if not push.from_here(event):
+            await self.push_private(event)
 
     async def table_public(self, event: dict[str, Any]) -> None:
+        if not push.from_here(event):
+            await self.push_public(event)
+
+    async def push_private(self, event: dict[str, Any]) -> None:
+        self.pending = (event["version"], languages.pick(event, self.language))
+
+    async def push_public(self, event: dict[str, Any]) -> None:
         version = event["version"]
         if version <= self.version:
             return  # already shown (a full render overtook it)
@@ -165,15 +205,10 @@ def _render_full(room_id: int, seat: int | None) -> tuple[int, str]:
     return table.version, push.render_full(table, seat)
 
 
-def _number(value: Any) -> Any:
-    # Form fields arrive as strings; the engines want integers for indexes, piles and seats,
-    # and a field may carry an object as JSON (an Allegra place picked by a radio button).
-    if isinstance(value, str) and value.lstrip("-").isdigit() and len(value) < 6:
-        return int(value)
-    if isinstance(value, str) and value.startswith("{") and len(value) < 200:
-        try:
-            parsed = json.loads(value)
-        except ValueError:
-            return value
-        return parsed if isinstance(parsed, dict) else value
-    return value
+def _trigger(headers: Any) -> str | None:
+    # htmx's ws-send names the element that sent the frame; the refusal is shown next to it.
+    if isinstance(headers, dict):
+        trigger = headers.get("HX-Trigger")
+        if isinstance(trigger, str) and len(trigger) <= 100:
+            return trigger
+    return None

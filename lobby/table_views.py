@@ -7,7 +7,7 @@ from django.shortcuts import render
 
 from games.registry import GAMES
 from lobby.models import Room
-from tables import current, push
+from tables import current, push, ratings
 from tables.words import game_name
 
 
@@ -22,6 +22,10 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
         and room.host_id == request.user.pk
         and room.status == room.Status.PLAYING
     )
+    people = [(p.name, p.user_id) for p in table.players if p.user_id is not None]
+    shown = ratings.ratings_of([uid for _, uid in people], table.match.game)
+    context["table_ratings"] = [(name, shown[uid]) for name, uid in people]
+    context["room_rated"] = room.rated
     if view["status"] == "finished":
         context.update(_rematch_notice(table.match.room_id))
     return render(request, push.layout_for(table.match.game).TEMPLATE, context)

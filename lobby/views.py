@@ -14,9 +14,10 @@ from django.views import defaults
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from games.registry import GAMES
-from lobby import access, live, services
+from games.registry import DEFAULT_GAME, GAMES
+from lobby import access, live, quickplay, services
 from lobby.forms import RoomForm
+from lobby.htmx import is_htmx
 from lobby.models import Room
 from lobby.roomview import room_context
 from lobby.table_views import table_page
@@ -24,6 +25,7 @@ from tables import current
 
 
 def index(request: HttpRequest) -> HttpResponse:
+    quickplay.fill_due()  # rooms whose wait is over and whose timer was lost (a restart)
     return render(request, "lobby/index.html", {**live.listed_rooms(), "games": GAMES})
 
 
@@ -36,7 +38,12 @@ def create_room(request: HttpRequest) -> HttpResponse:
         data = form.cleaned_data
         try:
             room = services.create_room(
-                request.user, data["game"], data["seats"], data["options"], data["private"]
+                request.user,
+                data["game"],
+                data["seats"],
+                data["options"],
+                data["private"],
+                rated=not data["unrated"],
             )
         except services.RoomError as refusal:
             # Too many rooms or too fast: say so on the form, which keeps what was typed.
@@ -44,7 +51,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
             status = refusal.status
         else:
             return redirect(room)
-    game = request.POST.get("game") or request.GET.get("game") or "ligretto"
+    game = request.POST.get("game") or request.GET.get("game") or DEFAULT_GAME
     min_seats, max_seats = form.seat_limits(game)
     context = {
         "form": form,
@@ -54,7 +61,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
         "games": GAMES,
     }
     # Changing the game re-renders just the fields that depend on it.
-    template = "lobby/room_form.html#game-fields" if request.htmx else "lobby/room_form.html"
+    template = "lobby/room_form.html#game-fields" if is_htmx(request) else "lobby/room_form.html"
     return render(request, template, context, status=status)
 
 
@@ -63,6 +70,8 @@ def room_detail(request: HttpRequest, room_id: int) -> HttpResponse:
     room = get_object_or_404(Room.objects.select_related("host"), pk=room_id)
     if not access.may_view(room, request.user, room.pk in access.invited_rooms(request.session)):
         raise Http404("There is no such room.")
+    if room.quick_fill_at is not None and quickplay.fill_room(room.pk):
+        room.refresh_from_db()  # its wait was over and its timer lost: bots took the seats
     if room.status != Room.Status.OPEN:
         table = current.load_table(room.pk)
         if table is not None:
@@ -154,7 +163,7 @@ def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
     """Run one room operation for the signed-in user and show the room as it now stands."""
     if not request.user.is_authenticated:
         login = redirect_to_login(Room(pk=room_id).get_absolute_url())
-        if request.htmx:
+        if is_htmx(request):
             # A session that expired under an open page: send the whole page to the login.
             return HttpResponse(status=401, headers={"HX-Redirect": login["Location"]})
         return login
@@ -168,8 +177,32 @@ def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
             raise Http404(refusal.message) from refusal
         return _room_page(request, room, error=refusal.message, status=refusal.status)
     room = Room.objects.get(pk=room_id)
-    if request.htmx:
+    if is_htmx(request):
         return _room_page(request, room)
+    return redirect(room)
+
+
+@login_required
+@require_POST
+def play_now(request: HttpRequest, game: str) -> HttpResponse:
+    """Seat the player at a waiting room of `game` near his rating, or open one (quickplay)."""
+    return _quick(request, lambda: quickplay.play_now(request.user, game))
+
+
+@login_required
+@require_POST
+def practise(request: HttpRequest, game: str) -> HttpResponse:
+    """Start a table of `game` against bots of the chosen level at once (unrated)."""
+    level = request.POST.get("level", "normal")
+    return _quick(request, lambda: quickplay.practise(request.user, game, level))
+
+
+def _quick(request: HttpRequest, operation) -> HttpResponse:
+    try:
+        room = operation()
+    except services.RoomError as refusal:
+        messages.error(request, refusal.message)
+        return redirect("lobby:index")
     return redirect(room)
 
 
@@ -179,13 +212,13 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
-    if getattr(request, "htmx", False):
+    if is_htmx(request):
         return _error_line(request, _("That room or page does not exist (any more)."), 404)
     return defaults.page_not_found(request, exception)
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
-    if getattr(request, "htmx", False):
+    if is_htmx(request):
         return _error_line(request, _("You may not do that here."), 403)
     return defaults.permission_denied(request, exception)
 
@@ -204,7 +237,7 @@ def _error_line(request: HttpRequest, sentence: str, status: int) -> HttpRespons
 def _room_page(
     request: HttpRequest, room: Room, error: str | None = None, status: int = 200
 ) -> HttpResponse:
-    template = "lobby/room.html#live" if request.htmx else "lobby/room.html"
+    template = "lobby/room.html#live" if is_htmx(request) else "lobby/room.html"
     base_url = f"{request.scheme}://{request.get_host()}"
     context = room_context(room, request.user, base_url, error)
     return render(request, template, context, status=status)

@@ -9,7 +9,7 @@ entry; the admin never changes those records by itself. Actions need the "modera
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib import admin, messages
@@ -29,6 +29,9 @@ from lobby.admin import RoomAdmin
 from lobby.models import Room
 from moderation import services
 from moderation.models import AuditEntry, Mute, Report
+
+if TYPE_CHECKING:  # a str or a lazy translation (django-stubs' own alias)
+    from django_stubs_ext import StrOrPromise
 
 User = get_user_model()
 
@@ -65,8 +68,14 @@ class ReasonForm(forms.Form):
     )
 
 
+REASON = _("Reason")  # the reason field's default label
+
+
 def reason_action(
-    name: str, description: str, apply: Callable[[Any, Any, str], Any], label: str = _("Reason")
+    name: str,
+    description: StrOrPromise,
+    apply: Callable[[Any, Any, str], Any],
+    label: StrOrPromise = REASON,
 ) -> Callable:
     """Make an admin action that asks for a reason, then runs `apply(obj, moderator, reason)`."""
 
@@ -105,7 +114,13 @@ def reason_action(
     return admin.action(description=description, permissions=["moderate"])(action)
 
 
-class ModerateMixin:
+if TYPE_CHECKING:  # what the mixins are mixed into
+    _Admin = admin.ModelAdmin[Any]
+else:
+    _Admin = object
+
+
+class ModerateMixin(_Admin):
     def has_moderate_permission(self, request: HttpRequest) -> bool:
         return services.can_moderate(request.user)
 
@@ -123,7 +138,7 @@ class YesNoFilter(admin.SimpleListFilter):
     def condition(self) -> Any:
         raise NotImplementedError
 
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, StrOrPromise]]:
         return [("yes", _("Yes")), ("no", _("No"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
@@ -158,7 +173,10 @@ class ModeratedUserAdmin(ModerateMixin, UserAdmin):
     ]
     list_filter = ["is_active", "is_staff", MutedFilter, "is_superuser", "groups"]
     readonly_fields = ["moderation_links"]
-    fieldsets = (*UserAdmin.fieldsets, (_("Moderation"), {"fields": ("moderation_links",)}))
+    fieldsets = (
+        *(UserAdmin.fieldsets or ()),
+        (_("Moderation"), {"fields": ("moderation_links",)}),
+    )
     actions = [
         reason_action("ban_users", _("Ban"), services.ban),
         reason_action("unban_users", _("Unban"), services.unban),
@@ -252,7 +270,7 @@ class ReportAdmin(ModerateMixin, admin.ModelAdmin):
         "resolution",
         "audit_links",
     ]
-    fields = readonly_fields
+    fields = (*readonly_fields,)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).select_related("reporter", "reported", "room")
@@ -357,7 +375,7 @@ class RoomModeration(ModerateMixin):
     # The users' admin links to the rooms they sat in.
     extra_lookups = {"seat_set__user__id__exact"}
 
-    def get_list_display(self, request: HttpRequest) -> list[str]:
+    def get_list_display(self, request: HttpRequest) -> list[Any]:
         return [*super().get_list_display(request), "moderation_links"]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:

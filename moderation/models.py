@@ -6,6 +6,8 @@ sockets all honour it); who banned whom, when and why is in the audit log.
 
 from __future__ import annotations
 
+import datetime
+
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
@@ -52,7 +54,7 @@ class Mute(models.Model):
         return f"{self.user} muted until {self.until:%Y-%m-%d %H:%M}"
 
 
-def muted_until(user) -> object | None:  # noqa: ANN001
+def muted_until(user) -> datetime.datetime | None:  # noqa: ANN001
     """Return until when `user` may not chat, or None if he may."""
     mute = Mute.objects.active().filter(user=user).order_by("-until").first()
     return mute.until if mute else None

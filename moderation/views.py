@@ -47,7 +47,9 @@ def report(request: HttpRequest, room_id: int, user_id: int) -> HttpResponse:
     return _run(
         request,
         room,
-        lambda: services.create_report(request.user, reported, room, request.POST.get("reason")),
+        lambda: services.create_report(
+            request.user, reported, room, request.POST.get("reason", "")
+        ),
         _("Thank you: your report of %(name)s is in the moderators' queue.")
         % {"name": reported.username},
     )
@@ -57,7 +59,7 @@ def report(request: HttpRequest, room_id: int, user_id: int) -> HttpResponse:
 @staff_only
 def close_room(request: HttpRequest, room_id: int) -> HttpResponse:
     room = get_object_or_404(Room, pk=room_id)
-    reason = request.POST.get("reason")
+    reason = request.POST.get("reason", "")
     return _run(
         request,
         room,

@@ -17,7 +17,7 @@ class PlayerInline(admin.TabularInline):
     model = Player
     extra = 0
     can_delete = False
-    fields = ["seat", "name", "user", "bot_level", "left", "stand_in", "connections"]
+    fields = ("seat", "name", "user", "bot_level", "left", "stand_in", "connections")
     readonly_fields = fields
 
     def has_add_permission(self, request, obj=None) -> bool:  # noqa: ANN001

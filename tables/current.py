@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from games.engine import State, View
 from games.registry import GAMES, Game
-from tables.models import Match, Player, Round
+from tables.models import ActionLog, Match, Player, Round
 
 # A view's `message` when the service, not the engine, has something to say.
 COUNTDOWN_MESSAGE = "Get ready: the round starts in a moment."
@@ -28,7 +28,7 @@ class Table:
     match: Match
     players: list[Player]
     state: State
-    round: Round | None = None  # the current round's row, without its state (see _table)
+    round: Round | None = None  # the current round's row, without its state (see recover)
     game: Game = field(init=False)
 
     def __post_init__(self) -> None:
@@ -104,14 +104,11 @@ def _away_until(player: Player) -> dict[str, str]:
 # --------------------------------------------------------------------------- reading
 
 
-# A process keeps the last table it saw per match: the round row (without its state), the
-# players and the state. States are immutable once built, and every change that anyone can see
-# grows the version, so while the locked match row shows the same version nothing needs
-# reloading (the hot path of every play: one locked read, then the writes).
+# A process keeps the newest durable table of every match it serves (its room actor publishes
+# each one once its change is in the database, tables.actor), so that a reader gets version and
+# content from one consistent moment and, while the row shows that version, no state to load.
 # Keyed by (id, seed): a database that was reset (tests) reuses ids, never a 53-bit seed.
-# The match row is kept as a copy taken at that version, for readers that want no query at all
-# (cached_table).
-_cache: dict[tuple[int, int], tuple[int, Round, list[Player], State, Match]] = {}
+_cache: dict[tuple[int, int], Table] = {}
 
 
 def load_table(room_id: int) -> Table | None:
@@ -123,17 +120,52 @@ def load_table(room_id: int) -> Table | None:
 
 
 def from_row(match: Match) -> Table:
-    """Return the table of `match` (a row just read, perhaps locked), from memory if current."""
-    cached = _cache.get(cache_key(match))
-    if cached is not None and cached[0] == match.version:
-        _, rnd, players, state, _ = cached
-        return Table(match=match, players=list(players), state=state, round=rnd)
+    """Return the table of `match` (a row just read), from memory if current, else recovered."""
+    known = _cache.get(cache_key(match))
+    if known is not None and known.version == match.version:
+        return copy_of(known)
+    table = recover(match)
+    remember(copy_of(table))  # read from the database, so durable: the next reader reuses it
+    return table
+
+
+def recover(match: Match) -> Table:
+    """Rebuild the table of `match` from the database: the last snapshot, then the log after it.
+
+    The round row holds the state as it was at `Round.version`; every move applied since is in
+    the action log, and the rules are deterministic (G1), so replaying those moves in order
+    arrives at exactly the state the room actor held (tests/tables/test_actor.py proves it).
+    """
     game = GAMES[match.game]
-    rnd = match.rounds.defer("state").order_by("-number").first()
-    players = list(match.players.all())
-    state = game.load(Round.objects.filter(pk=rnd.pk).values_list("state", flat=True).get())
-    _cache[cache_key(match)] = (match.version, rnd, players, state, copy.copy(match))
-    return Table(match=match, players=list(players), state=state, round=rnd)
+    rnd = match.rounds.order_by("-number").first()
+    state = game.load(rnd.state)
+    moves = ActionLog.objects.filter(round=rnd, version__gt=rnd.version, refused="")
+    for seat, action in moves.order_by("version").values_list("seat", "action"):
+        state, _ = game.apply(state, seat, action)
+    rnd.state = None  # the table keeps the engine's state only once, as `state`
+    return Table(match=match, players=list(match.players.all()), state=state, round=rnd)
+
+
+def copy_of(table: Table, players: bool = True) -> Table:
+    """A table a caller may change (its rows) without touching the one it was copied from.
+
+    `players=False` shares the player rows (a move changes none of them but at the end).
+    """
+    return Table(
+        match=clone(table.match),
+        players=[clone(p) for p in table.players] if players else table.players,
+        state=table.state,  # engine states are never changed in place
+        round=table.round,
+    )
+
+
+def clone(row: Any) -> Any:
+    """A shallow copy of a model instance: what copy.copy does, without pickling's detour."""
+    new = object.__new__(type(row))
+    new.__dict__ = row.__dict__.copy()
+    new._state = copy.copy(row._state)
+    new._state.fields_cache = {}
+    return new
 
 
 def cache_key(match: Match) -> tuple[int, int]:
@@ -145,23 +177,21 @@ def cached_table(key: tuple[int, int], version: int) -> Table | None:
 
     No query: for the pushes that follow a change, where every socket of the room wants the
     table at the version just written (by this process, usually). None means: load it (the
-    change came from another process, or a later one is being written and may yet roll back).
+    change came from another process).
     """
-    cached = _cache.get(key)
-    if cached is None or cached[0] != version:
+    known = _cache.get(key)
+    if known is None or known.version != version:
         return None
-    _, rnd, players, state, match = cached
-    return Table(match=copy.copy(match), players=list(players), state=state, round=rnd)
+    return copy_of(known)
 
 
 def remember(table: Table) -> None:
-    """Keep `table` as this process's newest view of its match."""
-    m = table.match
-    # A copy of the row: the table's own goes on changing in the next write's transaction.
-    _cache[cache_key(m)] = (m.version, table.round, table.players, table.state, copy.copy(m))
+    """Keep `table`, durable now, as this process's newest view of its match."""
+    known = _cache.get(cache_key(table.match))
+    if known is None or known.version <= table.version:
+        _cache[cache_key(table.match)] = table
 
 
 def forget(match: Match) -> None:
     """Drop what this process kept of `match`."""
-    # A change that failed half-way may have touched the cached rows in memory.
     _cache.pop(cache_key(match), None)

@@ -24,7 +24,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games.engine import IllegalAction
-from tables import current, play, presence, push
+from tables import actor, current, play, presence
 from tables.models import Match
 
 log = logging.getLogger(__name__)
@@ -221,7 +221,7 @@ def ensure_started() -> None:
     """Start this process's driver in the running loop, once (a new loop gets a new one)."""
     global _driver, _driver_task, _heartbeat_task
     loop = asyncio.get_running_loop()
-    push.bind_loop(loop)
+    actor.bind(loop)  # the room actors and the pushes live in the server's loop
     if not settings.BOT_DRIVER:
         return
     if _heartbeat_task is None or _heartbeat_task.done() or _heartbeat_task.get_loop() is not loop:

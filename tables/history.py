@@ -2,8 +2,8 @@
 
 Read-only queries over tables.models (RoundScore rows are written by tables.play when each round
 ends). A closed match (stopped before its end) has no winner and counts in no statistic;
-bots never appear on a leaderboard. Who wins is the game's rule: the highest total in Ligretto,
-the lowest in Allegra.
+bots never appear on a leaderboard. Who wins is the game's rule, from its registry entry
+(the highest total, or the lowest).
 """
 
 from __future__ import annotations
@@ -20,18 +20,23 @@ from tables import charts
 from tables.models import Match, Player, Round, RoundScore
 from tables.words import game_name
 
-# Games whose lowest total wins (Allegra, A10): only for saying so in words; who won is the
-# rules' own word, kept on each Player row (`won`) when the match finished.
-LOWEST_WINS = frozenset({"allegra"})
 RECENT_MATCHES = 10
 CHART_MATCHES = 20
+
+
+def lowest_wins(game: str) -> bool:
+    """Whether the lowest total wins `game` (an unknown game: the highest, like most)."""
+    info = GAMES.get(game)
+    return info is not None and info.lowest_wins
 
 
 def leading(game: str, totals: Sequence[int]) -> list[int]:
     """The seats ahead so far in a match being played (the best total under `game`'s rule)."""
     if not totals:
         return []
-    best = min(totals) if game in LOWEST_WINS else max(totals)
+    # Who leads is the game's rule (its registry entry); who won is the rules' own word, kept on
+    # each Player row (`won`) when the match finished.
+    best = min(totals) if lowest_wins(game) else max(totals)
     return [seat for seat, total in enumerate(totals) if total == best]
 
 

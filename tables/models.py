@@ -179,3 +179,53 @@ class RoundScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.round}: seat {self.seat} {self.points:+d}"
+
+
+class Rating(models.Model):
+    """A person's rating in one game (OpenSkill's Plackett-Luce: `mu` and its doubt `sigma`)."""
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="ratings"
+    )
+    game = models.CharField(max_length=20)
+    mu = models.FloatField()
+    sigma = models.FloatField()
+    matches = models.PositiveIntegerField(default=0)  # rated matches played
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["user", "game"], name="one_rating_per_game"),
+        ]
+        indexes = [models.Index(fields=["game", "-mu"])]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.game}: {self.mu:.2f} ± {self.sigma:.2f}"
+
+
+class RatingChange(models.Model):
+    """What one rated match did to one player's rating (his history and its chart)."""
+
+    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="rating_changes")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    game = models.CharField(max_length=20)
+    rank = models.PositiveSmallIntegerField()  # 1 = best in this match; ties share a rank
+    mu_before = models.FloatField()
+    sigma_before = models.FloatField()
+    mu_after = models.FloatField()
+    sigma_after = models.FloatField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["match", "user"], name="one_rating_change_per_match"),
+        ]
+        indexes = [models.Index(fields=["user", "game", "created_at"])]
+
+    def __str__(self) -> str:
+        return (
+            f"{self.user_id} in match {self.match_id}: {self.mu_before:.2f} → {self.mu_after:.2f}"
+        )

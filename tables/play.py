@@ -1,12 +1,14 @@
 """The one write path for moves, used by the browser's socket, the bots and the Board API.
 
-Each change runs in one transaction on the locked match row: check, `apply`, save the state and
-the new version, append to the action log (and the round scores when a round ends); only after
-commit is the change pushed (`tables.push`). Plays race here and are settled one at a time (L12).
+Every move goes to its room's actor (`tables.actor`): checked and applied in memory one at a
+time (L12 races settle there, in order of arrival), group-committed to the action log, and
+acknowledged and pushed (`tables.push`) once durable. Presence, stand-ins, countdowns and
+closing go through `touch`, in the same order as the moves.
 """
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 from dataclasses import dataclass
 from datetime import timedelta
@@ -17,23 +19,23 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games.engine import Action, IllegalAction, State
+from games.engine import State
 from games.registry import GAMES
-from tables import current, push, signals
+from tables import actor, current, wire
+from tables.actor import ACTION_KEYS, Check, PlayError
 from tables.current import Table
-from tables.models import ActionLog, Match, Player, Round, RoundScore
+from tables.models import Match, Player, Round
 
-# The keys an action of either game can carry (api.md); the log keeps only these, so a client's
-# extra fields (ignored by the rules) never fill the database.
-ACTION_KEYS = ("type", "from", "to", "index", "pile", "source", "place")
-
-
-class PlayError(IllegalAction):
-    """A refused move or table operation: a code, a sentence, and the HTTP status for the API."""
-
-    def __init__(self, code: str, message: str, status: int = 409) -> None:
-        super().__init__(code, message)
-        self.status = status
+__all__ = [
+    "ACTION_KEYS",
+    "Outcome",
+    "PlayError",
+    "act",
+    "act_async",
+    "close_match",
+    "table_async",
+    "touch",
+]
 
 
 # --------------------------------------------------------------------------- starting
@@ -84,128 +86,104 @@ class Outcome:
     events: list[dict[str, Any]]
 
 
-def act(room_id: int, seat: int, action: Any, by_bot: bool = False, driver: str = "") -> Outcome:
-    """Apply `action` for `seat` in the room's match, or raise PlayError / IllegalAction."""
-    if not isinstance(action, dict) or not isinstance(action.get("type"), str):
-        raise PlayError("bad_action", 'An action is an object with a "type".', 400)
-    with transaction.atomic():
-        match = _locked_match(room_id)
-        table = current.from_row(match)
-        if match.status == Match.Status.FINISHED:
-            raise PlayError("match_over", "This match is over.")
-        if match.status == Match.Status.CLOSED:
-            raise PlayError("room_closed", match.closed_reason or "This room was closed.")
-        if not any(p.seat == seat for p in table.players):
-            raise PlayError("not_seated", "You have no seat at this table.", 403)
-        if action["type"] != "ready" and table.counting_down():
-            raise PlayError("not_started", "The round has not started yet: wait for the countdown.")
-        new, events = table.game.apply(table.state, seat, action)  # refused: nothing written
-        try:
-            _save(table, new, events, seat=seat, action=action, by_bot=by_bot, driver=driver)
-        except BaseException:
-            current.forget(match)
-            raise
-    return Outcome(table=table, events=events)
-
-
-def _save(
-    table: Table,
-    new: State,
-    events: list[dict[str, Any]],
-    seat: int | None = None,
-    action: Action | None = None,
+def act(
+    room_id: int,
+    seat: int,
+    action: Any,
     by_bot: bool = False,
     driver: str = "",
-) -> None:
-    """Persist `new` as the match's state at the next version and push it after commit."""
-    match, game = table.match, table.game
-    old = table.state
-    match.version += 1
-    rnd = table.round
-    if action is not None:
-        ActionLog.objects.create(
-            match=match,
-            round=rnd,
-            seat=seat,
-            action={k: action[k] for k in ACTION_KEYS if k in action},
-            version=match.version,
-            by_bot=by_bot,
-            driver=driver,
-        )
-    old_scores, new_scores = len(getattr(old, "scores", ())), len(getattr(new, "scores", ()))
-    fields = ["version"]
-    if _round_no(new) != rnd.number:
-        # The next round was dealt: it gets its own row (seed and state), starting at a countdown.
-        rnd = Round.objects.create(
-            match=match,
-            number=_round_no(new),
-            seed=getattr(new, "seed", match.seed),
-            state=game.dump(new),
-            version=match.version,
-        )
-        match.starts_at = _countdown_end()
-        fields.append("starts_at")
+    check: Check | None = None,
+) -> Outcome:
+    """Apply `action` for `seat` in the room's match, or raise PlayError / IllegalAction.
+
+    `check(table)` is the transport's authority check (tables.authority), run on the table
+    before the rules: it raises when the caller no longer holds the seat.
+
+    From a thread (a Django view, the database thread): the move is handed to the room's actor
+    in the server loop and this waits for its acknowledgement. Without a server loop it runs
+    here, in a transaction on the locked match row.
+    """
+    action = _checked(action)
+    loop = actor.serving_loop()
+    if loop is None:
+        entry = actor.act_inline(room_id, seat, action, by_bot, driver, check)
     else:
-        Round.objects.filter(pk=rnd.pk).update(state=game.dump(new), version=match.version)
-    table.round = rnd
-    # After the new round's row exists: a deal can end at once (L14+, deadlocked from the
-    # start), and its scores belong to that round, not to the one the ready closed.
-    if new_scores > old_scores:
-        _record_scores(table, rnd, new, events)
-    if getattr(new, "status", "") == "finished":
-        match.status = Match.Status.FINISHED
-        match.finished_at = timezone.now()
-        fields += ["status", "finished_at"]
-        _record_winners(table, events)
-        signals.match_finished.send(sender=Match, match=match)
-    match.save(update_fields=fields)
-    table.state = new
-    current.remember(table)
-    transaction.on_commit(partial(_push, table, events))
+        _not_in(loop)
+        future = asyncio.run_coroutine_threadsafe(
+            actor.act(room_id, seat, action, by_bot, driver, check), loop
+        )
+        entry = future.result()
+    return Outcome(table=current.copy_of(entry.table), events=entry.events)
 
 
-def _record_scores(table: Table, rnd: Round, new: State, events: list[dict[str, Any]]) -> None:
-    points = list(new.scores[-1])
-    if isinstance(new.scores[-1], dict):  # Allegra keeps {"round", "points", ...}
-        points = list(new.scores[-1]["points"])
-    reason = next((e.get("reason", "") for e in events if e.get("type") == "round_ended"), "")
-    rnd.ended_at = timezone.now()
-    rnd.end_reason = reason or ""
-    rnd.save(update_fields=["ended_at", "end_reason"])
-    RoundScore.objects.bulk_create(
-        RoundScore(round=rnd, player=p, seat=p.seat, points=points[p.seat]) for p in table.players
-    )
+async def act_async(
+    room_id: int,
+    seat: int,
+    action: Any,
+    by_bot: bool = False,
+    driver: str = "",
+    check: Check | None = None,
+) -> Outcome:
+    """`act` from a coroutine of the server loop: applied right here, answered once durable."""
+    action = _checked(action)
+    actor.bind(asyncio.get_running_loop())
+    entry = await actor.act(room_id, seat, action, by_bot, driver, check)
+    return Outcome(table=entry.table, events=entry.events)  # the durable table: read it only
 
 
-def _record_winners(table: Table, events: list[dict[str, Any]]) -> None:
-    """Keep the seats the rules named winners (score history reads them, never re-judges)."""
-    seats = next((e["winners"] for e in events if e.get("type") == "match_finished"), [])
-    Player.objects.filter(match=table.match, seat__in=seats).update(won=True)
-    for player in table.players:
-        player.won = player.seat in seats
+async def table_async(room_id: int) -> Table | None:
+    """The room's table as its actor holds it now (read it only), or None before the start."""
+    actor.bind(asyncio.get_running_loop())
+    try:
+        room = await actor.actor_for(room_id)
+    except PlayError:
+        return None
+    return room.table
+
+
+def _checked(action: Any) -> dict[str, Any]:
+    try:
+        # Every caller's action is checked here, so the rules and the log see known fields only.
+        return wire.action(action, code="bad_action")
+    except wire.WireError as refusal:
+        raise PlayError("bad_action", refusal.message, 400) from None
+
+
+def _not_in(loop: asyncio.AbstractEventLoop) -> None:
+    try:
+        running = asyncio.get_running_loop()
+    except RuntimeError:
+        return
+    if running is loop:
+        raise RuntimeError("tables.play: in the server loop, await act_async / touch_async")
 
 
 def touch(room_id: int, change: Any) -> Table | None:
-    """Run `change(table)` on the locked match (presence, stand-ins, countdown) and push it.
+    """Run `change(table)` on the room's match (presence, stand-ins, countdown) and push it.
 
-    `change` returns True when it changed something players can see; then the version grows.
+    `change` gets a table whose rows it may change and save; it returns True when it changed
+    something players can see, and then the version grows. With a server loop it runs in the
+    room's actor, its moves waiting; called inside a transaction (a room operation), it runs
+    once that commits, so that the actor's writer never waits for the caller's lock.
     """
-    with transaction.atomic():
-        match = Match.objects.select_for_update().filter(room_id=room_id).first()
-        if match is None:
-            return None
-        table = current.from_row(match)
-        try:
-            changed = change(table)
-            if changed:
-                match.version += 1
-                match.save(update_fields=["version"])
-                current.remember(table)
-                transaction.on_commit(partial(_push, table, []))
-        except BaseException:
-            current.forget(match)
-            raise
-    return table
+    loop = actor.serving_loop()
+    if loop is None:
+        return actor.touch_inline(room_id, change)
+    _not_in(loop)
+    if transaction.get_connection().in_atomic_block:
+        transaction.on_commit(partial(_touch_in, loop, room_id, change))
+        return None
+    return _touch_in(loop, room_id, change)
+
+
+def _touch_in(loop: asyncio.AbstractEventLoop, room_id: int, change: Any) -> Table | None:
+    return asyncio.run_coroutine_threadsafe(actor.touch(room_id, change), loop).result()
+
+
+async def touch_async(room_id: int, change: Any) -> Table | None:
+    """`touch` from a coroutine of the server loop."""
+    actor.bind(asyncio.get_running_loop())
+    return await actor.touch(room_id, change)
 
 
 def close_match(room_id: int, reason: str) -> None:
@@ -222,14 +200,3 @@ def close_match(room_id: int, reason: str) -> None:
         return True
 
     touch(room_id, change)
-
-
-def _locked_match(room_id: int) -> Match:
-    match = Match.objects.select_for_update().filter(room_id=room_id).first()
-    if match is None:
-        raise PlayError("not_started", "This room has no game in progress.", 404)
-    return match
-
-
-def _push(table: Table, events: list[dict[str, Any]]) -> None:
-    push.table_changed(table, events)

@@ -1,22 +1,27 @@
 """Push a table change to every open socket of the room, rendered once.
 
-A change renders the public parts that changed once and sends the same bytes to the room's
-group; a part private to a seat (his own interactive tableau) is rendered only for the seats
-whose part changed and sent to that seat's group. Nothing here queries the database per
-recipient: consumers forward the bytes as they come. Every frame carries the match version, so
-a socket that misses one resyncs with the whole table.
+A change renders the public parts that changed once and hands the same bytes to every socket
+of the room; a part private to a seat (his own interactive tableau) is rendered only for the
+seats whose part changed. The sockets of this process are handed the frames directly
+(`listen`), without a channel-layer dispatch per recipient; when the channel layer reaches
+other processes (Redis), each change is also published once to the room's groups, and a socket
+ignores what it already got from its own process. Nothing here queries the database per
+recipient. Every frame carries the match version, so a socket that misses one resyncs with
+the whole table.
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
 import re
+import secrets
 from types import ModuleType
 from typing import Any
 
 from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.template.loader import render_to_string
 
 from games.registry import GAMES
@@ -24,6 +29,8 @@ from tables import languages, words
 from tables.current import Table, cache_key
 
 log = logging.getLogger(__name__)
+# This process, as the changes it publishes to other processes name it.
+ORIGIN = secrets.token_hex(8)
 _SPACES = re.compile(r"\s+")
 
 
@@ -36,7 +43,7 @@ def seat_group(room_id: int, seat: int) -> str:
 
 
 def layout_for(game: str) -> ModuleType:
-    """The game's pure layout module (`games.<game>.layout`), from its registry entry."""
+    """The game's pure layout module (`<package>.layout`), from its registry entry."""
     return GAMES[game].layout
 
 
@@ -109,6 +116,13 @@ def render_full(table: Table, seat: int | None) -> str:
 def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
     """Render what changed at `table.version` once and send it to the room's sockets."""
     room_id, version = table.match.room_id, table.version
+    if not _html_wanted(room_id):
+        # Only Board API streams listen, here and nowhere else: they build their own views,
+        # so no HTML is drawn. The next change draws every part again (nothing to diff with).
+        _last.pop(cache_key(table.match), None)
+        public = {"type": "table.public", "version": version, "html": "", "full": True}
+        _dispatch([(table_group(room_id), {**public, "private": []})], room_id)
+        return
     view = table.view(None)
     layout = layout_for(table.match.game)
     public = layout.public_parts(view)
@@ -140,7 +154,12 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
         messages.append(
             (
                 seat_group(room_id, s),
-                {"type": "table.private", "version": version, **languages.split(by_language)},
+                {
+                    "type": "table.private",
+                    "version": version,
+                    **languages.split(by_language),
+                    "seat": s,
+                },
             )
         )
     context = render_context(table, view, None, events)  # built once for every public part
@@ -160,7 +179,57 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
             },
         )
     )
-    _dispatch(messages)
+    _dispatch(messages, room_id)
+
+
+# The table sockets (and Board API streams) of this process, per room: a change is handed to
+# each by a direct call (`push_private`, `push_public`: what its group handlers do with a
+# change that came from another process).
+_listeners: dict[int, set[Any]] = {}
+
+
+def listen(room_id: int, socket: Any) -> None:
+    """Hand `socket` every change of the room pushed from this process (it has `seat`)."""
+    _listeners.setdefault(room_id, set()).add(socket)
+
+
+def unlisten(room_id: int, socket: Any) -> None:
+    sockets = _listeners.get(room_id)
+    if sockets is not None:
+        sockets.discard(socket)
+        if not sockets:
+            del _listeners[room_id]
+
+
+def _html_wanted(room_id: int) -> bool:
+    """Whether a change must be drawn: a browser socket of the room is here, or may be elsewhere."""
+    if not isinstance(get_channel_layer(), InMemoryChannelLayer):
+        return True
+    return any(getattr(s, "wants_html", True) for s in _listeners.get(room_id, ()))
+
+
+def from_here(event: dict[str, Any]) -> bool:
+    """Whether a group message is a change this process already handed its sockets."""
+    return event.get("origin") == ORIGIN
+
+
+# The last encoded Board API view per match and seat, at one version: every stream of a seat
+# (and every spectator's) sends the same text, encoded once.
+_encoded: dict[tuple[int, int], tuple[int, dict[int | None, str]]] = {}
+
+
+def view_text(table: Table, seat: int | None) -> str:
+    """The Board API stream's message for `seat`'s view of `table`, encoded once per version."""
+    key = cache_key(table.match)
+    cached = _encoded.get(key)
+    if cached is None or cached[0] != table.version:
+        if cached is not None and cached[0] > table.version:
+            return json.dumps({"type": "view", "view": table.view(seat)})  # an old one: rare
+        cached = _encoded[key] = (table.version, {})
+    text = cached[1].get(seat)
+    if text is None:
+        text = cached[1][seat] = json.dumps({"type": "view", "view": table.view(seat)})
+    return text
 
 
 # Pushes leave through one sender task in the server's event loop: the thread that committed
@@ -187,7 +256,10 @@ async def _sender(outbox: asyncio.Queue) -> None:
             log.exception("push failed")
 
 
-def _dispatch(messages: list[tuple[str, dict[str, Any]]]) -> None:
+def _dispatch(messages: list[tuple[str, dict[str, Any]]], room_id: int | None = None) -> None:
+    if room_id is not None:
+        messages = [(group, {**m, "origin": ORIGIN}) for group, m in messages]
+        messages.append(("", {"room": room_id}))  # the local hand-over, in order
     loop, outbox = _loop, _outbox
     if loop is None or outbox is None or loop.is_closed() or not loop.is_running():
         # No server loop here (a management command, a plain test): send and wait.
@@ -205,10 +277,32 @@ def _dispatch(messages: list[tuple[str, dict[str, Any]]]) -> None:
 
 async def _send_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
     layer = get_channel_layer()
+    local = messages[-1][1]["room"] if messages and messages[-1][0] == "" else None
+    if local is not None:
+        messages = messages[:-1]
+        await _hand_over(local, messages)
+        if layer is None or isinstance(layer, InMemoryChannelLayer):
+            return  # one process: every socket had it already
     if layer is None:
         return
     for group, message in messages:
         await layer.group_send(group, message)
+
+
+async def _hand_over(room_id: int, messages: list[tuple[str, dict[str, Any]]]) -> None:
+    sockets = list(_listeners.get(room_id, ()))
+    if not sockets:
+        return
+    public = messages[-1][1]
+    private = {m["seat"]: m for _, m in messages[:-1]}
+    for socket in sockets:
+        try:
+            mine = private.get(socket.seat)
+            if mine is not None:
+                await socket.push_private(mine)
+            await socket.push_public(public)
+        except Exception:  # one broken socket must not keep the frame from the others
+            log.exception("push to a socket failed")
 
 
 def rematch_opened(room_id: int, rematch_id: int, username: str) -> None:

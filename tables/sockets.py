@@ -14,8 +14,13 @@ stream speaks JSON and has its own (api.consumers). Its interface:
 - `base_url()`: "scheme://host" for absolute links (invite URLs). The host was checked against
   ALLOWED_HOSTS by `AllowedHostValidator` as Django's HTTP does; the scheme is https when the
   proxy's header says so (SECURE_PROXY_SSL_HEADER, as for HTTP) or the scope says wss.
+- `refuse_frame(code, sentence)`: the answer to a frame that is not understood (one note; the
+  chat composes its own note in for the room's sockets). Frames are decoded by tables.wire.
 - `join_room_extras(room_id)` / `receive_room_extras(message)`: hooks for what a room's
   sockets carry besides their own view (the chat, composed in by chat.sockets).
+- `access_changed` (a group message, `{"room"}`): the user's place in that room changed (he
+  left, was removed, was banned); a room's sockets check again and drop what he may no longer
+  do. Sent by `access_changed(user_id, room_id)`; other sockets ignore it.
 - `identity_changed` (a group message): closes with RECONNECT; the page reconnects as whoever
   its session now says (anonymous after logout, ban or a password change elsewhere).
 - `language`: the page's language (tables.languages.from_scope); every handler runs under it,
@@ -41,6 +46,7 @@ from django.db import transaction
 from django.db.models.signals import post_save, pre_save
 from django.http.request import split_domain_port, validate_host
 from django.utils import translation
+from django.utils.html import escape
 
 from tables import languages
 
@@ -108,6 +114,7 @@ class AllowedHostValidator:
 class LiveConsumer(AsyncWebsocketConsumer):
     """The base of every live socket; see the module docstring for its interface."""
 
+    groups: list[str]  # channels' own (its consumer is untyped)
     language = settings.LANGUAGE_CODE
 
     async def dispatch(self, message: dict) -> None:
@@ -127,6 +134,11 @@ class LiveConsumer(AsyncWebsocketConsumer):
         await self.channel_layer.group_add(name, self.channel_name)
         self.groups = [*self.groups, name]  # a new list: `groups` may be the class's own
 
+    async def leave_group(self, name: str) -> None:
+        """Leave `name` now (a seat given up while the socket stays open)."""
+        await self.channel_layer.group_discard(name, self.channel_name)
+        self.groups = [group for group in self.groups if group != name]
+
     async def send_view(self, html: str) -> None:
         """Accept the socket and send the whole current view."""
         await self.accept()
@@ -140,13 +152,24 @@ class LiveConsumer(AsyncWebsocketConsumer):
         return f"{site_scheme(self.scope)}://{site_host(self.scope)}"
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
-        pass  # sockets that only listen; a table consumer overrides this
+        # Sockets that only listen (the lobby); the room's and the table's override this.
+        await self.refuse_frame("bad_frame", "This page sends nothing over its socket.")
+
+    async def refuse_frame(self, code: str, sentence: str) -> None:
+        """Answer a frame that is not understood with one short note, never a close."""
+        await self.send(
+            text_data=f'<p id="live-note" class="live-note" role="status"'
+            f' data-code="{escape(code)}">{escape(sentence)}</p>'
+        )
 
     async def identity_changed(self, event: dict) -> None:
         # A sentence for the page first when there is one (a ban says why), then the close.
         if event.get("html"):
             await self.send(text_data=event["html"])
         await self.close(code=RECONNECT)
+
+    async def access_changed(self, event: dict) -> None:
+        pass  # only a room's sockets care (room page, table)
 
     # A room's sockets (its page, its table) can carry more than their own view: the chat app
     # composes its part in (chat.sockets) through these two, so these layers never import it.
@@ -175,6 +198,23 @@ def close_user_sockets(user_id: int, html: str = "") -> None:
     if layer is not None:
         event = {"type": "identity.changed", "html": html}
         async_to_sync(layer.group_send)(user_group(user_id), event)
+
+
+def access_changed(user_id: int, room_id: int) -> None:
+    """Tell this user's open sockets that his place in the room changed (left, removed, banned).
+
+    Sent after the change commits; each socket of that room checks again what the user may now
+    do there (its seat, whether he may see a private room) and drops what he no longer may.
+    """
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(
+            user_group(user_id), {"type": "access.changed", "room": room_id}
+        )
+
+
+def access_changed_on_commit(user_id: int, room_id: int) -> None:
+    transaction.on_commit(partial(access_changed, user_id, room_id))
 
 
 def _after_commit_close(user_id: int) -> None:

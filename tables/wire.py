@@ -10,6 +10,8 @@ The checks are linear in the input, which is bounded before any of them runs.
 from __future__ import annotations
 
 import json
+import secrets
+from collections.abc import Callable
 from typing import Any
 
 MAX_DEPTH = 8
@@ -103,3 +105,146 @@ def ascii_int(value: Any, lo: int, hi: int) -> int | None:
             number = int(value)
             return number if lo <= number <= hi else None
     return None
+
+
+# --------------------------------------------------------------------------- schemas
+#
+# A schema is a dict of field name -> check. A check takes the decoded value and returns the
+# clean one, or raises `Bad` with a sentence about that field. `record` applies a schema to a
+# decoded object: fields it does not name are dropped (the rules and the log never see them),
+# so a transport hands on only values whose types and ranges were checked here.
+
+Check = Callable[[Any], Any]
+
+
+class Bad(ValueError):
+    """A field's value is not what its check accepts; the sentence says what is."""
+
+
+def integer(lo: int, hi: int) -> Check:
+    """An int in [lo, hi]; ASCII digits too, since form fields arrive as strings."""
+
+    def check(value: Any) -> int:
+        number = ascii_int(value, lo, hi)
+        if number is None:
+            raise Bad(f"must be a whole number from {lo} to {hi}")
+        return number
+
+    return check
+
+
+def text(max_len: int, ascii_word: bool = False) -> Check:
+    """A string of at most `max_len` characters (no NUL: `loads` refused those already)."""
+
+    def check(value: Any) -> str:
+        if not isinstance(value, str) or len(value) > max_len:
+            raise Bad(f"must be text of at most {max_len} characters")
+        if ascii_word and not _is_word(value):
+            raise Bad("must be a word of lower-case ASCII letters")
+        return value
+
+    return check
+
+
+def _is_word(value: str) -> bool:
+    return value.isascii() and value.replace("_", "a").isalpha() and value.islower()
+
+
+def record_of(fields: dict[str, Check], required: tuple[str, ...] = ()) -> Check:
+    """An object checked field by field (a JSON string of one too: a radio button's value)."""
+
+    def check(value: Any) -> dict[str, Any]:
+        if isinstance(value, str) and value.startswith("{"):
+            try:
+                value = loads(value, max_bytes=200, max_depth=2)
+            except WireError:
+                raise Bad("must be an object") from None
+        if not isinstance(value, dict):
+            raise Bad("must be an object")
+        missing = [name for name in required if name not in value]
+        if missing:
+            raise Bad(f'needs "{missing[0]}"')
+        clean = {}
+        for name, item in value.items():
+            if name in fields:
+                try:
+                    clean[name] = fields[name](item)
+                except Bad as bad:
+                    raise Bad(f'"{name}" {bad}') from None
+        return clean
+
+    return check
+
+
+def either(*checks: Check, sentence: str) -> Check:
+    """The first of `checks` that accepts the value."""
+
+    def check(value: Any) -> Any:
+        for one in checks:
+            try:
+                return one(value)
+            except Bad:
+                continue
+        raise Bad(sentence)
+
+    return check
+
+
+def record(value: Any, fields: dict[str, Check], code: str = "bad_frame") -> dict[str, Any]:
+    """Return the fields of object `value` that `fields` names, checked; or raise WireError."""
+    if not isinstance(value, dict):
+        raise WireError(code, "The message must be a JSON object.")
+    clean = {}
+    for name, item in value.items():
+        check = fields.get(name)
+        if check is None:
+            continue
+        try:
+            clean[name] = check(item)
+        except Bad as bad:
+            raise WireError(code, f'"{_shown(name)}" {bad}.') from None
+    return clean
+
+
+def _shown(name: str) -> str:
+    # A field name is the client's text: echo only a short, printable one.
+    return name if name.isascii() and name.isprintable() and len(name) <= 20 else "field"
+
+
+def same_secret(given: Any, secret: str) -> bool:
+    """Compare a client's `given` text with `secret` in constant time; False if not text.
+
+    `secrets.compare_digest` raises TypeError on non-ASCII str, so compare UTF-8 bytes.
+    """
+    if not isinstance(given, str) or len(given) > 200:
+        return False
+    return secrets.compare_digest(given.encode("utf-8", "surrogatepass"), secret.encode("utf-8"))
+
+
+# What a move may carry (both games; api.md), checked before any rule sees it.
+PLACE = record_of(
+    {"seat": integer(0, 99), "row": integer(0, 99), "col": integer(0, 99)},
+    required=("seat", "row", "col"),
+)
+ACTION: dict[str, Check] = {
+    "type": text(20, ascii_word=True),
+    "from": either(PLACE, text(20, ascii_word=True), sentence="must be a pile's name or a place"),
+    "to": either(
+        integer(0, 99),
+        PLACE,
+        text(20, ascii_word=True),
+        sentence="must be a seat, a place or a pile's name",
+    ),
+    "index": integer(0, 9999),
+    "pile": integer(0, 9999),
+    "source": text(20, ascii_word=True),
+    "place": PLACE,
+}
+
+
+def action(value: Any, code: str = "bad_frame") -> dict[str, Any]:
+    """Return the checked move in `value` (its known fields only); it must name a `type`."""
+    clean = record(value, ACTION, code)
+    if "type" not in clean:
+        raise WireError(code, 'An action is an object with a "type".')
+    return clean

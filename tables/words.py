@@ -13,13 +13,20 @@ from django.conf import settings
 from django.utils.translation import get_language, gettext, ngettext, pgettext_lazy
 
 from games.engine import IllegalAction, Sentence
-from games.registry import GAMES
+from games.registry import GAMES, Game
 
 # The games' names as their players say them in each language (the engines keep the English).
 GAME_NAMES = {
     "ligretto-mini": pgettext_lazy("game", "Ligretto Mini"),
     "ligretto": pgettext_lazy("game", "Ligretto"),
     "allegra": pgettext_lazy("game", "Allegra"),
+}
+
+# The bots' levels as the pages say them (the engines' codes stay English).
+BOT_LEVEL_LABELS = {
+    "easy": pgettext_lazy("bot level", "easy"),
+    "normal": pgettext_lazy("bot level", "normal"),
+    "fast": pgettext_lazy("bot level", "fast"),
 }
 
 
@@ -44,7 +51,7 @@ def worded(template: str, params: dict[str, Any] | None, fallback: str) -> str:
 def say(sentence: Any) -> str:
     """A Sentence (or a plain string, as it is) in the active language."""
     if isinstance(sentence, Sentence) and sentence.plural is not None:
-        template = ngettext(sentence.template, sentence.plural, sentence.count)
+        template = ngettext(sentence.template, sentence.plural, sentence.amount)
         try:
             return template % {
                 k: say(v) if isinstance(v, Sentence) else v for k, v in sentence.params.items()
@@ -78,7 +85,7 @@ PLACE_VERBS = {
 
 
 def verb(code: str | None) -> str:
-    return str(PLACE_VERBS.get(code, code or ""))
+    return str(PLACE_VERBS.get(code or "", code or ""))
 
 
 def colour(name: str) -> str:
@@ -86,11 +93,15 @@ def colour(name: str) -> str:
     return str(CARD_COLOURS.get(name, name))
 
 
-def describe_end_text(options: dict[str, Any]) -> str:
-    """How a Ligretto match with these checked options ends (L6, L6+), in the active language.
+def seats_in_words(game: Game) -> str:
+    """The seat counts `game` takes ("2 to 6"), in the active language."""
+    low, high = game.min_seats, game.max_seats
+    if low == high:
+        return str(low)
+    return gettext("%(low)d to %(high)d") % {"low": low, "high": high}
 
-    The same sentences as games.ligretto.rules.describe_end, which stays the English one.
-    """
+
+def _ligretto_end(options: dict[str, Any]) -> str:
     rounds, target = options["rounds"], options.get("target")
     if rounds == 1:
         return gettext("One round; the highest score wins.")
@@ -105,6 +116,28 @@ def describe_end_text(options: dict[str, Any]) -> str:
         "First to %(target)d points, or after round %(rounds)d, whichever comes first.",
         target,
     ) % {"target": target, "rounds": rounds}
+
+
+def _allegra_end(options: dict[str, Any]) -> str:
+    rounds = options["rounds"]
+    if rounds == 1:
+        return gettext("One round; the lowest score wins.")
+    return ngettext(
+        "A fixed %(rounds)d round; the lowest total wins.",
+        "A fixed %(rounds)d rounds; the lowest total wins.",
+        rounds,
+    ) % {"rounds": rounds}
+
+
+# The site's own rules packages, worded here; the rules' describe_end stays the English one
+# and is what a game registered from elsewhere (EXTRA_GAMES) says.
+_END_WORDS = {"games.ligretto": _ligretto_end, "games.allegra": _allegra_end}
+
+
+def describe_end_text(game: Game, options: dict[str, Any]) -> str:
+    """How a match of `game` with these checked options ends, in the active language."""
+    words = _END_WORDS.get(game.package)
+    return words(options) if words else game.describe_end(options)
 
 
 def ligretto_message(

@@ -44,6 +44,7 @@ def _tables_without_clock(settings):
     settings.TABLE_COUNTDOWN = 0
     settings.BOT_DRIVER = False
     settings.BOT_PACE = 0
+    settings.QUICK_PLAY_TIMER = False
 
 
 def make_user(username: str = "alice", password: str = PASSWORD, **kw):

@@ -15,7 +15,9 @@ Place = tuple[int, int, int]
 Grid = list[list[list[Any]]]
 
 
-def choose(view: dict[str, Any], level: str, rng: random.Random) -> tuple[dict | None, float]:
+def choose(
+    view: dict[str, Any], level: str, rng: random.Random
+) -> tuple[dict[str, Any] | None, float]:
     """Return the next action for `view["seat"]` (None: nothing to do) and a delay in seconds."""
     legal = view.get("legal") or []
     if not legal:
@@ -36,7 +38,8 @@ def _key(p: dict[str, int]) -> Place:
     return (p["seat"], p["row"], p["col"])
 
 
-def _pd(p: Place) -> dict[str, int]:
+def _pd(p: Place | None) -> dict[str, int]:
+    assert p is not None  # a best place exists whenever the bot has places to choose from
     return {"seat": p[0], "row": p[1], "col": p[2]}
 
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from functools import cache
+from html import escape
 from typing import Any
 
+from games.cards import draw
 from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
 from games.engine import gettext_noop as _
 from games.engine import ngettext
@@ -136,6 +139,7 @@ def context(
             info["band"] = band(cell["value"])
         info["gone"] = vanished.get((s, r, c))
         info["label"] = _label(cell, names[s], r, c, info["gone"])
+        info["html"] = card_html(info)
         return info
 
     # Built only when a template asks (Django calls a callable context value): a seat's own
@@ -213,7 +217,13 @@ def _ring(n: int, seat: int | None) -> list[dict[str, Any]]:
     ]
 
 
-def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
+def _me(
+    view: dict[str, Any],
+    seat: int,
+    legal: list[dict[str, Any]],
+    names: dict[int, str],
+    place: Callable[[int, int, int], dict[str, Any]],
+) -> dict[str, Any]:
     n = len(view["grids"])
     area = next(a for a in view["areas"] if a["seat"] == seat)
     by_place: dict[tuple[int, int, int], dict[str, Any]] = {}
@@ -226,9 +236,9 @@ def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
     targets = {
         (a["to"]["seat"], a["to"]["row"], a["to"]["col"]) for a in legal if a["type"] == "take"
     }
-    rows = []
+    rows: list[list[dict[str, Any]]] = []
     for row in area["places"]:
-        out = []
+        out: list[dict[str, Any]] = []
         for p in row:
             key = (p["seat"], p["row"], p["col"])
             info = place(*key)
@@ -239,6 +249,7 @@ def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
             info["shared"] = p["col"] == COLS - 1
             info["left"] = p["seat"] != seat
             info["place_class"] = place_class(info)
+            info["place_html"] = place_html(info, len(rows), len(out))
             out.append(info)
         rows.append(out)
     me: dict[str, Any] = {
@@ -277,8 +288,22 @@ def _me(view, seat, legal, names, place) -> dict[str, Any]:  # noqa: ANN001
     return me
 
 
+def card_html(x: dict[str, Any]) -> str:
+    """One card as HTML (in Python, by games/cards.py: a table has up to 90 in every render)."""
+    attrs = f' data-place="{x["seat"]}-{x["row"]}-{x["col"]}" aria-label="{escape(x["label"])}"'
+    cell, gone = x["cell"], x["gone"]
+    if cell is not None and "hidden" in cell:
+        return draw("back", None, attrs)
+    if cell is not None:
+        return draw(band(cell["value"]), cell["value"], attrs)
+    if gone is not None:
+        # A triple's card, shown once more as it leaves (A8).
+        return draw(f"gone vanish {band(gone)}", gone, attrs, sym=False)
+    return draw("gone", None, attrs)
+
+
 def place_class(x: dict[str, Any]) -> str:
-    """The classes of a place of a player's own area: what he may do there, whose it is."""
+    """The classes of a place of a player's own area."""
     cls = "place"
     if x["verb"]:
         cls += f" {x['verb']}"
@@ -287,6 +312,26 @@ def place_class(x: dict[str, Any]) -> str:
     if x["shared"]:
         cls += " shared"
     return cls
+
+
+def place_html(x: dict[str, Any], row: int, col: int) -> str:
+    """One place of a player's own area: a button when he may act on it, else the card alone.
+
+    Drawn in Python like the cards: it is 15 of them in every render of a seat's own part.
+    """
+    ident = f'id="me-{row}-{col}" class="{place_class(x)}"'
+    label = escape(x["label"])
+    if x["target"]:  # the take step of a knock: a submit of the take form (A7)
+        return (
+            f'<button type="submit" name="to" value="{escape(x["target"])}" {ident}'
+            f' aria-label="{label}: replace it">{x["html"]}</button>'
+        )
+    if x["action"]:
+        return (
+            f'<button type="button" {ident} ws-send hx-vals="{escape(x["action"])}"'
+            f' aria-label="{label}: {x["verb"]}">{x["html"]}</button>'
+        )
+    return f"<span {ident}>{x['html']}</span>"
 
 
 def _label(cell: Any, owner: str, r: int, c: int, gone: Any) -> str:
@@ -452,7 +497,9 @@ def banner(view: dict[str, Any], names: dict[int, str]) -> dict[str, str]:
     }
 
 
-def hint(view: dict[str, Any], seat: int, legal: list[dict[str, Any]], names: dict) -> str:
+def hint(
+    view: dict[str, Any], seat: int, legal: list[dict[str, Any]], names: dict[int, str]
+) -> str:
     """What `seat` may do now, addressed to him, with the keys (a Sentence, see `banner`)."""
     kinds = {a["type"] for a in legal}
     drawn = (view.get("drawn") or {}).get("value")
@@ -536,7 +583,7 @@ def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
     """The events of one change, in words (the public ones only: events carry no hidden value)."""
     out = []
     for e in events:
-        who = names.get(e.get("seat"), "")
+        who = names.get(e["seat"], "") if isinstance(e.get("seat"), int) else ""
         kind = e.get("type")
         if kind == "card_drawn":
             src = "the deck" if e["source"] == "deck" else "the discard"

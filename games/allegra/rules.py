@@ -8,11 +8,16 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from games.engine import IllegalAction, gettext_noop
+from games.engine import Action, IllegalAction, gettext_noop
 
 SEAT_LIMITS = {"allegra": (2, 6)}
 DEFAULT_ROUNDS = 3
 MAX_ROUNDS = 20
+# What the site asks for (A1, A10): the room form's fields and its words; the lowest total wins.
+OPTION_FIELDS = {"allegra": ("rounds",)}
+# Marked for the site's catalogues (games.engine.gettext_noop is a no-op; the site translates).
+ROUNDS_HELP = {"allegra": gettext_noop("How many rounds (default 3).")}
+LOWEST_WINS = True
 ROWS = 3
 COLS = 4
 
@@ -142,6 +147,19 @@ def check_options(
             most=MAX_ROUNDS,
         )
     return {"rounds": rounds}
+
+
+def describe_end(options: dict[str, Any]) -> str:
+    """Say in words how a match with these (checked) options ends (A1, A10)."""
+    rounds = options["rounds"]
+    if rounds == 1:
+        return "One round; the lowest score wins."
+    return f"A fixed {rounds} rounds; the lowest total wins."
+
+
+def last_round_points(state: State) -> list[int]:
+    """Return each seat's points in the last finished round (its row of the score sheet)."""
+    return list(state.scores[-1]["points"])
 
 
 def round_seed_for(seed: int, round_no: int) -> int:
@@ -336,7 +354,7 @@ def legal_actions(state: State, seat: int) -> list[dict[str, Any]]:
             return [{"type": "knock"}]
         return []
     if s.phase == "draw":
-        out = []
+        out: list[Action] = []
         if s.deck:
             out.append({"type": "draw", "source": "deck"})
         if s.discard:
@@ -394,7 +412,7 @@ def _check_shape(action: Any) -> str:
             raise IllegalAction("bad_action", 'A draw needs "source": "deck" or "discard".')
     elif kind == "give" and not _is_int(action.get("to")):
         raise IllegalAction("bad_action", 'A give needs "to": a seat.')
-    return kind
+    return str(kind)
 
 
 def _in_area(s: State, seat: int, p: Place, what: str = "your area") -> None:
@@ -402,7 +420,7 @@ def _in_area(s: State, seat: int, p: Place, what: str = "your area") -> None:
         raise IllegalAction("not_in_area", f"That place is not in {what}.")
 
 
-def _not_empty(s: State, p: Place) -> Cell:
+def _not_empty(s: State, p: Place) -> tuple[int, bool]:
     cell = _cell(s, p)
     if cell is None:
         raise IllegalAction(
@@ -831,7 +849,7 @@ def player_view(state: State, seat: int | None) -> dict[str, Any]:
             sum(c[0] for p in area_places(n, i) if (c := _cell(s, p)) is not None and c[1])
             for i in range(n)
         ],
-        "legal": legal_actions(s, seat) if mine else [],
+        "legal": legal_actions(s, seat) if mine and seat is not None else [],
         "scores": [{"round": e["round"], "points": e["points"][:]} for e in s.scores],
         # Each finished round's area sums and ender (A9): the points differ only by a doubling.
         "score_sheet": [
@@ -937,3 +955,36 @@ def load(data: dict[str, Any]) -> State:
         ready=list(d.get("ready", [])),
         message=d.get("message"),
     )
+
+
+# ---------------------------------------------------------------------------------------------
+# What nobody sees
+
+
+def cards(state: State) -> list[int]:
+    """Every card of the match wherever it is (A2: always the same 120)."""
+    on_table = [c[0] for g in state.grids for row in g for c in row if c is not None]
+    held = [v for v in (state.drawn, state.hand) if v is not None]
+    return sorted(state.deck + state.discard + on_table + held + state.removed)
+
+
+def redeal_hidden(state: State, seat: int | None, rng: random.Random) -> State:
+    """Return `state` with what `seat` (None: a spectator) cannot see dealt anew from `rng`.
+
+    In Allegra that is the same for everyone: the face-down values of every grid, the deck's
+    order and the discard pile under its top. The views of `seat` must not change.
+    """
+    t = _clone(state)
+    down = [
+        (i, r, c)
+        for i, g in enumerate(t.grids)
+        for r, row in enumerate(g)
+        for c, cell in enumerate(row)
+        if cell is not None and not cell[1]
+    ]
+    pool = [t.grids[i][r][c][0] for i, r, c in down] + t.deck + t.discard[:-1]  # type: ignore[index]
+    rng.shuffle(pool)
+    for i, r, c in down:
+        t.grids[i][r][c] = (pool.pop(), False)
+    t.deck, t.discard = pool[: len(t.deck)], pool[len(t.deck) :] + t.discard[-1:]
+    return t

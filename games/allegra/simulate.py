@@ -85,10 +85,10 @@ def run(seats: int, matches: int, seed: int, levels: list[str]) -> dict[str, Any
     if len(levels) < seats:
         levels = [levels[i % len(levels)] for i in range(seats)]
     levels = levels[:seats]
-    wins: Counter[str] = Counter()
+    wins: dict[str, float] = dict.fromkeys(levels, 0.0)
     seat_count = Counter(levels)
     total_by_level: Counter[str] = Counter()
-    sums = Counter()
+    sums: Counter[str] = Counter()
     apply_seconds = 0.0
     start = time.perf_counter()
     for m in range(matches):

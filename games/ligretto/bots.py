@@ -31,7 +31,7 @@ def _rank(action: Action) -> int:
         # A stack card on the row empties the stack like a play; a waste card only digs.
         return 2 if source == "stack" else 4
     # Stack and row plays both take a card off the Ligretto stack (a row gap refills from it).
-    return {"stack": 0, "row": 1, "waste": 3}[source]
+    return {"stack": 0, "row": 1, "waste": 3}[str(source)]
 
 
 def _flip_is_idle(view: View) -> bool:
@@ -41,7 +41,7 @@ def _flip_is_idle(view: View) -> bool:
     if not isinstance(seat, int) or not 0 <= seat < len(tableaus):
         return False
     mine: dict[str, Any] = tableaus[seat]
-    return mine.get("hand_count", 0) == 0 and mine.get("waste_count", 0) <= 3
+    return bool(mine.get("hand_count", 0) == 0 and mine.get("waste_count", 0) <= 3)
 
 
 def choose(view: View, level: str, rng: random.Random) -> tuple[Action | None, float]:

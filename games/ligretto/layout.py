@@ -92,10 +92,10 @@ def _named(message: str | None, players: dict[int, dict[str, Any]]) -> str | Non
     if not message:
         return message
 
-    def names(match: re.Match) -> str:
+    def names(match: re.Match[str]) -> str:
         seats = [int(n) for n in match.group(1).split(", ")]
         if any(n not in players for n in seats):
             return match.group(0)
-        return " and ".join(players[n]["name"] for n in seats)
+        return " and ".join(str(players[n]["name"]) for n in seats)
 
     return _SEAT.sub(names, message)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import random
 from dataclasses import dataclass, field, replace
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeGuard
 
 from games.engine import Action, Event, IllegalAction, View, gettext_noop
 
@@ -20,6 +20,19 @@ MAX_TARGET = 10_000
 DEFAULT_TARGET = 99
 # L6: Mini plays one round; Ligretto stops after round 10 even if nobody reached the target.
 DEFAULT_ROUNDS = {"ligretto-mini": 1, "ligretto": 10}
+# What the site asks for per preset (L6, L6+, L16): the room form's fields and its words.
+OPTION_FIELDS = {
+    "ligretto-mini": ("rounds", "row_variant"),
+    "ligretto": ("target", "no_target", "rounds", "row_variant"),
+}
+# Marked for the site's catalogues (games.engine.gettext_noop is a no-op; the site translates).
+ROUNDS_HELP = {
+    "ligretto-mini": gettext_noop("How many rounds (default 1)."),
+    "ligretto": gettext_noop(
+        "The most rounds (default 10); the match may end sooner at the target."
+    ),
+}
+LOWEST_WINS = False  # L15: the highest total wins
 FLIP_COUNT = 3
 # 2: options always hold `rounds` (and Ligretto `target`, maybe null), `message` and
 # `standstills` were added, `end_message` dropped. load() still reads version 1.
@@ -93,7 +106,7 @@ def _preset(preset: str) -> str:
     return preset
 
 
-def _is_int(x: Any) -> bool:
+def _is_int(x: Any) -> TypeGuard[int]:
     return isinstance(x, int) and not isinstance(x, bool)
 
 
@@ -485,6 +498,7 @@ def _play(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
 
     row, stack, waste = p.row, p.stack, p.waste
     if source == "row":
+        assert index is not None  # a row play's slot, checked above
         rest = row[index][:-1]
         if not rest and stack:
             # L10: an emptied slot takes the stack top at once.
@@ -627,6 +641,11 @@ def in_center(state: State) -> list[int]:
 def round_points(state: State) -> list[int]:
     """Score the round as it lies (L15): +1 per own card in the centre, -2 per stack card."""
     return [c - 2 * len(p.stack) for c, p in zip(in_center(state), state.players, strict=True)]
+
+
+def last_round_points(state: State) -> list[int]:
+    """Return each seat's points in the last finished round (its row of the score sheet)."""
+    return list(state.scores[-1])
 
 
 def totals(state: State) -> list[int]:
@@ -787,6 +806,43 @@ def player_view(state: State, seat: int | None) -> View:
     if state.status == "finished":
         view["winners"] = winners(state)
     return view
+
+
+# --------------------------------------------------------------------------- what nobody sees
+
+
+def cards(state: State) -> list[Card]:
+    """Every card the state holds, wherever it lies (L2: the same cards all match long)."""
+    held = [c for p in state.players for part in (*p.row, p.stack, p.hand, p.waste) for c in part]
+    return sorted(held + [c for pile in state.center for c in pile.cards])
+
+
+def redeal_hidden(state: State, seat: int | None, rng: random.Random) -> State:
+    """Return `state` with what `seat` (None: a spectator) cannot see dealt anew from `rng`.
+
+    In Ligretto that is the same for everyone: each hand, and what lies under the top card of
+    a stack, a waste pile or a row slot, in another order among that player's own cards. The
+    views of `seat` must not change (the conformance suite checks it).
+    """
+
+    def mixed(cards_: tuple[Card, ...]) -> tuple[Card, ...]:
+        out = list(cards_)
+        rng.shuffle(out)
+        return tuple(out)
+
+    def under(cards_: tuple[Card, ...]) -> tuple[Card, ...]:
+        return mixed(cards_[:-1]) + cards_[-1:]
+
+    players = tuple(
+        Player(
+            row=tuple(under(slot) for slot in p.row),
+            stack=under(p.stack),
+            hand=mixed(p.hand),
+            waste=under(p.waste),
+        )
+        for p in state.players
+    )
+    return replace(state, players=players, _wanted=None)
 
 
 # --------------------------------------------------------------------------- dump / load (G0)

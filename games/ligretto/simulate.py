@@ -34,7 +34,7 @@ class Stats:
     unblocks: int = 0
     unblocked_rounds: int = 0  # rounds with at least one unblock (L14)
     actions: int = 0
-    refused: Counter = field(default_factory=Counter)
+    refused: Counter[str] = field(default_factory=Counter)
     wins: list[float] = field(default_factory=list)
     points: list[int] = field(default_factory=list)
     apply_seconds: float = 0.0

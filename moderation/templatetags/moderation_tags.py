@@ -23,7 +23,9 @@ def moderation_tools(context: template.Context, room: Any) -> dict[str, Any]:
     if not isinstance(room, Room):
         room = Room.objects.filter(pk=room).first()
     signed_in = bool(user is not None and user.is_authenticated and room is not None)
-    others = [u for u in services.room_players(room) if u.pk != user.pk] if signed_in else []
+    others = (
+        [u for u in services.room_players(room) if u.pk != user.pk] if user and signed_in else []
+    )
     moderator = signed_in and services.can_moderate(user)
     return {
         "room": room,

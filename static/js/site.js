@@ -76,7 +76,8 @@ document.addEventListener("click", (event) => {
 
 // Times in the viewer's own zone: the server writes <time datetime data-local> in its zone,
 // the page rewrites each in the browser's ("hm": 14:05; "when": 14:05, or 14:05 on 2026-12-02
-// when that is not today).
+// when that is not today; "datetime": 2 Dec 2026 14:05). Without script the server's time shows,
+// marked UTC.
 function localTimes(root) {
   const pad = (n) => String(n).padStart(2, "0");
   (root || document).querySelectorAll("time[datetime][data-local]").forEach((el) => {
@@ -87,6 +88,10 @@ function localTimes(root) {
     const now = new Date();
     const today = now.getFullYear() + "-" + pad(now.getMonth() + 1) + "-" + pad(now.getDate());
     if (el.dataset.local === "when" && day !== today) text += " on " + day;
+    if (el.dataset.local === "datetime") {
+      const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+      text = at.getDate() + " " + months[at.getMonth()] + " " + at.getFullYear() + " " + text;
+    }
     el.textContent = text;
     el.title = at.toString();
   });

@@ -1,11 +1,11 @@
-"""The cards of both games, drawn one way (`draw`): `{{ c|card }}` / `{{ c|card:"small" }}` for
-Ligretto, `{{ x|place_card }}` for an Allegra place, `{% face classes value label %}` for a
-loose card; and the small helpers of the table pages (short names, a lobby room's chairs).
+"""The cards of both games, drawn one way (games/cards.py's `draw`, which Allegra's layout
+also calls): `{{ c|card }}` / `{{ c|card:"small" }}` for Ligretto, `{% face classes value label %}`
+for a loose card (a pile's top, the discard, the drawn card); and the small helpers of the table
+pages (short names, a lobby room's chairs).
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
 from typing import Any
 
 from django import template
@@ -13,24 +13,10 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from games.allegra.layout import band
+from games.cards import draw
 from tables.words import say
 
 register = template.Library()
-
-
-@lru_cache(maxsize=4096)
-def draw(classes: str, value: int | None = None, attrs: str = "", sym: bool = True) -> SafeString:
-    """The one drawing of a card, for both games: a face (its big value and, with `sym`, its
-    colour's or band's mark), a back, or an empty place; `classes` say which, `attrs` are
-    the span's further attributes (already escaped). Cached: the same faces come back on every
-    push (Ligretto's 40, Allegra's 13 values) and a table draws up to 90 of them each time.
-    """
-    if value is None:
-        return mark_safe(f'<span class="card {classes}"{attrs}></span>')  # noqa: S308
-    mark = '<span class="sym" aria-hidden="true"></span>' if sym else ""
-    return mark_safe(  # noqa: S308
-        f'<span class="card {classes}"{attrs}><span class="v">{int(value)}</span>{mark}</span>'
-    )
 
 
 @register.filter
@@ -38,24 +24,25 @@ def card(c: dict[str, Any] | None, size: str = "") -> SafeString:
     """A Ligretto card face up (colour, big value, the colour's symbol), or an empty slot."""
     small = " small" if size == "small" else ""
     if not c:
-        return draw(f"none{small}", None, ' aria-hidden="true"')
-    return draw(f"c-{escape(c['color'])}{small}", c["value"])
+        return mark_safe(draw(f"none{small}", None, ' aria-hidden="true"'))  # noqa: S308
+    return mark_safe(draw(f"c-{escape(c['color'])}{small}", c["value"]))  # noqa: S308
 
 
 @register.filter
 def place_card(x: dict[str, Any]) -> SafeString:
     """An Allegra place (games/allegra/layout.py's `place`): face down, face up, a triple's
-    card leaving (A8), or empty; named for screen readers, found by tests by `data-place`."""
+    card leaving (A8), or empty; named for screen readers in the page's language (the
+    layout's own `html` is the English one), found by tests by `data-place`."""
     place = f"{x['seat']}-{x['row']}-{x['col']}"
     attrs = f' data-place="{place}" role="img" aria-label="{escape(say(x["label"]))}"'
     cell, gone = x["cell"], x["gone"]
     if cell is not None and "hidden" in cell:
-        return draw("back", None, attrs)
+        return mark_safe(draw("back", None, attrs))  # noqa: S308
     if cell is not None:
-        return draw(band(cell["value"]), cell["value"], attrs)
+        return mark_safe(draw(band(cell["value"]), cell["value"], attrs))  # noqa: S308
     if gone is not None:
-        return draw(f"gone vanish {band(gone)}", gone, attrs, sym=False)
-    return draw("gone", None, attrs)
+        return mark_safe(draw(f"gone vanish {band(gone)}", gone, attrs, sym=False))  # noqa: S308
+    return mark_safe(draw("gone", None, attrs))  # noqa: S308
 
 
 @register.simple_tag
@@ -65,7 +52,7 @@ def face(classes: str, value: int, label: str = "") -> SafeString:
     # Enough for a double-quoted attribute; an apostrophe stays one ("knocker's hand card").
     text = str(label).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     attrs = f' aria-label="{text} {int(value)}"' if label else ""
-    return draw(escape(classes), value, attrs)
+    return mark_safe(draw(escape(classes), value, attrs))  # noqa: S308
 
 
 @register.simple_tag

@@ -52,6 +52,8 @@ def live_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         # Bots at twenty times a person's pace and a short countdown keep the flows quick.
         "BOT_PACE": "0.02",
         "TABLE_COUNTDOWN": "1",
+        # Quick play's wait before bots fill a room nobody else came to (20 s by default).
+        "QUICK_PLAY_WAIT": "3",
         # Every person here signs up from 127.0.0.1 and acts fast: limits well out of the way.
         "SIGNUPS_PER_ADDRESS": "10000",
         "ROOMS_PER_USER": "1000",

@@ -89,7 +89,8 @@ def test_a_staff_user_bans_a_player_mid_match_and_a_bot_continues_his_seat(perso
     wait_until(
         ben, lambda: any(ws is not bens_socket for ws in connected), "ben's table reconnected"
     )
-    # His own cards left his page with the seat: he only watches now.
+    # His own cards left his page with the seat: he only watches now, and his page says why.
+    expect(ben.locator("#site-error")).to_contain_text("A moderator banned your account")
     expect(ben.locator("#lg-me.me")).to_have_count(0)
     expect(ben.locator("#lg-me.watching")).to_contain_text("You are watching this table")
 
@@ -105,7 +106,7 @@ def test_a_staff_user_bans_a_player_mid_match_and_a_bot_continues_his_seat(perso
     ben.fill("#id_username", "ban_ben")
     ben.fill("#id_password", "correct horse battery staple")
     ben.click("main button[type=submit]")
-    # Issue 17 (screens): the right password of a banned account is told so, not "wrong password".
+    # Issue 17: the right password of a banned account is told so, not "wrong password".
     expect(ben.locator("main")).to_contain_text("This account was banned by a moderator")
     expect(ben.locator("header.site")).to_contain_text("Log in")
 

@@ -62,7 +62,7 @@ def test_an_away_player_is_marked_with_the_seconds_until_a_bot_stands_in(person)
 
 
 def test_a_phone_opens_the_scores_and_the_chat_as_drawers(person):
-    alice, bob, _ = started_pair(person, ("dora", "dirk"))
+    alice, bob, _ = started_pair(person, ("drawer-dot", "drawer-dirk"))
     alice.set_viewport_size(PHONE)
     expect(alice.locator("#lg-scores")).to_be_hidden()
     alice.click(".drawer-toggle[data-drawer=scores]")

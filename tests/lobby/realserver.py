@@ -165,3 +165,17 @@ def _read_exactly(sock: socket.socket, size: int) -> bytes:
             raise EOFError("the server closed the connection")
         data += chunk
     return data
+
+
+def send_frame(sock: socket.socket, payload: bytes, opcode: int = 1) -> None:
+    """Send one client frame (masked, as a client must); text by default."""
+    mask = b"\x01\x02\x03\x04"
+    size = len(payload)
+    if size < 126:
+        head = bytes([0x80 | opcode, 0x80 | size])
+    elif size < 65536:
+        head = bytes([0x80 | opcode, 0x80 | 126]) + struct.pack("!H", size)
+    else:
+        head = bytes([0x80 | opcode, 0x80 | 127]) + struct.pack("!Q", size)
+    masked = bytes(b ^ mask[i % 4] for i, b in enumerate(payload))
+    sock.sendall(head + mask + masked)

@@ -7,6 +7,7 @@ reads would otherwise be dropped by the ping timeout, hiding what the backlog li
 
 from __future__ import annotations
 
+import json
 import re
 import socket
 from collections.abc import Iterator
@@ -21,6 +22,7 @@ from tests.lobby.realserver import (
     open_websocket,
     read_frame,
     running_site,
+    send_frame,
 )
 
 BODY_LIMIT = 100_000
@@ -149,3 +151,79 @@ def test_an_unknown_websocket_path_is_closed_with_4404(site):
     assert close_code(sock) == 4404
     sock.close()
     assert "Traceback" not in site.log_text()
+
+
+def _raw(port: int, head: bytes, body: bytes = b"") -> bytes:
+    sock = socket.create_connection(("127.0.0.1", port), timeout=READ_TIMEOUT)
+    sock.sendall(head + body)
+    answer = b""
+    while chunk := sock.recv(65536):  # until the server closes (Connection: close)
+        answer += chunk
+    sock.close()
+    return answer
+
+
+def test_a_body_over_the_limit_to_the_api_answers_the_apis_json(site):
+    answer = _raw(
+        site.port,
+        b"POST /api/v1/rooms HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+        b"Content-Type: application/json\r\nContent-Length: 1000000000\r\n\r\n",
+    )
+    head, _, body = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 413 ") and b"Content-Type: application/json" in head
+    assert json.loads(body)["error"]["code"] == "too_large"
+
+
+def test_a_multipart_body_without_a_boundary_reaches_the_api_and_answers_json(site):
+    # Twisted once answered this itself with a bare, empty 400; now the API judges the body.
+    body = b"--x\r\nContent-Disposition: form-data\r\n\r\nhello\r\n"
+    answer = _raw(
+        site.port,
+        b"POST /api/v1/signup HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n"
+        b"Content-Type: multipart/form-data\r\nContent-Length: %d\r\n\r\n" % len(body),
+        body,
+    )
+    head, _, payload = answer.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 400 ") and b"Content-Type: application/json" in head
+    # Daphne sends it chunked: the one chunk is the JSON object.
+    error = json.loads(payload[payload.index(b"{") : payload.rindex(b"}") + 1])
+    assert error["error"]["code"] == "bad_json"
+
+
+HOSTILE_FRAMES = [
+    b"[" * 5000 + b"]" * 5000,
+    b'{"chat": NaN}',
+    b'{"type": "play", "index": "\xc2\xb2"}',
+    b'{"chat": "a\\u0000b"}',
+    b'{"chat_hide": {"x": 1}}',
+    b"x" * 70_000,
+]
+# Not UTF-8 as a text frame is refused by the WebSocket layer itself (1007); as binary it is ours.
+HOSTILE_BINARY = [b"\xff\xfe not text", b"{}"]
+
+
+@pytest.fixture(scope="module")
+def fuzz_host(site: Site) -> tuple[Browser, int]:
+    # One sign-up for the module: the server counts sign-ups per address.
+    host = Browser(site.url)
+    host.sign_up("fuzzer")
+    return host, host.open_room()
+
+
+@pytest.mark.parametrize("path", ["/ws/lobby/", "/ws/rooms/{room}/"])
+def test_hostile_frames_leave_a_real_servers_sockets_open_and_its_log_clean(site, fuzz_host, path):
+    host, room_id = fuzz_host
+    headers = {"Cookie": host.cookie_header()}
+    sock, status = open_websocket(site.port, path.format(room=room_id), headers=headers)
+    assert b" 101 " in status
+    read_frame(sock)  # the whole view
+    for frame in HOSTILE_FRAMES:
+        send_frame(sock, frame)
+        opcode, payload = read_frame(sock)
+        assert opcode == 1, (frame[:40], opcode, payload[:100])  # an answer, not a close (8)
+    for frame in HOSTILE_BINARY:
+        send_frame(sock, frame, opcode=2)
+        assert read_frame(sock)[0] == 1
+    sock.close()
+    log = site.log_text()
+    assert "Traceback" not in log and " ERROR " not in log and "1011" not in log

@@ -9,7 +9,7 @@ from channels.testing import WebsocketCommunicator
 from cardgames.asgi import application
 from games.registry import GAMES
 from lobby import services
-from tables import current
+from tables import actor, current
 from tables.models import Match
 
 ORIGIN = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
@@ -38,6 +38,14 @@ def set_state(room_id: int, change) -> None:
     rnd.version = match.version
     rnd.save()
     match.save()
+    # Behind the room actor's back: it must read the table again.
+    actor.forget(room_id)
+
+
+def dumped_state(room_id: int) -> dict[str, Any]:
+    """The room's engine state as JSON, as it stands now (the last snapshot plus the log)."""
+    table = current.load_table(room_id)
+    return table.game.dump(table.state)
 
 
 def card(color: str, value: int, owner: int) -> list[Any]:

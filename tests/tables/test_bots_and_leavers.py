@@ -39,9 +39,13 @@ def test_a_twelve_seat_ligretto_match_with_bots_plays_to_its_end(settings):
         rows = RoundScore.objects.filter(round__match=match, round__number=number)
         assert [r.points for r in rows.order_by("seat")] == list(points)
     assert match.rounds.count() == 2
-    # Every applied action is logged once, in version order, each by a bot.
-    versions = list(ActionLog.objects.filter(match=match).values_list("version", flat=True))
+    # Every applied action is logged once, in version order, each by a bot; a play that lost
+    # a race is logged too, marked refused (L12), at the version it was judged at.
+    applied = ActionLog.objects.filter(match=match, refused="")
+    versions = list(applied.values_list("version", flat=True))
     assert versions == sorted(set(versions)) and len(versions) > 24
+    refused = set(ActionLog.objects.exclude(refused="").values_list("refused", flat=True))
+    assert refused <= {"too_slow"}
     assert not ActionLog.objects.filter(match=match, by_bot=False).exists()
 
 

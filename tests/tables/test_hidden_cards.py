@@ -10,9 +10,8 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from tables import current, play
-from tables.models import Match
 from tests.conftest import client_for, make_user
-from tests.tables.helpers import set_state, started_room, table_socket
+from tests.tables.helpers import dumped_state, set_state, started_room, table_socket
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -52,11 +51,11 @@ async def _until(sockets, version: int) -> list[list[str]]:
 async def test_hidden_cards_never_reach_any_seat_on_any_path():
     alice, bob, eve = [await sync_to_async(make_user)(n) for n in ("alice", "bob", "eve")]
     rooms = [await sync_to_async(started_room)(alice, [bob]) for _ in range(2)]
-    first = await sync_to_async(lambda: Match.objects.get(room_id=rooms[0].pk).rounds.get().state)()
+    first = await sync_to_async(dumped_state)(rooms[0].pk)
     # Seat 1 turns cards off his hand so that his waste has cards below its top.
     for _ in range(3):
         await sync_to_async(play.act)(rooms[0].pk, 1, {"type": "flip"})
-    dealt = await sync_to_async(lambda: Match.objects.get(room_id=rooms[0].pk).rounds.get().state)()
+    dealt = await sync_to_async(dumped_state)(rooms[0].pk)
     assert dealt != first and len(dealt["players"][1]["waste"]) > 1
     await sync_to_async(set_state)(
         rooms[1].pk, lambda _: _hide_differently(json.loads(json.dumps(dealt)))
@@ -64,10 +63,7 @@ async def test_hidden_cards_never_reach_any_seat_on_any_path():
     await sync_to_async(set_state)(rooms[0].pk, lambda _: dealt)
     for _ in range(3):  # the same version on both tables (room 0 made three flips)
         await sync_to_async(set_state)(rooms[1].pk, lambda data: data)
-    a_state, b_state = [
-        await sync_to_async(lambda r=r: Match.objects.get(room_id=r.pk).rounds.get().state)()
-        for r in rooms
-    ]
+    a_state, b_state = [await sync_to_async(dumped_state)(r.pk) for r in rooms]
     assert a_state["players"][1]["hand"] != b_state["players"][1]["hand"]
 
     # Pages, for the two players and a spectator.

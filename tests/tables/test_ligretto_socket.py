@@ -12,7 +12,14 @@ from asgiref.sync import sync_to_async
 from tables import current
 from tables.models import ActionLog, Match
 from tests.conftest import make_user
-from tests.tables.helpers import card, set_state, started_room, table_socket, version_of
+from tests.tables.helpers import (
+    card,
+    dumped_state,
+    set_state,
+    started_room,
+    table_socket,
+    version_of,
+)
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -98,7 +105,7 @@ async def test_simultaneous_plays_onto_one_pile_have_exactly_one_winner_l12():
             "HEADERS": {"HX-Trigger": "me-row-0"},
         }
     )
-    dealt = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).rounds.get().state)()
+    dealt = await sync_to_async(dumped_state)(room.pk)
     for _ in range(15):
         # The same layout each time, from the same deal: only the race differs.
         await sync_to_async(set_state)(room.pk, lambda _: _race_layout(copy.deepcopy(dealt)))
@@ -131,6 +138,18 @@ async def test_simultaneous_plays_onto_one_pile_have_exactly_one_winner_l12():
         held += [c for p in t.state.players for slot in p.row for c in slot]
         # Nothing lost or duplicated: the layout holds 2 x 27 cards plus the centre's 1-2-3.
         assert len(held) + len(pile.cards) == 2 * 27 + 3
+        # The log keeps the losing play too, marked refused, at the version it was judged at
+        # (the winner's, which came first); reading the log as moves skips it.
+        logged = await sync_to_async(
+            lambda before=before: list(
+                ActionLog.objects.filter(match__room_id=room.pk, version__gte=before)
+                .order_by("id")
+                .values_list("seat", "refused", "version")
+            )
+        )()
+        assert sorted(logged[-2:]) == sorted(
+            [(winner, "", before + 1), (loser, "too_slow", before + 1)]
+        )
     for s in (a, b):
         await s.disconnect()
 
@@ -224,3 +243,26 @@ async def test_with_the_row_variant_a_stack_top_goes_onto_a_row_card_by_its_butt
     assert [c[:2] for c in t.state.players[0].row[0]] == [("red", 5), ("green", 4)]
     assert t.view(None)["tableaus"][0]["row_depth"][0] == 2
     await a.disconnect()
+
+
+async def test_a_change_from_another_process_arrives_by_the_group_and_one_from_here_does_not():
+    # This process hands its own changes to its sockets directly; the channel layer carries a
+    # change to the processes that did not make it, and each ignores what came from itself.
+    from channels.layers import get_channel_layer
+
+    from tables import push
+
+    alice, bob, eve, room = await _cast()
+    e = await table_socket(room.pk, eve)
+    await _settle(e)
+    layer = get_channel_layer()
+    now = await sync_to_async(lambda: current.load_table(room.pk).version)()
+    frame = {"type": "table.public", "version": now + 1, "full": True, "private": []}
+    html = push.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
+    await layer.group_send(
+        push.table_group(room.pk), {**frame, "html": html, "origin": push.ORIGIN}
+    )
+    assert await e.receive_nothing(timeout=0.3)  # it had that one already
+    await layer.group_send(push.table_group(room.pk), {**frame, "html": html, "origin": "other"})
+    assert "elsewhere" in await e.receive_from()
+    await e.disconnect()

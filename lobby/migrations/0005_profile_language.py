@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('lobby', '0002_room_private_closed_rematch'),
+        ('lobby', '0004_room_game_from_the_registry'),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

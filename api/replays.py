@@ -1,0 +1,57 @@
+"""Board API calls for replays and quick play: a round's public move list, Play now, Practice.
+
+Registered on the same ninja `api` as api/views.py (imported by api/urls.py); the work is
+tables.replay's and lobby.quickplay's, as for the site's pages.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ninja import Status
+
+from api import schemas as s
+from api.http import ApiError, ApiRequest, api
+from api.views import ROOM, answers, room_answer, room_call
+from lobby import quickplay
+from tables import replay
+from tables.models import Match
+
+
+@api.get(ROOM + "/replay", response=room_call(s.Replay, 409))
+def round_moves(
+    request: ApiRequest, room_id: int, round: int | None = None, invite: str | None = None
+) -> dict[str, Any]:
+    """A round's public move list, in the order the server took the moves."""
+    room = room_answer(request, room_id, invite)  # 404 for who may not see the room
+    match = Match.objects.filter(room_id=room["id"]).first()
+    if match is None:
+        raise ApiError("not_started", "This room has not started yet.", 409)
+    rounds = [r for r in match.rounds.defer("state") if replay.available(match, r)]
+    number = round if round is not None else (rounds[0].number if rounds else None)
+    if number is None or not any(r.number == number for r in rounds):
+        raise ApiError(
+            "round_not_over", "That round has not ended yet (or there is no such round).", 409
+        )
+    rep = replay.replay_round(match, number)
+    return {
+        "room": room["id"],
+        "game": match.game,
+        "round": number,
+        "rounds": [r.number for r in rounds],
+        "moves": replay.moves(rep),
+    }
+
+
+@api.post("/play", response=answers(200, s.Room, 400, 401, 409, 429))
+def play_now(request: ApiRequest, body: s.QuickPlay) -> Status:
+    """Play now: a seat at a waiting room of the game near your rating, or a new room."""
+    room = quickplay.play_now(request.auth, body.game)
+    return Status(200, room_answer(request, room.pk))
+
+
+@api.post("/practise", response=answers(201, s.Room, 400, 401, 409, 429))
+def practise(request: ApiRequest, body: s.Practice) -> Status:
+    """Practise against bots of a level: an unrated table, started at once."""
+    room = quickplay.practise(request.auth, body.game, body.level)
+    return Status(201, room_answer(request, room.pk))

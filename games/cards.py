@@ -1,0 +1,31 @@
+"""How a card is drawn, for both games: one HTML shape for a face, a back and an empty place.
+
+Pure (plain strings, no Django): the Ligretto card filter (tables/templatetags/cards.py) and
+Allegra's layout (which draws its places in Python: up to 90 cards in every render) both call
+`draw`, so the two games' cards cannot drift apart. The CSS is static/css/table.css.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+SYM = '<span class="sym" aria-hidden="true"></span>'
+
+
+@lru_cache(maxsize=1024)
+def face(classes: str, value: int | None = None, sym: bool = True) -> tuple[str, str]:
+    """The opening and the rest of a card's span; `draw` puts the attributes between."""
+    if value is None:
+        return f'<span class="card {classes}"', "></span>"
+    return (
+        f'<span class="card {classes}"',
+        f'><span class="v">{int(value)}</span>{SYM if sym else ""}</span>',
+    )
+
+
+def draw(classes: str, value: int | None = None, attrs: str = "", sym: bool = True) -> str:
+    """A card: a face (`value` big, and the colour's or band's mark with `sym`), or, without a
+    value, a back or an empty place; `classes` say which (`c-red`, `b2`, `back`, `gone`,
+    `none`, `small`), `attrs` are further attributes, already escaped, with a leading space."""
+    head, tail = face(classes, value, sym)
+    return head + attrs + tail

@@ -1,0 +1,563 @@
+"""Room actors: every live match this process serves, in memory, its moves applied one at a time.
+
+A move (from a browser socket, the Board API or a bot) is checked and applied by its room's
+actor in the server's event loop: no database transaction and no thread hop per move. What it
+changed becomes an `Entry`; one writer (`Writer`, one thread of its own) writes every pending
+entry of every room in one short transaction a few milliseconds later (group commit), and only
+then is the move acknowledged to its sender and pushed to everyone: a crash loses nothing that
+anybody saw. The state itself is written as a snapshot on the round's row at round ends, at the
+match's end and every `SNAPSHOT_EVERY` moves or `SNAPSHOT_SECONDS`; a table is rebuilt from the
+last snapshot and the log after it (`current.recover`).
+
+Every write checks that the match row still holds the version the actor started from (a fence):
+if another process, or a test rewriting a state, changed it in between, the actor is rebuilt
+from the database and the moves it had not written yet are applied again on the fresh table.
+
+Without a running server loop (a management command, a plain test) the same actor code runs in
+the caller's thread, inside a transaction on the locked match row (`act_inline`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections, transaction
+from django.utils import timezone
+
+from games.engine import Action, IllegalAction
+from tables import current, push, signals
+from tables.current import Table
+from tables.models import ActionLog, Match, Player, Round, RoundScore
+
+log = logging.getLogger(__name__)
+
+# The keys an action of any game can carry (api.md); the log keeps only these, so a client's
+# extra fields (ignored by the rules) never fill the database.
+# A transport's authority check on the table before a move (tables.authority.holder).
+Check = Callable[[Table], None]
+
+ACTION_KEYS = ("type", "from", "to", "index", "pile", "source", "place")
+# A snapshot of the state at least this often; between two, recovery replays the log.
+SNAPSHOT_EVERY = 50
+SNAPSHOT_SECONDS = 5.0
+# Refusals the log keeps (replays show them): a race lost (L12).
+LOGGED_REFUSALS = {"too_slow"}
+
+
+class PlayError(IllegalAction):
+    """A refused move or table operation: a code, a sentence, and the HTTP status for the API."""
+
+    def __init__(self, code: str, message: str, status: int = 409) -> None:
+        super().__init__(code, message)
+        self.status = status
+
+
+class _Retry:
+    """What an entry's future holds when its move must be applied again on a rebuilt table."""
+
+
+RETRY = _Retry()
+
+
+@dataclass
+class Entry:
+    """One change of one match, applied in memory and waiting to be written."""
+
+    room: RoomActor
+    before: int  # the match's version before it
+    table: Table  # the table after it
+    events: list[dict[str, Any]]
+    seat: int | None = None
+    action: Action | None = None
+    by_bot: bool = False
+    driver: str = ""
+    refused: str = ""
+    played_in: Round | None = None  # the round the move was played in (its log row's)
+    new_round: Round | None = None  # a round row this change opened (not saved yet)
+    # The round it closed, as it stood before the deal: its row keeps it (replays, sheets).
+    closed_state: Any = None
+    scores: list[int] | None = None  # the points of a round that ended with it
+    end_reason: str = ""
+    winners: list[int] | None = None  # the match ended with it
+    snapshot: bool = False
+    future: Any = None  # asyncio future in the loop: resolved once durable
+    request: tuple[Any, ...] = ()  # (seat, action, by_bot, driver) to apply it again
+
+    @property
+    def version(self) -> int:
+        return self.table.version
+
+
+class RoomActor:
+    """One live match: its table in memory and what it applied but has not written yet."""
+
+    def __init__(self, table: Table) -> None:
+        self.table = table
+        self.key = current.cache_key(table.match)
+        self.room_id = table.match.room_id
+        self.since_snapshot = 0
+        self.snapshot_at = time.monotonic()
+        self.last: Entry | None = None  # the newest entry submitted (a touch waits for it)
+        self.stale = False
+        self._lock: asyncio.Lock | None = None
+
+    @property
+    def lock(self) -> asyncio.Lock:
+        # Created in the loop that uses it; a touch holds it while the database works.
+        if self._lock is None:
+            self._lock = asyncio.Lock()
+        return self._lock
+
+    def apply(
+        self,
+        seat: int,
+        action: Action,
+        by_bot: bool = False,
+        driver: str = "",
+        check: Check | None = None,
+    ) -> Entry:
+        """Check and apply one move in memory; return its entry, or raise PlayError.
+
+        `check(table)` is the transport's authority check (tables.authority), run on the table
+        as it stands before the rules: it raises when the caller no longer holds the seat.
+        """
+        table = self.table
+        match = table.match
+        if match.status == Match.Status.FINISHED:
+            raise PlayError("match_over", "This match is over.")
+        if match.status == Match.Status.CLOSED:
+            raise PlayError("room_closed", match.closed_reason or "This room was closed.")
+        if not any(p.seat == seat for p in table.players):
+            raise PlayError("not_seated", "You have no seat at this table.", 403)
+        if check is not None:
+            check(table)
+        if action["type"] != "ready" and table.counting_down():
+            raise PlayError("not_started", "The round has not started yet: wait for the countdown.")
+        kept = {k: action[k] for k in ACTION_KEYS if k in action}
+        request = (seat, action, by_bot, driver)
+        try:
+            new, events = table.game.apply(table.state, seat, action)
+        except IllegalAction as refusal:
+            if refusal.code in LOGGED_REFUSALS:
+                # The race is lost, but a replay shows the play that came too late.
+                refusal.entry = self.last = Entry(  # type: ignore[attr-defined]
+                    room=self,
+                    before=match.version,
+                    table=table,
+                    events=[],
+                    seat=seat,
+                    action=kept,
+                    by_bot=by_bot,
+                    driver=driver,
+                    refused=refusal.code,
+                    played_in=table.round,
+                    request=request,
+                )
+            raise
+        after = current.copy_of(table, players=False)
+        after.match.version += 1
+        after.state = new
+        entry = Entry(
+            room=self,
+            before=match.version,
+            table=after,
+            events=events,
+            seat=seat,
+            action=kept,
+            by_bot=by_bot,
+            driver=driver,
+            played_in=table.round,
+            request=request,
+        )
+        rnd = table.round
+        if _round_no(new) != rnd.number:
+            # The next round was dealt: its own row (seed and state), starting at a countdown.
+            rnd = Round(
+                match_id=match.pk,
+                number=_round_no(new),
+                seed=getattr(new, "seed", match.seed),
+                version=after.version,
+            )
+            entry.new_round = rnd
+            entry.closed_state = table.state
+            after.round = rnd
+            after.match.starts_at = timezone.now() + timedelta(seconds=settings.TABLE_COUNTDOWN)
+        old_scores, new_scores = (
+            len(getattr(table.state, "scores", ())),
+            len(getattr(new, "scores", ())),
+        )
+        if new_scores > old_scores:
+            entry.scores = list(table.game.last_round_points(new))
+            entry.end_reason = (
+                next((e.get("reason", "") for e in events if e.get("type") == "round_ended"), "")
+                or ""
+            )
+        if getattr(new, "status", "") == "finished":
+            after.match.status = Match.Status.FINISHED
+            after.match.finished_at = timezone.now()
+            entry.winners = next(
+                (e["winners"] for e in events if e.get("type") == "match_finished"), []
+            )
+            after.players = [current.clone(p) for p in after.players]
+            for player in after.players:
+                player.won = player.seat in entry.winners
+        self.since_snapshot += 1
+        if (
+            entry.new_round is not None
+            or entry.scores is not None
+            or entry.winners is not None
+            or self.since_snapshot >= SNAPSHOT_EVERY
+            or time.monotonic() - self.snapshot_at >= SNAPSHOT_SECONDS
+        ):
+            entry.snapshot = True
+            self.since_snapshot = 0
+            self.snapshot_at = time.monotonic()
+        self.table = after
+        self.last = entry
+        return entry
+
+
+def _round_no(state: Any) -> int:
+    return getattr(state, "round", 1)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+def write(entries: list[Entry]) -> set[RoomActor]:
+    """Write `entries` (in order) in one transaction; return the actors whose fence failed."""
+    groups: dict[int, list[Entry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.table.match.pk, []).append(entry)
+    stale: set[RoomActor] = set()
+    with transaction.atomic():
+        rows = dict(
+            Match.objects.select_for_update()
+            .filter(pk__in=sorted(groups))
+            .order_by("pk")
+            .values_list("pk", "version")
+        )
+        logs: list[ActionLog] = []
+        for pk, items in groups.items():
+            if rows.get(pk) != items[0].before:
+                stale.add(items[0].room)
+                continue
+            logs += _write_match(items)
+        ActionLog.objects.bulk_create(logs)
+    return stale
+
+
+def _write_match(items: list[Entry]) -> list[ActionLog]:
+    logs = []
+    last: Entry | None = None
+    snapshot = False
+    for entry in items:
+        if entry.action is not None:
+            logs.append(
+                ActionLog(
+                    match_id=entry.table.match.pk,
+                    round=entry.played_in,
+                    seat=entry.seat,
+                    action=entry.action,
+                    version=entry.version,
+                    by_bot=entry.by_bot,
+                    driver=entry.driver,
+                    refused=entry.refused,
+                )
+            )
+        if entry.refused:
+            continue
+        last = entry
+        game = entry.table.game
+        if entry.new_round is not None:
+            Round.objects.filter(pk=entry.played_in.pk).update(
+                state=game.dump(entry.closed_state), version=entry.before
+            )
+            entry.new_round.state = game.dump(entry.table.state)
+            entry.new_round.save()
+            entry.new_round.state = None
+        if entry.scores is not None:
+            _record_scores(entry)
+        if entry.winners is not None:
+            Player.objects.filter(match_id=entry.table.match.pk, seat__in=entry.winners).update(
+                won=True
+            )
+        snapshot = snapshot or entry.snapshot
+    if last is None:
+        return logs
+    match = last.table.match
+    Match.objects.filter(pk=match.pk).update(
+        version=match.version,
+        starts_at=match.starts_at,
+        status=match.status,
+        finished_at=match.finished_at,
+    )
+    if snapshot:
+        Round.objects.filter(pk=last.table.round.pk).update(
+            state=last.table.game.dump(last.table.state), version=match.version
+        )
+    if any(e.winners is not None for e in items):
+        # Inside the transaction that makes the end durable: the lobby finishes the room here.
+        signals.match_finished.send(sender=Match, match=match)
+    return logs
+
+
+def _record_scores(entry: Entry) -> None:
+    rnd = entry.table.round  # a deal can end at once (L14+): its scores belong to that round
+    rnd.ended_at = timezone.now()
+    rnd.end_reason = entry.end_reason
+    Round.objects.filter(pk=rnd.pk).update(ended_at=rnd.ended_at, end_reason=rnd.end_reason)
+    RoundScore.objects.bulk_create(
+        RoundScore(round=rnd, player_id=p.pk, seat=p.seat, points=entry.scores[p.seat])
+        for p in entry.table.players
+    )
+
+
+def publish(entries: list[Entry]) -> None:
+    """The entries are durable: keep each table as current and push it, in order."""
+    for entry in entries:
+        if entry.refused:
+            continue
+        current.remember(entry.table)
+        push.table_changed(entry.table, entry.events)
+
+
+# --------------------------------------------------------------------------- the loop
+
+
+_loop: asyncio.AbstractEventLoop | None = None
+_actors: dict[int, RoomActor] = {}  # room id -> its actor, in the bound loop
+_building: dict[int, asyncio.Future] = {}
+_writer: Writer | None = None
+# One thread for every database write of the actors: a flush, a touch, a rebuild.
+_db = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="actors-db")
+
+
+async def close_connections() -> None:
+    """Close the writer thread's database connection (a test database is dropped after)."""
+    from django.db import connections
+
+    await asyncio.get_running_loop().run_in_executor(_db, connections.close_all)
+
+
+def serving_loop() -> asyncio.AbstractEventLoop | None:
+    """The server loop the actors live in, or None (no server here: act inline)."""
+    loop = _loop
+    if loop is None or loop.is_closed() or not loop.is_running():
+        return None
+    return loop
+
+
+def bind(loop: asyncio.AbstractEventLoop) -> None:
+    """Run the actors in `loop` (the server's); cheap when already bound."""
+    global _loop, _writer
+    if _loop is loop:
+        return
+    # Actors of a loop that ended (tests) held nothing that was not written or refused.
+    _loop, _writer = loop, Writer()
+    _actors.clear()
+    _building.clear()
+    push.bind_loop(loop)
+
+
+def forget(room_id: int) -> None:
+    """Drop the room's actor: the database was changed behind its back (tests, operators)."""
+    actor = _actors.pop(room_id, None)
+    if actor is not None:
+        actor.stale = True
+    match = Match.objects.filter(room_id=room_id).first()
+    if match is not None:
+        current.forget(match)
+
+
+async def actor_for(room_id: int) -> RoomActor:
+    """The room's actor in this loop, built from the database the first time."""
+    actor = _actors.get(room_id)
+    if actor is not None and not actor.stale:
+        return actor
+    building = _building.get(room_id)
+    if building is None:
+        loop = asyncio.get_running_loop()
+        building = loop.run_in_executor(_db, _load, room_id)
+        _building[room_id] = building
+        try:
+            table = await building
+        finally:
+            _building.pop(room_id, None)
+        if table is None:
+            raise PlayError("not_started", "This room has no game in progress.", 404)
+        actor = RoomActor(table)
+        _actors[room_id] = actor
+        return actor
+    await asyncio.shield(building)
+    return await actor_for(room_id)
+
+
+def _load(room_id: int) -> Table | None:
+    close_old_connections()
+    match = Match.objects.filter(room_id=room_id).first()
+    return current.from_row(match) if match is not None else None
+
+
+async def act(
+    room_id: int, seat: int, action: Action, by_bot: bool, driver: str, check: Check | None = None
+) -> Entry:
+    """Apply one move in its room's actor; return its entry once it is durable."""
+    while True:
+        actor = await actor_for(room_id)
+        async with actor.lock:
+            loop = asyncio.get_running_loop()
+            try:
+                entry = actor.apply(seat, action, by_bot, driver, check)
+            except IllegalAction as refusal:
+                logged = getattr(refusal, "entry", None)
+                if logged is not None:  # a refused play in a race is logged too
+                    logged.future = loop.create_future()
+                    _writer.submit(logged)
+                raise
+            entry.future = loop.create_future()
+            _writer.submit(entry)
+        result = await entry.future
+        if result is not RETRY:
+            return entry
+
+
+async def touch(room_id: int, change: Any) -> Table | None:
+    """Run `change(table)` on the room's table in the database thread, moves waiting."""
+    try:
+        actor = await actor_for(room_id)
+    except PlayError:
+        return None
+    async with actor.lock:
+        last = actor.last
+        if last is not None and last.future is not None:
+            await asyncio.wait([last.future])  # everything before it is written first
+        if actor.stale:
+            actor = await actor_for(room_id)
+        loop = asyncio.get_running_loop()
+        table, changed = await loop.run_in_executor(_db, _touch_write, actor.table, change)
+        actor.table = table
+        if changed:
+            current.remember(table)
+            push.table_changed(table, [])
+    return table
+
+
+def _touch_write(table: Table, change: Any) -> tuple[Table, bool]:
+    close_old_connections()
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=table.match.pk)
+        if match.version != table.version:
+            table = current.recover(match)  # changed behind our back: start from the truth
+        table = current.copy_of(table)
+        changed = bool(change(table))
+        if changed:
+            table.match.version += 1
+            Match.objects.filter(pk=match.pk).update(version=table.match.version)
+    return table, changed
+
+
+class Writer:
+    """The one writer of a loop: flushes every pending entry in one transaction, in order."""
+
+    def __init__(self) -> None:
+        self.pending: list[Entry] = []
+        self.task: asyncio.Task | None = None
+
+    def submit(self, entry: Entry) -> None:
+        self.pending.append(entry)
+        self._start()
+
+    def _start(self) -> None:
+        if self.task is None or self.task.done():
+            self.task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        delay = settings.ACTION_FLUSH_DELAY
+        while self.pending:
+            if delay:
+                await asyncio.sleep(delay)  # gather what arrives in the next moments
+            batch, self.pending = self.pending, []
+            try:
+                stale = await loop.run_in_executor(_db, _write_batch, batch)
+            except Exception:
+                log.exception("writing %d moves failed", len(batch))
+                for entry in batch:
+                    entry.room.stale = True  # its memory is ahead of the database now
+                    if entry.future is not None and not entry.future.done():
+                        entry.future.set_exception(
+                            PlayError("unavailable", "The move could not be saved; try again.", 503)
+                        )
+                continue
+            done = [e for e in batch if e.room not in stale]
+            try:
+                publish(done)
+            except Exception:  # a push that fails must not lose the acknowledgements
+                log.exception("push failed")
+            for entry in batch:
+                if entry.future is None or entry.future.done():
+                    continue
+                if entry.room in stale:
+                    entry.room.stale = True
+                    entry.future.set_result(RETRY)  # applied again on the rebuilt table
+                else:
+                    entry.future.set_result(None)
+
+
+def _write_batch(batch: list[Entry]) -> set[RoomActor]:
+    close_old_connections()
+    return write(batch)
+
+
+# --------------------------------------------------------------------------- without a loop
+
+
+def act_inline(
+    room_id: int, seat: int, action: Action, by_bot: bool, driver: str, check: Check | None = None
+) -> Entry:
+    """The same move without a server loop: apply and write in the caller's transaction."""
+    refusal: IllegalAction | None = None
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(room_id=room_id).first()
+        if match is None:
+            raise PlayError("not_started", "This room has no game in progress.", 404)
+        actor = RoomActor(current.from_row(match))
+        try:
+            entries = [actor.apply(seat, action, by_bot, driver, check)]
+        except IllegalAction as error:
+            refusal = error
+            logged = getattr(error, "entry", None)
+            entries = [logged] if logged is not None else []
+        write(entries)
+        if refusal is None:
+            transaction.on_commit(lambda: publish(entries))
+    if refusal is not None:
+        raise refusal
+    return entries[0]
+
+
+def touch_inline(room_id: int, change: Any) -> Table | None:
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(room_id=room_id).first()
+        if match is None:
+            return None
+        table = current.copy_of(current.from_row(match))
+        if change(table):
+            table.match.version += 1
+            Match.objects.filter(pk=match.pk).update(version=table.match.version)
+            transaction.on_commit(lambda: publish_touch(table))
+    return table
+
+
+def publish_touch(table: Table) -> None:
+    current.remember(table)
+    push.table_changed(table, [])

@@ -1,0 +1,267 @@
+"""Replays: a round rebuilt from the match's seed and its action log, step by step (G1).
+
+Nothing is stored twice: the deal comes from the seed, every later state from applying the
+logged actions in version order with the game's own rules. A row with `refused` set is a play
+the server refused (L12's `too_slow`): it is shown, marked, and never applied. A spectator's
+view (`player_view(state, None)`) is all a step ever shows, drawn by the game's layout.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from games.engine import IllegalAction, State
+from games.registry import GAMES
+from tables import push
+from tables.current import Table
+from tables.models import ActionLog, Match, Player, Round
+
+
+class ReplayError(Exception):
+    """The log and the rules disagree: a logged action the rules refuse on replay."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One logged action of a round, with what a spectator learns of it."""
+
+    number: int  # 1.. in the round (0 is the deal)
+    seat: int
+    name: str
+    action: dict[str, Any]
+    version: int
+    at: datetime
+    offset: float  # seconds since the round started
+    by_bot: bool
+    refused: str  # the refusal's code; "" if applied
+    text: str  # who did what, in words
+    deals_next: bool = False  # this ready dealt the next round (shown in that round's replay)
+
+
+@dataclass
+class Replay:
+    """A round as a list of steps and the state after each (`states[0]` is the deal)."""
+
+    match: Match
+    round: Round
+    players: list[Player]
+    steps: list[Step]
+    states: list[State]
+    events: list[list[dict[str, Any]]] = field(default_factory=list)  # per state, as pushed
+
+    @property
+    def final_state(self) -> State:
+        return self.states[-1]
+
+    @property
+    def gaps(self) -> list[float]:
+        """Seconds from each step to the next, as recorded (for playing in real time)."""
+        offsets = [0.0, *(s.offset for s in self.steps)]
+        return [max(b - a, 0.0) for a, b in zip(offsets, offsets[1:], strict=False)]
+
+
+def available(match: Match, rnd: Round) -> bool:
+    """Whether the round may be replayed: it has ended, or its match is over."""
+    return rnd.ended_at is not None or match.status != Match.Status.PLAYING
+
+
+# The last replays built, per process (a page asks for one step at a time). Keyed by the match's
+# version: an ended round can still get its players' readies until the next one is dealt.
+_memo: OrderedDict[tuple[int, int, int, int], Replay] = OrderedDict()
+_MEMO_SIZE = 16
+
+
+def replay_round(match: Match, number: int) -> Replay:
+    """Rebuild round `number` of `match` from the seed and the log (ReplayError if they differ)."""
+    key = (match.pk, match.seed, match.version, number)
+    if key in _memo:
+        _memo.move_to_end(key)
+        return _memo[key]
+    replay = _build(match, number)
+    _memo[key] = replay
+    while len(_memo) > _MEMO_SIZE:
+        _memo.popitem(last=False)
+    return replay
+
+
+def replay_match(match: Match) -> list[Replay]:
+    """Every round of `match`, in order."""
+    numbers = match.rounds.order_by("number").values_list("number", flat=True)
+    return [replay_round(match, n) for n in numbers]
+
+
+def _build(match: Match, number: int) -> Replay:
+    game = GAMES[match.game]
+    players = list(match.players.order_by("seat"))
+    rnd = match.rounds.defer("state").get(number=number)
+    state = game.new_match(len(players), match.options, match.seed)
+    rows = (
+        ActionLog.objects.filter(match=match, round__number__lte=number)
+        .select_related("round")
+        .only("seat", "action", "version", "by_bot", "refused", "created_at", "round__number")
+        .order_by("version", "pk")
+    )
+    names = {p.seat: p.name for p in players}
+    mine = []
+    for row in rows:
+        if row.round.number < number:
+            state, _ = _apply(game, state, row, match)  # the rounds before: only to get here
+        else:
+            mine.append(row)
+    states: list[State] = [state]  # the deal of this round, as the ready before it left it
+    events: list[list[dict[str, Any]]] = [[]]
+    steps: list[Step] = []
+    for row in mine:
+        new, evs = _apply(game, state, row, match)
+        deals = getattr(new, "round", number) != getattr(state, "round", number)
+        steps.append(
+            Step(
+                number=len(steps) + 1,
+                seat=row.seat,
+                name=names.get(row.seat, f"seat {row.seat}"),
+                action=dict(row.action),
+                version=row.version,
+                at=row.created_at,
+                offset=max((row.created_at - rnd.started_at).total_seconds(), 0.0),
+                by_bot=row.by_bot,
+                refused=row.refused,
+                text=describe(row.action, names),
+                deals_next=deals,
+            )
+        )
+        # The ready that deals the next round ends this one as it stood (its stored state).
+        states.append(state if deals else new)
+        events.append([] if deals else evs)
+        state = new
+    return Replay(
+        match=match, round=rnd, players=players, steps=steps, states=states, events=events
+    )
+
+
+def _apply(game: Any, state: State, row: ActionLog, match: Match) -> tuple[State, list[Any]]:
+    if row.refused:
+        return state, []  # refused by the server then: shown, never applied
+    try:
+        return game.apply(state, row.seat, row.action)
+    except IllegalAction as refusal:
+        raise ReplayError(
+            f"match {match.pk} v{row.version}: {row.action} refused on replay ({refusal.code})"
+        ) from refusal
+
+
+# --------------------------------------------------------------------------- showing a step
+
+
+def table_at(replay: Replay, index: int) -> Table:
+    """The table as a spectator saw it after step `index` (0: the deal)."""
+    match = copy.copy(replay.match)
+    # A replayed moment is never counting down nor closed: its status is the rules' own.
+    match.status, match.starts_at = Match.Status.PLAYING, None
+    match.version = replay.steps[index - 1].version if index else _first_version(replay)
+    players = []
+    for p in replay.players:
+        p = copy.copy(p)
+        p.connections, p.stand_in = 1, False  # who was away then is not recorded
+        players.append(p)
+    return Table(match=match, players=players, state=replay.states[index], round=replay.round)
+
+
+def _first_version(replay: Replay) -> int:
+    first = replay.steps[0].version if replay.steps else replay.round.version
+    return max(first - 1, 1)
+
+
+_NUMBERED = re.compile(r"-\d+$")
+
+
+def render_step(replay: Replay, index: int) -> str:
+    """The board after step `index`: every public part, drawn from the spectator's view only."""
+    table = table_at(replay, index)
+    view = table.view(None)
+    layout = push.layout_for(replay.match.game)
+    events = replay.events[index]
+    names = list(layout.public_parts(view))
+    # The players' parts ("seat-2", "grid-0", ...) side by side, the shared ones around them.
+    seats = [n for n in names if _NUMBERED.search(n)]
+    side = [n for n in names if n == "scores"]
+    head = [n for n in names if n == "status"]
+    middle = [n for n in names if n not in seats and n not in side and n not in head]
+    html = [push.render_part(table, view, n, None, events) for n in head]
+    html.append('<div class="replay-players">')
+    html += [push.render_part(table, view, n, None, events) for n in seats]
+    html.append("</div>")
+    html += [push.render_part(table, view, n, None, events) for n in middle + side]
+    return "".join(html)
+
+
+# --------------------------------------------------------------------------- words
+
+
+def describe(action: dict[str, Any], names: dict[int, str]) -> str:
+    """Say what an action did, from the action alone (it is what the seat sent: public)."""
+    kind = action.get("type")
+    if kind == "play":
+        source = str(action.get("from"))
+        src = {"row": "row card", "stack": "stack", "waste": "waste"}.get(source, "?")
+        if action.get("to") == "row":
+            return f"moves the {src} to row slot {_nth(action.get('index'))}"
+        if action.get("from") == "row":
+            src = f"row card {_nth(action.get('index'))}"
+        pile = f" on pile {action['pile']}" if action.get("pile") is not None else ""
+        return f"plays the {src}{pile}"
+    if kind == "flip":
+        return "flips the hand"
+    if kind == "ready":
+        return "is ready"
+    if kind == "draw":
+        return f"draws from the {action.get('source', 'deck')}"
+    if kind in ("reveal", "swap", "place"):
+        verb = {"reveal": "turns up", "swap": "swaps in at", "place": "places at"}[kind]
+        return f"{verb} {_place(action.get('place'), names)}"
+    if kind == "discard":
+        return "discards the drawn card"
+    if kind == "knock":
+        return "knocks"
+    if kind == "give":
+        to = action.get("to")
+        return f"gives the turn to {names.get(to, f'seat {to}') if isinstance(to, int) else to}"
+    if kind == "take":
+        return f"takes {_place(action.get('from'), names)} to {_place(action.get('to'), names)}"
+    return str(kind)
+
+
+def _place(place: Any, names: dict[int, str]) -> str:
+    if not isinstance(place, dict):
+        return "a card"
+    seat = place.get("seat")
+    owner = names.get(seat, f"seat {seat}") if isinstance(seat, int) else f"seat {seat}"
+    return f"{owner}'s row {_nth(place.get('row'))}, column {_nth(place.get('col'))}"
+
+
+def _nth(index: Any) -> str:
+    # A refused row keeps what was sent, which the rules never checked: say "?" for nonsense.
+    return str(index + 1) if type(index) is int else "?"
+
+
+def moves(replay: Replay) -> list[dict[str, Any]]:
+    """The round's public move list (Board API): who sent what when, refused ones marked."""
+    return [
+        {
+            "step": s.number,
+            "seat": s.seat,
+            "name": s.name,
+            "bot": s.by_bot,
+            "action": s.action,
+            "version": s.version,
+            "at": s.at.isoformat(),
+            "offset": round(s.offset, 3),
+            "refused": s.refused or None,
+            "text": s.text,
+        }
+        for s in replay.steps
+    ]

@@ -1,0 +1,119 @@
+"""The API on django-ninja: strict bodies, the API's own error shape, enums from the registry."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from api import views
+from games.registry import GAMES
+from tests.api.helpers import Api, error_code
+
+
+@pytest.fixture
+def room_id(alice) -> int:
+    return Api(alice).post("rooms", {"game": "ligretto-mini", "seats": 2}).json()["id"]
+
+
+@pytest.mark.parametrize(
+    ("raw", "code", "status"),
+    [
+        ('{"username": "x", "password": NaN}', "bad_json", 400),
+        ('{"username": "x", "password": Infinity}', "bad_json", 400),
+        ('{"a": ' * 20 + "1" + "}" * 20, "bad_json", 400),
+        ('{"username": "a\\u0000b", "password": "x"}', "bad_json", 400),
+        ('{"username": "x", "password": "' + "y" * 20_000 + '"}', "too_large", 413),
+        ("[1, 2]", "bad_json", 400),
+        ("{not json", "bad_json", 400),
+    ],
+)
+def test_bodies_go_through_the_strict_decoder(db, raw, code, status):
+    response = Api().post("signup", raw=raw)
+    assert response.status_code == status and error_code(response) == code
+    assert response.json()["error"]["message"]
+
+
+@pytest.mark.parametrize("call", ["join", "leave", "bots", "close", "start", "actions"])
+def test_every_post_on_a_room_reads_its_body_strictly(alice, room_id, call):
+    response = Api(alice).post(f"rooms/{room_id}/{call}", raw='{"x": NaN}')
+    assert response.status_code == 400 and error_code(response) == "bad_json"
+
+
+def test_a_body_that_is_not_utf8_is_bad_json(db):
+    response = Client().post("/api/v1/signup", b"\xff\xfe", content_type="application/json")
+    assert response.status_code == 400 and error_code(response) == "bad_json"
+
+
+def test_a_form_content_type_is_read_as_json_as_curl_sends_it(db):
+    response = Client().post(
+        "/api/v1/signup",
+        '{"username": "dave", "password": "a long pass phrase"}',
+        content_type="application/x-www-form-urlencoded",
+    )
+    assert response.status_code == 201 and response.json()["username"] == "dave"
+
+
+def test_an_empty_body_counts_as_an_empty_object(alice, bob, room_id):
+    # As `curl -X POST` sends it: no body at all.
+    headers = {"Authorization": f"Bearer {Api(bob).token}"}
+    joined = Client().generic("POST", f"/api/v1/rooms/{room_id}/join", headers=headers)
+    assert joined.status_code == 200 and joined.json()["players"][1]["name"] == "bob"
+    signup = Client().generic("POST", "/api/v1/signup")
+    assert signup.status_code == 400 and error_code(signup) == "bad_request"
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "code"),
+    [
+        ("rooms", {"game": 5, "seats": 2}, "bad_request"),
+        ("rooms", {"game": "ligretto", "seats": True}, "invalid_seats"),
+        ("rooms", {"game": "ligretto", "seats": 2, "options": "x"}, "invalid_options"),
+        ("rooms", {"game": "ligretto", "seats": 2, "private": "yes"}, "invalid_private"),
+        ("rooms/{id}/bots", {"count": "two"}, "invalid_count"),
+        ("rooms/{id}/bots", {"level": 3}, "invalid_level"),
+        ("rooms/{id}/remove", {"seat": None}, "invalid_seat"),
+        ("rooms/{id}/close", {"reason": ["x"]}, "bad_request"),
+        ("rooms/{id}/join", {"invite": 7}, "bad_request"),
+        ("rooms/{id}/actions", {"action": "flip"}, "bad_action"),
+        ("rooms/{id}/actions", {"action": {"type": None}}, "bad_action"),
+    ],
+)
+def test_a_wrong_field_answers_the_apis_code_never_a_422(alice, room_id, path, body, code):
+    response = Api(alice).post(path.format(id=room_id), body)
+    assert response.status_code == 400 and error_code(response) == code
+    assert set(response.json()) == {"error"} and set(response.json()["error"]) == {
+        "code",
+        "message",
+    }
+
+
+def test_a_wrong_method_names_the_right_ones(alice):
+    response = Api(alice).client.put("/api/v1/rooms", headers=Api(alice)._headers())
+    assert response.status_code == 405
+    assert response.json()["error"] == {
+        "code": "method_not_allowed",
+        "message": "Use GET or POST here.",
+    }
+
+
+def test_a_bug_of_ours_answers_json_500(alice, room_id, monkeypatch):
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(views.services, "start_room", broken)
+    response = Api(alice).post(f"rooms/{room_id}/start")
+    assert response.status_code == 500 and error_code(response) == "server_error"
+
+
+def test_the_schemas_enums_come_from_the_registry(db):
+    schemas = Api().get("schema").json()["components"]["schemas"]
+    assert schemas["NewRoom"]["properties"]["game"]["enum"] == list(GAMES)
+    assert schemas["Room"]["properties"]["game"]["enum"] == list(GAMES)
+    levels = {level for game in GAMES.values() for level in game.bot_levels}
+    assert set(schemas["Bots"]["properties"]["level"]["enum"]) == levels
+    # Every game's views are described by exactly one branch of the View's oneOf.
+    branches = []
+    for branch in schemas["View"]["oneOf"]:
+        target = schemas[branch["$ref"].rsplit("/", 1)[1]] if "$ref" in branch else branch
+        branches += target["properties"]["game"]["enum"]
+    assert sorted(branches) == sorted(GAMES)

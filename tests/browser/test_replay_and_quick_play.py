@@ -1,0 +1,163 @@
+"""A round's replay stepped back and forth and played; Play now as two people and as one."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+from playwright.sync_api import Page, expect
+
+from tests.browser.test_ligretto_table import at_table
+from tests.browser.test_lobby_flow import sign_up, wait_live
+from tests.devserver import ROOT
+
+# A bot match played to its end at full speed in the site's database, through the write path.
+PLAYED = """
+from django.contrib.auth import get_user_model
+from lobby import services
+from tables.driver import MatchBots
+host = get_user_model().objects.create_user({name!r}, password="not-used-here-1")
+room = services.create_room(host, "ligretto-mini", 2, {{"rounds": 1}})
+services.add_bots(room.pk, host, count=1, level="fast")
+services.start_room(room.pk, host)
+bots = MatchBots(room.pk)
+for _ in range(200_000):
+    if bots.step() is None:
+        break
+print(room.pk)
+"""
+
+
+def _played_match(live_env: dict[str, str], name: str) -> int:
+    # Full speed, no countdown, the absent host's stand-in plays at once.
+    env = {**live_env, "BOT_PACE": "0", "TABLE_COUNTDOWN": "0", "LEAVER_GRACE": "0"}
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "--no-imports", "-c", PLAYED.format(name=name)],
+        cwd=ROOT,
+        env={**env, "BOT_DRIVER": "False"},
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return int(done.stdout.strip().splitlines()[-1])
+
+
+def _step(page: Page) -> int:
+    return int(page.locator("#replay").get_attribute("data-step") or "0")
+
+
+def _board_at(page: Page, step: int) -> None:
+    expect(page.locator("#replay-board")).to_have_attribute("data-step", str(step))
+    expect(page.locator("#replay-step")).to_have_text(str(step))
+    expect(page.locator(f"#move-{step}")).to_have_class(re.compile(r"\bcurrent\b"))
+
+
+def test_a_replay_steps_back_and_forth_and_plays_to_its_end(person, live_env):
+    room_id = _played_match(live_env, "replayhost")
+    eve = person()  # anyone may watch a public room's replay, signed in or not
+    eve.goto(f"/rooms/{room_id}/replay?round=1")
+    steps = int(eve.locator("#replay").get_attribute("data-steps"))
+    assert steps > 5
+    expect(eve.locator("#replay-board #lg-center")).to_be_visible()
+    expect(eve.locator("#replay-board #lg-me")).to_have_count(0)  # a spectator's table
+
+    eve.click("#replay-forward")
+    _board_at(eve, 1)
+    first_move = eve.locator("#move-1").inner_text()
+    eve.click("#replay-forward")
+    eve.click("#replay-forward")
+    _board_at(eve, 3)
+    eve.click("#replay-back")
+    _board_at(eve, 2)
+    eve.click("#replay-last")
+    _board_at(eve, steps)
+    # The last step shows the finished table, as its spectators saw it.
+    expect(eve.locator("#replay-board #lg-status")).to_have_attribute("data-status", "finished")
+    eve.click("#replay-first")
+    _board_at(eve, 0)
+    eve.locator("#replay-slider").fill("4")
+    _board_at(eve, 4)
+    assert any(name in first_move for name in ("replayhost", "Fast bot 2"))
+
+    # Play at 4x from step 4: it runs on by itself to the last step, then stops.
+    eve.click("#replay-play4")
+    expect(eve.locator("#replay-pause")).to_be_visible()
+    _board_at(eve, steps)
+    expect(eve.locator("#replay-play")).to_be_visible()
+    # Play at 1x from the start (the last step starts over), and pause it on the way.
+    eve.click("#replay-first")
+    eve.click("#replay-play")
+    expect(eve.locator("#replay")).to_have_attribute("data-playing", "1")
+    eve.click("#replay-pause")
+    paused = _step(eve)
+    eve.wait_for_timeout(300)
+    assert _step(eve) == paused
+
+    # The score sheet links to it.
+    eve.goto(f"/rooms/{room_id}/sheet/")
+    eve.click("#sheet-replay")
+    expect(eve).to_have_url(re.compile(rf"/rooms/{room_id}/replay$"))
+
+
+def _close_waiting_rooms(live_env: dict[str, str], game: str) -> None:
+    # Other tests of this session may have left rooms of the game open: quick play would seat
+    # the people of this test there. They are closed first, so that this test starts clean.
+    code = (
+        "from lobby.models import Room\n"
+        f"Room.objects.filter(game={game!r}, status='open').update(status='closed')\n"
+    )
+    subprocess.run(
+        [sys.executable, "manage.py", "shell", "--no-imports", "-c", code],
+        cwd=ROOT,
+        env=live_env,
+        check=True,
+        capture_output=True,
+    )
+
+
+def test_play_now_as_two_people_lands_both_at_one_table(person, live_env):
+    _close_waiting_rooms(live_env, "ligretto-mini")
+    amy, ben = person(), person()
+    sign_up(amy, "quickamy")
+    sign_up(ben, "quickben")
+    amy.goto("/")
+    amy.click("#play-now-ligretto-mini")
+    expect(amy.locator("#room-status")).to_have_attribute("data-status", "open")
+    expect(amy.locator("#quick-fill")).to_be_visible()
+    wait_live(amy)
+    room_url = amy.url
+    ben.goto("/")
+    ben.click("#play-now-ligretto-mini")
+    # Ben takes the second seat; the room is full and starts: both are at its table.
+    at_table(ben)
+    assert ben.url == room_url
+    at_table(amy)
+    assert amy.url == room_url
+    expect(amy.locator("#lg-seat-1")).to_contain_text("quickben")
+    expect(amy.locator("#lg-seat-1 .tag", has_text="bot")).to_have_count(0)  # a person
+
+
+def test_play_now_alone_lands_at_a_table_with_bots_after_the_wait(person, live_env):
+    _close_waiting_rooms(live_env, "ligretto")
+    cat = person()
+    sign_up(cat, "quickcat")
+    cat.goto("/")
+    cat.click("#play-now-ligretto")
+    expect(cat.locator("#quick-fill")).to_be_visible()
+    wait_live(cat)
+    # Nobody else comes: after the wait (3 s here) bots take the three empty seats.
+    at_table(cat)
+    for seat in (1, 2, 3):
+        expect(cat.locator(f"#lg-seat-{seat}")).to_contain_text("bot")
+    expect(cat.locator("#lg-seat-0")).to_contain_text("quickcat")
+
+
+def test_practise_starts_a_table_against_the_chosen_bots_at_once(person):
+    dan = person()
+    sign_up(dan, "practisedan")
+    dan.goto("/")
+    dan.select_option("#practise-level-ligretto", "easy")
+    dan.click("#practise-ligretto")
+    at_table(dan)
+    expect(dan.locator("#lg-seat-1")).to_contain_text("Easy bot")

@@ -1,0 +1,10 @@
+"""The test run's settings: the site's own, plus the third game that lives only in the tests.
+
+One registry line (EXTRA_GAMES) and its templates: no shared file names the game.
+"""
+
+from cardgames.settings import *  # noqa: F403
+from cardgames.settings import BASE_DIR, TEMPLATES
+
+EXTRA_GAMES = [("highcard", "High Card", "tests.thirdgame")]
+TEMPLATES[0]["DIRS"] = [*TEMPLATES[0]["DIRS"], BASE_DIR / "tests" / "thirdgame" / "templates"]

@@ -1,0 +1,132 @@
+"""Room actors: moves applied in memory, acknowledged once durable, rebuilt from snapshot + log."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.db.models import F
+
+from games.engine import IllegalAction
+from tables import actor, current, play
+from tables.models import ActionLog, Match
+from tests.conftest import make_user
+from tests.tables.helpers import started_room
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+
+async def _room(game: str = "ligretto", bots: int = 3, **options):
+    alice = await sync_to_async(make_user)("alice")
+    room = await sync_to_async(started_room)(alice, game=game, bots=bots, **options)
+    actor.bind(asyncio.get_running_loop())
+    return room
+
+
+async def _bot_moves(room_id: int, rng: random.Random, rounds: int) -> int:
+    """Let every seat play as a bot, all at once, for `rounds` rounds of choices."""
+    accepted = 0
+    for _ in range(rounds):
+        room = await actor.actor_for(room_id)
+        table = room.table
+        if table.match.status != Match.Status.PLAYING:
+            break
+        moves = []
+        for p in table.players:
+            action, _ = table.game.bot_choose(table.view(p.seat), "normal", rng)
+            if action is not None:
+                moves.append(play.act_async(room_id, p.seat, action, by_bot=True))
+        results = await asyncio.gather(*moves, return_exceptions=True)
+        for result in results:
+            if isinstance(result, IllegalAction):
+                continue
+            if isinstance(result, BaseException):
+                raise result
+            accepted += 1
+    return accepted
+
+
+async def test_replaying_the_log_after_the_last_snapshot_arrives_at_the_live_state(monkeypatch):
+    # No snapshot but at round ends: recovery has a long log to replay.
+    monkeypatch.setattr(actor, "SNAPSHOT_EVERY", 10_000)
+    monkeypatch.setattr(actor, "SNAPSHOT_SECONDS", 10_000.0)
+    room = await _room(rounds=2)
+    rng = random.Random(7)
+    accepted = await _bot_moves(room.pk, rng, 60)
+    assert accepted > 20
+
+    def snapshot_version() -> int:
+        return Match.objects.get(room_id=room.pk).rounds.order_by("-number").first().version
+
+    # The deal is random: the last move may have ended a round (a snapshot). Play on a little
+    # until the live state is ahead of the last snapshot, so recovery must replay the log.
+    for _ in range(10):
+        live = (await actor.actor_for(room.pk)).table
+        if await sync_to_async(snapshot_version)() < live.version:
+            break
+        await _bot_moves(room.pk, rng, 1)
+    live = (await actor.actor_for(room.pk)).table
+
+    def recovered():
+        match = Match.objects.get(room_id=room.pk)
+        rnd = match.rounds.order_by("-number").first()
+        return match, rnd.version, current.recover(match)
+
+    match, snapshot_at, table = await sync_to_async(recovered)()
+    assert match.version == live.version
+    assert snapshot_at < live.version  # the state came from the log, not from a snapshot
+    assert table.game.dump(table.state) == live.game.dump(live.state)
+    assert table.view(0) == live.view(0)
+
+
+async def test_a_move_is_acknowledged_only_once_its_log_row_is_durable():
+    room = await _room()
+    table = (await actor.actor_for(room.pk)).table
+    action, _ = table.game.bot_choose(table.view(1), "normal", random.Random(1))
+    outcome = await play.act_async(room.pk, 1, action, by_bot=True)
+    logged = await sync_to_async(
+        lambda: list(
+            ActionLog.objects.filter(match__room_id=room.pk).values_list("version", flat=True)
+        )
+    )()
+    assert logged == [outcome.table.version]
+    version = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
+    assert version == outcome.table.version
+
+
+async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(monkeypatch):
+    room = await _room(game="ligretto", bots=3)
+    await _bot_moves(room.pk, random.Random(3), 30)
+    rows = await sync_to_async(
+        lambda: list(
+            ActionLog.objects.filter(match__room_id=room.pk, refused="").values_list(
+                "version", flat=True
+            )
+        )
+    )()
+    live = (await actor.actor_for(room.pk)).table
+    assert rows == sorted(set(rows)) and rows[-1] == live.version
+
+
+async def test_a_table_changed_behind_the_actor_is_read_again_and_the_move_applied_there():
+    room = await _room()
+    table = (await actor.actor_for(room.pk)).table
+    # Another process (or an operator) made a change the actor did not see: a new version.
+    await sync_to_async(
+        lambda: Match.objects.filter(room_id=room.pk).update(version=F("version") + 5)
+    )()
+    action, _ = table.game.bot_choose(table.view(1), "normal", random.Random(2))
+    outcome = await play.act_async(room.pk, 1, action, by_bot=True)
+    assert outcome.table.version == table.version + 6  # applied after that change, not beside it
+    version = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
+    assert version == outcome.table.version
+
+
+async def test_a_sync_caller_in_a_thread_hands_its_move_to_the_loop_and_waits():
+    room = await _room()
+    table = (await actor.actor_for(room.pk)).table
+    action, _ = table.game.bot_choose(table.view(2), "normal", random.Random(4))
+    outcome = await sync_to_async(play.act, thread_sensitive=False)(room.pk, 2, action)
+    assert (await actor.actor_for(room.pk)).table.version == outcome.table.version

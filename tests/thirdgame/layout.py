@@ -1,0 +1,51 @@
+"""How a High Card table is drawn: its public parts and a seat's own, from views only (pure)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.thirdgame.rules import describe_end
+
+TEMPLATE = "thirdgame/table.html"
+
+
+def public_parts(view: dict[str, Any]) -> dict[str, Any]:
+    """Each public part of the page, mapped to the data it is drawn from (compared per version)."""
+    parts: dict[str, Any] = {
+        "status": (view["status"], view["round"], view["turn"], view.get("message")),
+        "trick": repr(view["trick"]),
+        "scores": (repr(view["players"]), repr(view["scores"])),
+    }
+    for h in view["hands"]:
+        parts[f"seat-{h['seat']}"] = repr(h)
+    return parts
+
+
+def private_part(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> Any:
+    """The data of `seat`'s own part (`me`): its hand and what it may do, from its own view."""
+    return (tuple(view["hand"] or ()), repr(legal), view["status"])
+
+
+def context(
+    view: dict[str, Any],
+    seat: int | None,
+    legal: list[dict[str, Any]],
+    events: list[dict[str, Any]],
+) -> dict[str, Any]:
+    """Everything the High Card template draws, for `seat` (None: a spectator)."""
+    players = {p["seat"]: p for p in view["players"]}
+    return {
+        "hands": [dict(h, player=players[h["seat"]]) for h in view["hands"]],
+        "my_hand": view.get("hand") or [],
+        "can_play": any(a["type"] == "play" for a in legal),
+        "can_ready": any(a["type"] == "ready" for a in legal),
+        "match_end": describe_end(view["options"]),
+    }
+
+
+def partial(context: dict[str, Any], part: str) -> str:
+    """Name the partial that draws `part`, setting in `context` what it draws."""
+    if part.startswith("seat-"):
+        context["h"] = context["hands"][int(part.removeprefix("seat-"))]
+        return "seat"
+    return part
