@@ -93,7 +93,7 @@ class BoardApi(NinjaAPI):
                     refusal = schemas.refusal_of(payload, {})
                 if refusal is not None:
                     raise ApiError(*refusal)
-        raise ApiError("bad_request", "The request is not what this call takes.")
+        raise ApiError("bad_request", _("The request is not what this call takes."))
 
     def get_openapi_schema(
         self, *, path_prefix: str | None = None, path_params: dict[str, Any] | None = None
@@ -151,7 +151,7 @@ def _unauthenticated(request: HttpRequest, problem: AuthenticationError) -> Http
 def _bug(request: HttpRequest, problem: Exception) -> HttpResponse:
     # A bug of ours, not the client's: say so in JSON, never an HTML page.
     log.exception("API call %s %s failed", request.method, request.path, exc_info=problem)
-    return error("server_error", "Something went wrong on our side.", 500)
+    return error("server_error", _("Something went wrong on our side."), 500)
 
 
 METHOD_ORDER = ("GET", "POST", "PUT", "PATCH", "DELETE")

@@ -14,7 +14,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_noop, ngettext
 
 from games.engine import IllegalAction
 from games.registry import GAMES
@@ -109,7 +109,8 @@ def join_room(room_id: int, user, invited: bool = False) -> Seat:
     return seat
 
 
-ABANDONED = "Everyone left the table: the match was abandoned and counts for no one."
+# Kept in English (a closed room's reason); the site words it in its reader's language.
+ABANDONED = gettext_noop("Everyone left the table: the match was abandoned and counts for no one.")
 
 
 def leave_room(room_id: int, user) -> Room:
