@@ -85,7 +85,18 @@ def _red_four_on_a_red_three(data):
     return data
 
 
-async def test_a_table_renders_its_public_parts_once_per_language_not_per_socket():
+async def test_a_table_renders_its_public_parts_once_per_language_not_per_socket(monkeypatch):
+    # One process (the in-memory layer): a change is handed to this process's sockets
+    # directly (tables.push.listen), not through the groups. The events handed over are
+    # recorded on their way, and passed on unchanged.
+    handed: list[tuple[str, dict]] = []
+    real_hand_over = push._hand_over
+
+    async def recording(room_id, messages):
+        handed.extend(messages)
+        await real_hand_over(room_id, messages)
+
+    monkeypatch.setattr(push, "_hand_over", recording)
     alice = await sync_to_async(make_user)("alice")
     bob = await sync_to_async(make_user)("bob")
     eve = await sync_to_async(make_user)("eve")
@@ -98,19 +109,17 @@ async def test_a_table_renders_its_public_parts_once_per_language_not_per_socket
     eve_de = await connect(path, "de", eve)  # a second German reader: no second rendering
     carol_de = await connect(path, "de-AT", carol)
     await settle(alice_de, bob_ko, eve_de, carol_de)
-    public = await listen(push.table_group(room.pk))
-    own = await listen(push.seat_group(room.pk, 0))
 
     await alice_de.send_to(text_data=json.dumps({"type": "play", "from": "row", "index": 0}))
     frames = [await s.receive_from() for s in (alice_de, bob_ko, eve_de, carol_de)]
-    event = await get_channel_layer().receive(public)
-    while event["type"] != "table.public":
-        event = await get_channel_layer().receive(public)
+    events = [m for group, m in handed if group == push.table_group(room.pk)]
+    # The play's change is the last one (set_state's came before any socket listened).
+    event = [m for m in events if m["type"] == "table.public"][-1]
     assert sorted(event["translations"]) == ["de", "ko"]  # and English, the html itself
     # The German readers got the same bytes: one German rendering, sent to both.
     assert frames[2] == frames[3] == event["translations"]["de"]
     assert frames[1] == event["translations"]["ko"]
-    mine = await get_channel_layer().receive(own)
+    mine = [m for group, m in handed if group == push.seat_group(room.pk, 0)][-1]
     assert mine["type"] == "table.private" and mine["translations"] == {}  # alice reads German
     assert frames[0] == mine["html"] + event["translations"]["de"]
     for socket in (alice_de, bob_ko, eve_de, carol_de):
