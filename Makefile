@@ -8,7 +8,7 @@ PORT ?= 8000
 # The whole suite must finish well inside CI's budget; a hang fails instead of waiting forever.
 TEST_TIMEOUT ?= 1200
 
-.PHONY: run install install-dev chromium lint test test-fast test-browser test-scale bench migrate superuser clean
+.PHONY: run install install-dev chromium axe gettext messages compilemessages lint test test-fast test-browser test-scale bench migrate superuser clean
 
 # Django 6 needs Python >= 3.12: prefer pyenv's 3.13.0, else any python3.13 / 3.12 on PATH.
 $(PY):
@@ -41,6 +41,28 @@ chromium:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 	@chromium --version
 
+# axe-core, which the browser tests inject into pages to check their accessibility.
+axe: node_modules/axe-core/axe.min.js
+node_modules/axe-core/axe.min.js: package.json
+	npm install --no-package-lock --no-audit --no-fund --silent
+	@touch $@
+
+# Translations: Debian's gettext extracts (xgettext, msgmerge) and compiles (msgfmt) them.
+gettext:
+	@command -v msgfmt >/dev/null 2>&1 || { \
+	  echo "Installing Debian's gettext for the translations"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq gettext >/dev/null; }
+
+# The same extraction tests/test_translations.py checks: every string the site says, per language.
+MESSAGE_DIRS := --ignore=.venv --ignore=node_modules --ignore=staticfiles --ignore=tests --ignore=bench
+messages: install gettext
+	$(PY) manage.py makemessages -l de -l ru -l ko --no-obsolete $(MESSAGE_DIRS)
+
+# The compiled catalogues are committed (a test fails when one is stale), so a clone runs at once.
+compilemessages: install gettext
+	$(PY) manage.py compilemessages $(MESSAGE_DIRS)
+
 migrate: install
 	$(PY) manage.py migrate --noinput
 
@@ -61,7 +83,7 @@ lint: install-dev
 
 # Everything but the browser, then the browser flows in their own process (Playwright's event
 # loop and the asyncio consumer tests must not share one), then the PostgreSQL + Redis path.
-test: lint chromium
+test: lint chromium gettext axe
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m browser tests/browser
@@ -72,10 +94,10 @@ test: lint chromium
 bench: install-dev
 	PYTHONPATH=. .venv/bin/python -u bench/compare.py $(BENCH_ARGS)
 
-test-fast: install-dev
+test-fast: install-dev gettext
 	$(VENV)/bin/pytest -m "not browser and not scale and not packaging" -x -q --durations=15
 
-test-browser: install-dev chromium
+test-browser: install-dev chromium axe
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m browser tests/browser
 
 # The scale-out configuration: PostgreSQL + Redis. SCALE_DATABASE_URL / SCALE_REDIS_URL (or

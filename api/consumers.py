@@ -16,6 +16,7 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.utils.translation import gettext as _
 
 from api import auth, views
 from api.serialize import room_json
@@ -122,10 +123,12 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         # Straight to the room's actor in this loop: no database thread between a move and it.
         table = await play.table_async(self.room_id)
         if table is None:
-            return _refusal("not_started", "This room has not started yet.")
+            return _refusal("not_started", _("This room has not started yet."))
         seat = table.seat_of(self.user)
         if seat is None:
-            return _refusal("not_seated", "You have no seat at this table; spectators only watch.")
+            return _refusal(
+                "not_seated", _("You have no seat at this table; spectators only watch.")
+            )
         try:
             views.throttle_action(self.user)  # the cache's counter, no database
         except views.ApiError as refusal:

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.conf import settings
 from django.http import HttpRequest, HttpResponse, HttpResponseNotAllowed, JsonResponse
+from django.utils.translation import gettext as _
 from ninja import NinjaAPI, Router
 from ninja.errors import AuthenticationError, HttpError, ValidationError, ValidationErrorContext
 from ninja.parser import Parser
@@ -49,7 +50,7 @@ class StrictParser(Parser):
     def parse_body(self, request: HttpRequest) -> dict[str, Any]:
         body = wire.loads(request.body)
         if not isinstance(body, dict):
-            raise wire.WireError("bad_json", "The request body must be a JSON object.")
+            raise wire.WireError("bad_json", _("The request body must be a JSON object."))
         return body
 
 
@@ -68,7 +69,7 @@ class Bearer(HttpBearer):
         user = auth.user_for_token(token)
         if user is None:
             raise ApiError(
-                "bad_token", "That token is unknown, revoked, or its user is banned.", 401
+                "bad_token", _("That token is unknown, revoked, or its user is banned."), 401
             )
         return user
 
@@ -92,7 +93,7 @@ class BoardApi(NinjaAPI):
                     refusal = schemas.refusal_of(payload, {})
                 if refusal is not None:
                     raise ApiError(*refusal)
-        raise ApiError("bad_request", "The request is not what this call takes.")
+        raise ApiError("bad_request", _("The request is not what this call takes."))
 
     def get_openapi_schema(
         self, *, path_prefix: str | None = None, path_params: dict[str, Any] | None = None
@@ -150,7 +151,7 @@ def _unauthenticated(request: HttpRequest, problem: AuthenticationError) -> Http
 def _bug(request: HttpRequest, problem: Exception) -> HttpResponse:
     # A bug of ours, not the client's: say so in JSON, never an HTML page.
     log.exception("API call %s %s failed", request.method, request.path, exc_info=problem)
-    return error("server_error", "Something went wrong on our side.", 500)
+    return error("server_error", _("Something went wrong on our side."), 500)
 
 
 METHOD_ORDER = ("GET", "POST", "PUT", "PATCH", "DELETE")

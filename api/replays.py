@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext as _
 from ninja import Status
 
 from api import schemas as s
@@ -26,12 +27,12 @@ def round_moves(
     room = room_answer(request, room_id, invite)  # 404 for who may not see the room
     match = Match.objects.filter(room_id=room["id"]).first()
     if match is None:
-        raise ApiError("not_started", "This room has not started yet.", 409)
+        raise ApiError("not_started", _("This room has not started yet."), 409)
     rounds = [r for r in match.rounds.defer("state") if replay.available(match, r)]
     number = round if round is not None else (rounds[0].number if rounds else None)
     if number is None or not any(r.number == number for r in rounds):
         raise ApiError(
-            "round_not_over", "That round has not ended yet (or there is no such round).", 409
+            "round_not_over", _("That round has not ended yet (or there is no such round)."), 409
         )
     rep = replay.replay_round(match, number)
     return {

@@ -13,6 +13,7 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.http import JsonResponse
+from django.utils.translation import gettext as _
 from ninja import Status
 
 from api import schemas as s
@@ -24,6 +25,7 @@ from lobby import access, ratelimit, services
 from lobby.forms import SignupForm
 from lobby.models import Room
 from tables import authority, current, play, wire
+from tables.words import refusal_text
 
 # Refusals by the engines that mean "this is not an action at all", not "not now".
 MALFORMED = {"bad_action"}
@@ -40,10 +42,9 @@ def room_call(schema: Any = s.Room, *errors: int) -> dict[Any, Any]:
     return answers(200, schema, 401, 404, 429, *errors)
 
 
-def _too_many(what: str, wait: int) -> ApiError:
-    return ApiError(
-        "too_many_requests", f"Too many {what}; try again in {wait} s.", 429, retry_after=wait
-    )
+def _too_many(sentence: str, wait: int) -> ApiError:
+    """429 with `sentence` (translated, a `%(seconds)d` hole) and when to come back."""
+    return ApiError("too_many_requests", sentence % {"seconds": wait}, 429, retry_after=wait)
 
 
 def _room(room_id: int, user: Any, invite: Any = None) -> Room:
@@ -55,7 +56,7 @@ def _room(room_id: int, user: Any, invite: Any = None) -> Room:
         .first()
     )
     if room is None or not access.may_view(room, user, _invited(room, invite)):
-        raise ApiError("no_such_room", "There is no such room.", 404)
+        raise ApiError("no_such_room", _("There is no such room."), 404)
     return room
 
 
@@ -77,7 +78,7 @@ def _table(room_id: int, user: Any, invite: Any = None) -> current.Table:
     _room(room_id, user, invite)
     table = current.load_table(room_id)
     if table is None:
-        raise ApiError("not_started", "This room has not started yet.", 409)
+        raise ApiError("not_started", _("This room has not started yet."), 409)
     return table
 
 
@@ -95,7 +96,10 @@ def signup(request: ApiRequest, body: s.Credentials) -> Status:
     # accounts made count (lobby.accounts.signup does the same).
     address = ratelimit.client_address(request)
     if ratelimit.exhausted("signup", address, settings.SIGNUPS_PER_ADDRESS):
-        raise _too_many("accounts made from your address", settings.SIGNUP_WINDOW)
+        raise _too_many(
+            _("Too many accounts made from your address; try again in %(seconds)d s."),
+            settings.SIGNUP_WINDOW,
+        )
     # The site's own sign-up form: the same username and password rules as the browser's.
     form = SignupForm(
         {"username": body.username, "password1": body.password, "password2": body.password}
@@ -114,7 +118,7 @@ def _signup_refusal(form: SignupForm) -> ApiError:
         code = "username_taken" if problem.code == "unique" else "invalid_username"
         return ApiError(code, " ".join(problem.messages))
     problems = [p for field in ("password1", "password2") for p in errors.get(field, ())]
-    message = " ".join(m for p in problems for m in p.messages) or "Choose another password."
+    message = " ".join(m for p in problems for m in p.messages) or _("Choose another password.")
     return ApiError("weak_password", message)
 
 
@@ -125,12 +129,12 @@ def token(request: ApiRequest, body: s.TokenRequest) -> dict[str, Any]:
     address = ratelimit.client_address(request)
     wait = ratelimit.login_wait(body.username, address)
     if wait:
-        raise _too_many("failed log-ins", wait)
+        raise _too_many(_("Too many failed log-ins; try again in %(seconds)d s."), wait)
     found = authenticate(request, username=body.username, password=body.password)
     # Django's ModelBackend already refuses inactive (banned) users here.
     if found is None:
         ratelimit.login_failed(body.username, address)
-        raise ApiError("bad_credentials", "That username and password do not match.", 401)
+        raise ApiError("bad_credentials", _("That username and password do not match."), 401)
     ratelimit.login_succeeded(body.username)
     _token, raw = ApiToken.objects.issue(found, (body.name or "")[:60] or "api")
     return {"token": raw}
@@ -234,7 +238,9 @@ def actions(request: ApiRequest, room_id: int, body: s.ActionRequest) -> Any:
     table = _table(room_id, request.auth)
     seat = table.seat_of(request.auth)
     if seat is None:
-        raise ApiError("not_seated", "You have no seat at this table; spectators only watch.", 403)
+        raise ApiError(
+            "not_seated", _("You have no seat at this table; spectators only watch."), 403
+        )
     throttle_action(request.auth)
     result = act(room_id, seat, body.action.model_dump(), request.auth)
     if "error" in result:
@@ -248,7 +254,7 @@ def throttle_action(user: Any) -> None:
     window = settings.API_ACTION_WINDOW
     if not ratelimit.hit("api-actions", user.pk, settings.API_ACTIONS_PER_USER, window):
         # The window started with its first action: the wait is at most the whole window.
-        raise _too_many("actions", window)
+        raise _too_many(_("Too many actions; try again in %(seconds)d s."), window)
 
 
 def act(room_id: int, seat: int, action: dict[str, Any], user: Any) -> dict[str, Any]:
@@ -265,7 +271,8 @@ def act(room_id: int, seat: int, action: dict[str, Any], user: Any) -> dict[str,
             status = 400
         now = current.load_table(room_id)
         return {
-            "error": {"code": refusal.code, "message": refusal.message},
+            # The code stays English for machines; the sentence is in the caller's language.
+            "error": {"code": refusal.code, "message": refusal_text(refusal)},
             "view": now.view(seat) if now is not None else None,
             "status": status,
         }

@@ -10,24 +10,29 @@ its limit is written by cardgames.server in the same shape.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.utils.translation import gettext_lazy as _
 
 from tables import wire
 
+if TYPE_CHECKING:  # a str or a lazy translation (django-stubs' own alias)
+    from django_stubs_ext import StrOrPromise
+
 # What a status means when nothing more specific was said (the codes of docs/api.md).
-CODES = {
-    400: ("bad_request", "The request is not one this API understands."),
-    401: ("bad_token", "That token is unknown, revoked, or its user is banned."),
-    403: ("forbidden", "That is not allowed."),
-    404: ("not_found", "There is no such API call; the API lives under /api/v1/."),
-    405: ("method_not_allowed", "That method is not allowed here."),
-    413: ("too_large", "The request body is too large."),
-    429: ("too_many_requests", "Too many requests; try again later."),
+# The sentences in the caller's language (Accept-Language), the codes in English.
+CODES: dict[int, tuple[str, StrOrPromise]] = {
+    400: ("bad_request", _("The request is not one this API understands.")),
+    401: ("bad_token", _("That token is unknown, revoked, or its user is banned.")),
+    403: ("forbidden", _("That is not allowed.")),
+    404: ("not_found", _("There is no such API call; the API lives under /api/v1/.")),
+    405: ("method_not_allowed", _("That method is not allowed here.")),
+    413: ("too_large", _("The request body is too large.")),
+    429: ("too_many_requests", _("Too many requests; try again later.")),
 }
-SERVER_ERROR = ("server_error", "Something went wrong on our side.")
+SERVER_ERROR: tuple[str, StrOrPromise] = ("server_error", _("Something went wrong on our side."))
 # Headers of the original answer that still mean something on the JSON one.
 KEPT_HEADERS = ("Retry-After", "Allow", "Vary")
 
@@ -36,8 +41,8 @@ def is_api(path: str) -> bool:
     return path == "/api" or path.startswith("/api/")
 
 
-def error(code: str, message: str, status: int) -> JsonResponse:
-    return JsonResponse({"error": {"code": code, "message": message}}, status=status)
+def error(code: str, message: StrOrPromise, status: int) -> JsonResponse:
+    return JsonResponse({"error": {"code": code, "message": str(message)}}, status=status)
 
 
 def not_found(request: HttpRequest, **kwargs: Any) -> JsonResponse:

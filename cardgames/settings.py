@@ -74,6 +74,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # After sessions and auth: the language is the session's choice, else the browser's.
+    "lobby.locale.LanguageMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -92,6 +94,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
+                "django.template.context_processors.i18n",
             ],
         },
     },
@@ -175,7 +178,9 @@ CHAT_LINES_PER_USER = envint("CHAT_LINES_PER_USER", 5)
 CHAT_LINE_WINDOW = envint("CHAT_LINE_WINDOW", 10)
 
 LANGUAGE_CODE = "en"
+# Each language is named in itself: the switcher is read by someone who may not read the page's.
 LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("ru", "Русский"), ("ko", "한국어")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -24,6 +24,7 @@ urlpatterns = [
         name="password_change_done",
     ),
     path("accounts/profile/", profile.profile, name="profile"),
+    path("language/", accounts.set_language, name="set_language"),
     # Before the admin's own URLs, so that a throttled admin login answers 429.
     path("admin/login/", accounts.admin_login),
     path("admin/", admin.site.urls),

@@ -14,6 +14,7 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.urls import reverse
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy as _
 
 from chat import services
 from chat.models import ChatMessage
@@ -43,18 +44,18 @@ class ChatMessageAdmin(admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj=None) -> bool:  # noqa: ANN001
         return False  # hidden, never deleted: what was said stays on record
 
-    @admin.display(description="room", ordering="room")
+    @admin.display(description=_("room"), ordering="room")
     def room_link(self, message: ChatMessage) -> str:
         url = reverse("admin:lobby_room_change", args=[message.room_id])
         return format_html('<a href="{}">{}</a>', url, message.room)
 
-    @admin.display(description="user", ordering="user__username")
+    @admin.display(description=_("user"), ordering="user__username")
     def user_link(self, message: ChatMessage) -> str:
         opts = get_user_model()._meta
         url = reverse(f"admin:{opts.app_label}_{opts.model_name}_change", args=[message.user_id])
         return format_html('<a href="{}">{}</a>', url, message.user)
 
-    @admin.action(description="Hide selected messages", permissions=["change"])
+    @admin.action(description=_("Hide selected messages"), permissions=["change"])
     def hide_selected(self, request: HttpRequest, queryset):  # noqa: ANN001, ANN201
         form = HideForm(request.POST if "apply" in request.POST else None)
         if form.is_valid():

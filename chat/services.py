@@ -19,11 +19,13 @@ from django.db import transaction
 from django.db.models.signals import post_delete, post_save
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from chat.models import MAX_LENGTH, ChatMessage
 from lobby import ratelimit
 from lobby.models import Room
 from moderation.models import AuditEntry, Mute, can_moderate, muted_until, record
+from tables import languages
 
 # The last lines a socket gets on (re)connect: enough to follow the talk, cheap to render.
 BACKLOG = 50
@@ -61,30 +63,35 @@ def clean(text: object) -> str:
 
 def muted_sentence(until: datetime.datetime) -> str:
     local = timezone.localtime(until)
-    when = f"{local:%H:%M}"
+    time = f"{local:%H:%M}"
     if local.date() != timezone.localdate():
-        when += f" on {local:%Y-%m-%d}"
-    return f"You are muted until {when}."
+        return _("You are muted until %(time)s on %(date)s.") % {
+            "time": time,
+            "date": f"{local:%Y-%m-%d}",
+        }
+    return _("You are muted until %(time)s.") % {"time": time}
 
 
 def post(room_id: int, user, text: object) -> ChatMessage:  # noqa: ANN001
     """Post `text` to the room's chat as `user`, or raise ChatRefused saying why not."""
     if user is None or not user.is_authenticated or not user.is_active:
-        raise ChatRefused("Log in to chat; spectators without an account can only read.", 403)
+        raise ChatRefused(_("Log in to chat; spectators without an account can only read."), 403)
     line = clean(text)
     if not line:
-        raise ChatRefused("Type something to say first.")
+        raise ChatRefused(_("Type something to say first."))
     if len(line) > MAX_LENGTH:
-        raise ChatRefused(f"That is too long: at most {MAX_LENGTH} characters.")
+        raise ChatRefused(
+            _("That is too long: at most %(most)d characters.") % {"most": MAX_LENGTH}
+        )
     # The count first: a flood is refused before it costs a query.
     if not ratelimit.hit("chat", user.pk, settings.CHAT_LINES_PER_USER, settings.CHAT_LINE_WINDOW):
-        raise ChatRefused("Slow down: you are sending lines too fast.", 429)
+        raise ChatRefused(_("Slow down: you are sending lines too fast."), 429)
     until = muted_until(user)
     if until is not None:
         raise ChatRefused(muted_sentence(until), 403, muted=True)
     with transaction.atomic():
         if not Room.objects.filter(pk=room_id).exists():
-            raise ChatRefused("This room does not exist.", 404)
+            raise ChatRefused(_("This room does not exist."), 404)
         message = ChatMessage.objects.create(room_id=room_id, user=user, text=line)
         transaction.on_commit(partial(_push_line, message))
     return message
@@ -93,14 +100,14 @@ def post(room_id: int, user, text: object) -> ChatMessage:  # noqa: ANN001
 def hide(message_id: int, moderator, reason: object) -> ChatMessage:  # noqa: ANN001
     """Hide a line from every page (staff only), log it in the audit log, delete it live."""
     if not can_moderate(moderator):
-        raise ChatRefused("Only moderators may hide chat messages.", 403)
+        raise ChatRefused(_("Only moderators may hide chat messages."), 403)
     why = clean(reason)[:500]
     if not why:
-        raise ChatRefused("Say why the message is hidden: the reason goes in the audit log.")
+        raise ChatRefused(_("Say why the message is hidden: the reason goes in the audit log."))
     with transaction.atomic():
         message = ChatMessage.objects.select_for_update().filter(pk=message_id).first()
         if message is None:
-            raise ChatRefused("That message does not exist.", 404)
+            raise ChatRefused(_("That message does not exist."), 404)
         if message.hidden:
             return message  # hidden already: one audit entry per hiding
         message.hidden = True
@@ -156,8 +163,13 @@ def render_note(sentence: str = "") -> str:
 
 
 def _push_line(message: ChatMessage) -> None:
-    html = render_to_string(f"{TEMPLATE}#append", {"m": message})
-    _group_send(message.room_id, {"type": "chat.line", "id": message.pk, "html": html})
+    # Once per language the room's chat boxes read (the hide button speaks), not per socket.
+    by_language = languages.render_each(
+        languages.present(chat_group(message.room_id)),
+        lambda: render_to_string(f"{TEMPLATE}#append", {"m": message}),
+    )
+    event = {"type": "chat.line", "id": message.pk, **languages.split(by_language)}
+    _group_send(message.room_id, event)
 
 
 def _push_delete(room_id: int, message_id: int) -> None:

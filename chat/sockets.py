@@ -17,7 +17,7 @@ from channels.db import database_sync_to_async
 from chat import services
 from lobby.consumers import RoomConsumer
 from lobby.table_consumers import TableConsumer
-from tables import wire
+from tables import languages, wire
 
 # What a chat frame may carry; the services judge the text itself (length, control characters).
 # The text bound is generous (a line is cut at services.MAX_LENGTH), the id an ASCII number.
@@ -43,6 +43,7 @@ class ChatSocket(_Socket):
         """Join the room's chat group and return the chat's whole view for this socket."""
         self.chat_room_id = room_id
         await self.join_group(services.chat_group(room_id))  # before reading: miss nothing
+        languages.note(services.chat_group(room_id), self.language)
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             await self.join_group(services.chat_user_group(user.pk))
@@ -90,7 +91,7 @@ class ChatSocket(_Socket):
 
     async def chat_line(self, event: dict[str, Any]) -> None:
         if event["id"] > self.chat_seen:
-            await self.send(text_data=event["html"])
+            await self.send(text_data=languages.pick(event, self.language))
 
     async def chat_hidden(self, event: dict[str, Any]) -> None:
         await self.send(text_data=event["html"])

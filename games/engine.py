@@ -14,13 +14,55 @@ Event = dict[str, Any]
 View = dict[str, Any]
 
 
-class IllegalAction(Exception):  # noqa: N818 - the name is part of the public interface
-    """An action the rules refuse (G2): `.code` is machine-readable, `.message` one sentence."""
+def gettext_noop(message: str) -> str:
+    """Mark an English sentence for the site's translations; the engine itself stays English.
 
-    def __init__(self, code: str, message: str = "") -> None:
-        super().__init__(message or code)
+    The site's catalogue extracts every `_("...")` call; imported as `_` in the rules modules.
+    """
+    return message
+
+
+class Sentence(str):
+    """An English sentence that keeps its template and parameters, so that the site can word
+    it in the reader's language. As a str it is the English sentence itself, so every caller
+    that takes a str (a template, JSON, a comparison) sees exactly the English it saw before.
+
+    A parameter may be a Sentence too ("an 8"): the site words it first.
+    """
+
+    template: str
+    params: dict[str, Any]
+    plural: str | None = None  # with `amount`: the template's plural (see `ngettext`)
+    amount: int = 1  # the count that picks the plural (not `count`: str has a count method)
+
+    def __new__(cls, template: str, **params: Any) -> Sentence:
+        sentence = super().__new__(cls, template % params if params else template)
+        sentence.template = template
+        sentence.params = params
+        return sentence
+
+
+def ngettext(singular: str, plural: str, count: int, **params: Any) -> Sentence:
+    """A Sentence with a plural: English picks by `count`, the site by its language's rules."""
+    sentence = Sentence(singular if count == 1 else plural, **params)
+    sentence.template, sentence.plural, sentence.amount = singular, plural, count
+    return sentence
+
+
+class IllegalAction(Exception):  # noqa: N818 - the name is part of the public interface
+    """An action the rules refuse (G2): `.code` is machine-readable, `.message` one sentence.
+
+    `.template` is the sentence with `%(name)s` holes and `.params` what fills them, so that
+    the site can word the refusal in the reader's language; `.message` is the English.
+    """
+
+    def __init__(self, code: str, message: str = "", **params: Any) -> None:
         self.code = code
-        self.message = message or code.replace("_", " ").capitalize() + "."
+        self.params = params
+        self.template = message
+        text = message % params if params else message
+        self.message = text or code.replace("_", " ").capitalize() + "."
+        super().__init__(text or code)
 
 
 class Rules(Protocol):

@@ -14,9 +14,13 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+from django.views.decorators.http import require_POST
 
-from lobby import ratelimit
+from lobby import locale, ratelimit
 from lobby.forms import SignupForm
+from tables.languages import supported
 
 
 def _next_url(request: HttpRequest) -> str | None:
@@ -39,7 +43,10 @@ def signup(request: HttpRequest) -> HttpResponse:
         if ratelimit.exhausted("signup", address, settings.SIGNUPS_PER_ADDRESS):
             form.add_error(
                 None,
-                "Too many accounts were made from your address recently. Please try again later.",
+                _(
+                    "Too many accounts were made from your address recently. "
+                    "Please try again later."
+                ),
             )
             status = 429
         elif form.is_valid():
@@ -79,8 +86,13 @@ class ThrottledLoginMixin(_LoginForm):
         self.retry_after = ratelimit.login_wait(username, address)
         if self.retry_after:
             raise ValidationError(
-                "Too many failed logins for this username or from your address. "
-                "Please wait %(seconds)s seconds and try again.",
+                ngettext(
+                    "Too many failed logins for this username or from your address. "
+                    "Please wait %(seconds)s second and try again.",
+                    "Too many failed logins for this username or from your address. "
+                    "Please wait %(seconds)s seconds and try again.",
+                    self.retry_after,
+                ),
                 code="throttled",
                 params={"seconds": self.retry_after},
             )
@@ -136,3 +148,12 @@ class RateLimitedLoginView(auth_views.LoginView):
 def admin_login(request: HttpRequest) -> HttpResponse:
     """The admin's own login page, throttled like the site's."""
     return _throttled(admin.site.login(request))
+
+
+@require_POST
+def set_language(request: HttpRequest) -> HttpResponse:
+    """Switch the site's language (kept in the session and the profile) and go back."""
+    code = supported(request.POST.get("language"))
+    if code:
+        locale.choose(request, code)
+    return redirect(_next_url(request) or "lobby:index")

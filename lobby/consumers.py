@@ -8,7 +8,7 @@ from django.template.loader import render_to_string
 from lobby import access, live
 from lobby.models import Room
 from lobby.roomview import room_context
-from tables import wire
+from tables import languages, wire
 from tables.sockets import NOT_FOUND, LiveConsumer
 
 
@@ -17,10 +17,11 @@ class LobbyConsumer(LiveConsumer):
 
     async def connect(self) -> None:
         # The ws extension never replays what was missed: send the whole list on (re)connect.
+        languages.note(live.LOBBY_GROUP, self.language)
         await self.send_view(await database_sync_to_async(live.render_room_list)())
 
     async def lobby_update(self, event: dict) -> None:
-        await self.send(text_data=event["html"])
+        await self.send(text_data=languages.pick(event, self.language))
 
 
 class RoomConsumer(LiveConsumer):

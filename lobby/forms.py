@@ -5,6 +5,8 @@ from typing import Any
 from django import forms
 from django.contrib.auth.forms import UserCreationForm
 from django.http import QueryDict
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from games.engine import IllegalAction
 from games.registry import DEFAULT_GAME, GAMES, Game
@@ -12,14 +14,15 @@ from lobby.models import game_choices
 from lobby.services import RoomError, check_room
 from lobby.usernames import validate_username
 from tables import wire
+from tables.words import describe_end_text, game_name, refusal_text, seats_in_words
 
 
 class SignupForm(UserCreationForm):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields[
-            "username"
-        ].help_text = "Letters, digits, _ and - only, from one alphabet. At most 150 characters."
+        self.fields["username"].help_text = _(
+            "Letters, digits, _ and - only, from one alphabet. At most 150 characters."
+        )
 
     def clean_username(self) -> str:
         # The field has already stripped and NFKC-normalised the name; Django's own check
@@ -38,44 +41,48 @@ def _game(slug: Any) -> Game:
 
 
 def _seats_help() -> str:
-    return " ".join(f"{game.name}: {game.seats_in_words}." for game in GAMES.values())
+    # In the reader's language: the game's name and its seat counts ("2 bis 6").
+    return " ".join(f"{game_name(slug)}: {seats_in_words(game)}." for slug, game in GAMES.items())
 
 
 class RoomForm(forms.Form):
     # Choices and words come from the registry, read when a form is built, so a game
     # registered at start-up (EXTRA_GAMES) is offered like the site's own.
-    game = forms.ChoiceField(choices=game_choices, initial=DEFAULT_GAME)
-    seats = forms.IntegerField(initial=2)
-    rounds = forms.IntegerField(required=False, min_value=1)
+    game = forms.ChoiceField(label=_("Game"), choices=game_choices, initial=DEFAULT_GAME)
+    seats = forms.IntegerField(label=_("Seats"), initial=2)
+    rounds = forms.IntegerField(label=_("Rounds"), required=False, min_value=1)
     target = forms.IntegerField(
-        required=False, min_value=1, help_text="Points that end the match (default 99)."
+        label=_("Target"),
+        required=False,
+        min_value=1,
+        help_text=_("Points that end the match (default 99)."),
     )
     no_target = forms.BooleanField(
         required=False,
-        label="No target",
-        help_text="Play the rounds out; the highest total wins.",
+        label=_("No target"),
+        help_text=_("Play the rounds out; the highest total wins."),
     )
     row_variant = forms.BooleanField(
         required=False,
-        label="Descending-row variant",
-        help_text="Ligretto family only (rule L16).",
+        label=_("Descending-row variant"),
+        help_text=_("Ligretto family only (rule L16)."),
     )
     private = forms.BooleanField(
         required=False,
-        label="Private room",
-        help_text="Not listed in the lobby: seats and watching only through the invite link.",
+        label=_("Private room"),
+        help_text=_("Not listed in the lobby: seats and watching only through the invite link."),
     )
     # Ticked to opt out: a room is rated unless its host says otherwise.
     unrated = forms.BooleanField(
         required=False,
-        label="Unrated",
-        help_text="The match moves nobody's rating.",
+        label=_("Unrated"),
+        help_text=_("The match moves nobody's rating."),
     )
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["seats"].help_text = _seats_help()
-        self.fields["rounds"].help_text = _game(DEFAULT_GAME).rounds_help
+        self.fields["rounds"].help_text = gettext(_game(DEFAULT_GAME).rounds_help)
 
     @staticmethod
     def initial_from(query: QueryDict) -> dict[str, Any]:
@@ -114,7 +121,7 @@ class RoomForm(forms.Form):
     def fields_for(self, game: str) -> list[forms.BoundField]:
         """Return the bound option fields that `game` takes (its registry entry says which)."""
         info = _game(game)
-        self.fields["rounds"].help_text = info.rounds_help
+        self.fields["rounds"].help_text = gettext(info.rounds_help)
         return [self[name] for name in info.option_fields]
 
     @staticmethod
@@ -148,5 +155,5 @@ class RoomForm(forms.Form):
             # The seat count does not change how a match ends: judge the options alone.
             checked = info.check_options(info.min_seats, options)
         except IllegalAction as refusal:
-            return refusal.message
-        return info.describe_end(checked)
+            return refusal_text(refusal)
+        return describe_end_text(info, checked)

@@ -13,6 +13,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.html import escape
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from games.registry import GAMES
@@ -20,6 +21,7 @@ from lobby import access, services
 from lobby.htmx import is_htmx
 from tables import charts, history, ratings
 from tables.models import Match
+from tables.words import game_name
 
 
 def sheet(request: HttpRequest, room_id: int) -> HttpResponse:
@@ -31,7 +33,7 @@ def sheet(request: HttpRequest, room_id: int) -> HttpResponse:
     context = {
         "sheet": data,
         "room": match.room,
-        "game_name": GAMES[match.game].name,
+        "game_name": game_name(match.game),
         "lowest_wins": history.lowest_wins(match.game),
         "can_rematch": data.finished and services.was_player(match.room, request.user),
     }
@@ -50,7 +52,7 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
         "recent": recent,
         "games": GAMES,
         "ratings": [
-            (game, GAMES[game].name, shown, _rating_chart(GAMES[game].name, points))
+            (game, game_name(game), shown, _rating_chart(game_name(game), points))
             for game, shown, points in ratings.player_ratings(person)
             if game in GAMES
         ],
@@ -65,7 +67,7 @@ def leaderboard(request: HttpRequest, game: str = "") -> HttpResponse:
         raise Http404("There is no such game.")
     context = {
         "game": game,
-        "game_name": GAMES[game].name,
+        "game_name": game_name(game),
         "games": GAMES,
         "standings": history.leaderboard(game),
         "rated": ratings.leaderboard(game),
@@ -108,10 +110,10 @@ def _rating_chart(name: str, points: list[int]) -> str:
     if len(recent) == len(points):
         recent = [ratings.display(ratings.START_MU), *recent]
     return charts.line_chart(
-        [charts.Series(f"rating ({name})", recent, "s0")],
-        title=f"{name}: rating",
+        [charts.Series(gettext("rating (%(game)s)") % {"game": name}, recent, "s0")],
+        title=gettext("%(game)s: rating") % {"game": name},
         css="chart rating-chart",
-        x_title="rated match",
+        x_title=gettext("rated match"),
     )
 
 

@@ -15,12 +15,15 @@ from statistics import mean
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.conf import settings
 from django.db.models import Case, Count, F, QuerySet, When
 from django.template.loader import render_to_string
+from django.utils.translation import gettext
 
 from games.registry import GAMES
 from lobby.models import Room
-from tables import ratings
+from tables import languages, ratings
+from tables.words import game_name
 
 LOBBY_GROUP = "lobby"
 
@@ -57,12 +60,14 @@ def _lists() -> dict[str, QuerySet[Room]]:
     return lists
 
 
-# What an empty list says (its marker is always last; new entries go before it). Read per call:
-# games registered at start-up (EXTRA_GAMES) come after this module is imported.
+# What an empty list says (its marker is always last; new entries go before it). Read per call,
+# in the active language: games registered at start-up (EXTRA_GAMES) come after this module is
+# imported.
 def _empty_text(list_id: str) -> str:
     if list_id == "playing-rooms":
-        return "No games in progress."
-    return f"No open {GAMES[list_id.removeprefix('open-')].name} rooms yet."
+        return gettext("No games in progress.")
+    slug = list_id.removeprefix("open-")
+    return gettext("No open %(game)s rooms yet.") % {"game": game_name(slug)}
 
 
 def _rooms():  # noqa: ANN202 - a Room queryset
@@ -95,7 +100,7 @@ def listed_rooms() -> dict[str, object]:
     open_lists = [
         {
             "id": f"open-{slug}",
-            "name": game.name,
+            "name": game_name(slug),
             "empty_text": _empty_text(f"open-{slug}"),
             "rooms": [rooms[pk] for pk in shown[f"open-{slug}"]],
         }
@@ -149,8 +154,13 @@ def lobby_changed(room_id: int | None = None) -> None:
     """Tell every lobby page that `room_id` changed (None: send the whole list again)."""
     if room_id is not None and Room.objects.filter(pk=room_id, private=True).exists():
         return  # never listed: the lobby does not even learn that its number is in use
-    html = render_room_list() if room_id is None else render_room_change(room_id)
-    _group_send(LOBBY_GROUP, {"type": "lobby.update", "html": html})
+    # The same bytes for every socket that reads one language: rendered once per language.
+    by_language = languages.render_each(
+        languages.present(LOBBY_GROUP),
+        render_room_list if room_id is None else lambda: render_room_change(room_id),
+    )
+    html = by_language.pop(settings.LANGUAGE_CODE)
+    _group_send(LOBBY_GROUP, {"type": "lobby.update", "html": html, "translations": by_language})
 
 
 def room_changed(room_id: int) -> None:

@@ -9,13 +9,19 @@ from django.core.exceptions import ValidationError
 from django.db import models
 from django.db.models import Q
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
 
 from games.registry import GAMES, Game
+from tables.words import game_name
 
 
 def game_choices() -> list[tuple[str, str]]:
-    """The registered games as (slug, name), read when asked (games may register at start-up)."""
-    return [(slug, game.name) for slug, game in GAMES.items()]
+    """The registered games as (slug, name in the reader's language), read when asked.
+
+    Read when a form is built: games may register at start-up, and the names follow the
+    language of the request.
+    """
+    return [(slug, game_name(slug)) for slug in GAMES]
 
 
 def validate_game(slug: str) -> None:
@@ -29,10 +35,10 @@ def _invite_code() -> str:
 
 class Room(models.Model):
     class Status(models.TextChoices):
-        OPEN = "open", "Open"  # waiting for players
-        PLAYING = "playing", "Playing"
-        FINISHED = "finished", "Finished"  # played to the end; kept in history
-        CLOSED = "closed", "Closed"  # everyone left; kept for the record, never listed
+        OPEN = "open", _("Open")  # waiting for players
+        PLAYING = "playing", _("Playing")
+        FINISHED = "finished", _("Finished")  # played to the end; kept in history
+        CLOSED = "closed", _("Closed")  # everyone left; kept for the record, never listed
 
     # Checked against the registry, not a list of choices: a new game needs no migration.
     game = models.CharField(max_length=20, validators=[validate_game])
@@ -70,9 +76,8 @@ class Room(models.Model):
         return f"Room {self.pk} ({self.get_game_display()}, {self.status})"
 
     def get_game_display(self) -> str:
-        """The game's name (what Django's choices gave before the registry held them)."""
-        game = GAMES.get(self.game)
-        return game.name if game is not None else self.game
+        """The game's name in the reader's language (what Django's choices gave before)."""
+        return game_name(self.game) if self.game in GAMES else self.game
 
     def get_absolute_url(self) -> str:
         return reverse("lobby:room", args=[self.pk])
@@ -93,9 +98,9 @@ class Seat(models.Model):
     """One place at a room's table, held by a user or a bot (never both, never neither)."""
 
     class BotLevel(models.TextChoices):
-        EASY = "easy", "Easy bot"
-        NORMAL = "normal", "Normal bot"
-        FAST = "fast", "Fast bot"
+        EASY = "easy", _("Easy bot")
+        NORMAL = "normal", _("Normal bot")
+        FAST = "fast", _("Fast bot")
 
     room = models.ForeignKey(Room, on_delete=models.CASCADE, related_name="seat_set")
     index = models.PositiveSmallIntegerField()  # turn order, clockwise, from 0
@@ -135,3 +140,16 @@ class Seat(models.Model):
         if self.user is not None:
             return self.user.username
         return f"{self.get_bot_level_display()} {self.index + 1}"
+
+
+class Profile(models.Model):
+    """What a user chose for the site itself; made on first need, not at sign-up."""
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="profile"
+    )
+    # Blank: never chosen, so the browser's language decides.
+    language = models.CharField(_("language"), max_length=8, choices=settings.LANGUAGES, blank=True)
+
+    def __str__(self) -> str:
+        return self.user.get_username()

@@ -20,12 +20,14 @@ from typing import Any
 from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from games.registry import GAMES
 from lobby import live, services
 from lobby.models import Room
 from lobby.services import RoomError
 from tables import ratings
+from tables.words import game_name
 
 log = logging.getLogger(__name__)
 
@@ -40,7 +42,9 @@ def seats_for(game: str) -> int:
 
 def _check_game(game: Any) -> None:
     if game not in GAMES:
-        raise RoomError("invalid_game", f"There is no game called {game!r}.", 400)
+        raise RoomError(
+            "invalid_game", gettext("There is no game called %(game)r.") % {"game": game}, 400
+        )
 
 
 def play_now(user: Any, game: Any) -> Room:
@@ -96,7 +100,10 @@ def practise(user: Any, game: Any, level: Any = "normal") -> Room:
     if level not in GAMES[game].bot_levels:
         levels = ", ".join(GAMES[game].bot_levels)
         raise RoomError(
-            "invalid_level", f"{GAMES[game].name} bots come in these levels: {levels}.", 400
+            "invalid_level",
+            gettext("%(game)s bots come in these levels: %(levels)s.")
+            % {"game": game_name(game), "levels": levels},
+            400,
         )
     seats = seats_for(game)
     with transaction.atomic():

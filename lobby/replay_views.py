@@ -15,6 +15,7 @@ from games.registry import GAMES
 from lobby import access
 from tables import replay
 from tables.models import Match
+from tables.words import game_name
 
 
 def replay_page(request: HttpRequest, room_id: int) -> HttpResponse:
@@ -37,7 +38,7 @@ def replay_page(request: HttpRequest, room_id: int) -> HttpResponse:
     context = {
         "room": room,
         "match": match,
-        "game_name": GAMES[match.game].name,
+        "game_name": game_name(match.game),
         "game_css": GAMES[match.game].package,
         "replay": rep,
         "step": step,

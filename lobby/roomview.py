@@ -4,9 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from lobby.models import Room
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
-OPTION_LABELS = {"rounds": "Rounds", "target": "Target points", "row_variant": "Row variant"}
+from lobby.models import Room
+from tables.words import BOT_LEVEL_LABELS
+
+OPTION_LABELS = {
+    "rounds": _("Rounds"),
+    "target": _("Target points"),
+    "row_variant": _("Row variant"),
+}
 
 
 def room_context(room: Room, user, base_url: str, error: str | None = None) -> dict[str, Any]:
@@ -36,7 +44,9 @@ def room_context(room: Room, user, base_url: str, error: str | None = None) -> d
         and filled < room.seats,
         "can_start": is_host and room.is_open and filled >= info.min_seats,
         "min_seats": info.min_seats,
-        "bot_levels": info.bot_levels if is_host and room.is_open else (),
+        "bot_levels": [(level, BOT_LEVEL_LABELS.get(level, level)) for level in info.bot_levels]
+        if is_host and room.is_open
+        else (),
         "invite_url": base_url + room.get_invite_url(),
         "can_remove": is_host and room.is_open,
         "can_close": is_host and room.status in (Room.Status.OPEN, Room.Status.PLAYING),
@@ -46,6 +56,8 @@ def room_context(room: Room, user, base_url: str, error: str | None = None) -> d
 
 
 def _option_text(value: Any) -> str:
+    if value is None:
+        return str(pgettext_lazy("target", "none"))
     if isinstance(value, bool):
-        return "on" if value else "off"
+        return str(pgettext_lazy("option", "on") if value else pgettext_lazy("option", "off"))
     return str(value)

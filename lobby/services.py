@@ -13,6 +13,8 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_noop, ngettext
 
 from games.engine import IllegalAction
 from games.registry import GAMES
@@ -21,6 +23,7 @@ from lobby.models import Room, Seat
 from tables import play, presence, ratings, sockets
 from tables.models import Match
 from tables.models import Player as MatchPlayer
+from tables.words import game_name, refusal_text
 
 
 class RoomError(Exception):
@@ -36,12 +39,14 @@ class RoomError(Exception):
 def check_room(game: str, seats: Any, options: Any) -> dict[str, Any]:
     """Return the normalized options for a new room, or raise RoomError (400)."""
     if game not in GAMES:
-        raise RoomError("invalid_game", f"There is no game called {game!r}.", 400)
+        raise RoomError(
+            "invalid_game", _("There is no game called %(game)r.") % {"game": game}, 400
+        )
     # The seat count (L1, A1) and the options are the rules' to judge.
     try:
         return GAMES[game].check_options(seats, options)
     except IllegalAction as refusal:
-        raise RoomError(refusal.code, refusal.message, 400) from refusal
+        raise RoomError(refusal.code, refusal_text(refusal), 400) from refusal
 
 
 def create_room(
@@ -54,9 +59,9 @@ def create_room(
     """
     clean_options = check_room(game, seats, options)
     if not isinstance(private, bool):
-        raise RoomError("invalid_private", '"private" must be true or false.', 400)
+        raise RoomError("invalid_private", _('"private" must be true or false.'), 400)
     if not isinstance(rated, bool):
-        raise RoomError("invalid_rated", '"rated" must be true or false.', 400)
+        raise RoomError("invalid_rated", _('"rated" must be true or false.'), 400)
     _throttle(user)
     with transaction.atomic():
         # Lock the host's row so that two rooms opened at once cannot both slip under the cap.
@@ -81,30 +86,31 @@ def join_room(room_id: int, user, invited: bool = False) -> Seat:
             room = _locked_room(room_id)
             seats = list(room.seat_set.all())
             if any(seat.user_id == user.pk for seat in seats):
-                raise RoomError("already_seated", "You already have a seat in this room.")
+                raise RoomError("already_seated", _("You already have a seat in this room."))
             if room.private and not invited and not _old_player(room, user):
                 # The same answer as for no room at all: a private room's number reveals nothing.
-                raise RoomError("no_such_room", "There is no such room.", 404)
+                raise RoomError("no_such_room", _("There is no such room."), 404)
             _require_open(room)
             if room.removed.filter(pk=user.pk).exists():
                 raise RoomError(
                     "removed",
-                    "The host removed you from this room; you cannot sit here again.",
+                    _("The host removed you from this room; you cannot sit here again."),
                     403,
                 )
             taken = {seat.index for seat in seats}
             free = [i for i in range(room.seats) if i not in taken]
             if not free:
-                raise RoomError("room_full", "Every seat in this room is taken.")
+                raise RoomError("room_full", _("Every seat in this room is taken."))
             seat = Seat.objects.create(room=room, index=free[0], user=user)
             _after_commit(room.pk)
     except IntegrityError as clash:
         # Two joins raced past the checks (SQLite does not lock rows): the constraint decides.
-        raise RoomError("room_full", "That seat was just taken; please try again.") from clash
+        raise RoomError("room_full", _("That seat was just taken; please try again.")) from clash
     return seat
 
 
-ABANDONED = "Everyone left the table: the match was abandoned and counts for no one."
+# Kept in English (a closed room's reason); the site words it in its reader's language.
+ABANDONED = gettext_noop("Everyone left the table: the match was abandoned and counts for no one.")
 
 
 def leave_room(room_id: int, user) -> Room:
@@ -114,9 +120,9 @@ def leave_room(room_id: int, user) -> Room:
         room = _locked_room(room_id)
         seat = room.seat_set.filter(user=user).first()
         if seat is None:
-            raise RoomError("not_seated", "You have no seat in this room.")
+            raise RoomError("not_seated", _("You have no seat in this room."))
         if room.status in (Room.Status.FINISHED, Room.Status.CLOSED):
-            raise RoomError("room_over", "This room is over; there is nothing to leave.")
+            raise RoomError("room_over", _("This room is over; there is nothing to leave."))
         _give_up_seat(room, seat, user)
     return room
 
@@ -159,7 +165,7 @@ def remove_player(room_id: int, user, index: Any) -> Room:
     A removed person may not take a seat in this room again; his room page says so.
     """
     if isinstance(index, bool) or not isinstance(index, int):
-        raise RoomError("invalid_seat", "Name the seat to free by its number.", 400)
+        raise RoomError("invalid_seat", _("Name the seat to free by its number."), 400)
     _throttle(user)
     with transaction.atomic():
         room = _locked_room(room_id)
@@ -167,9 +173,11 @@ def remove_player(room_id: int, user, index: Any) -> Room:
         _require_open(room)
         seat = room.seat_set.filter(index=index).first()
         if seat is None:
-            raise RoomError("invalid_seat", "That seat is free already.", 400)
+            raise RoomError("invalid_seat", _("That seat is free already."), 400)
         if seat.user_id == user.pk:
-            raise RoomError("invalid_seat", "You cannot remove yourself; leave the room instead.")
+            raise RoomError(
+                "invalid_seat", _("You cannot remove yourself; leave the room instead.")
+            )
         if seat.user_id:
             room.removed.add(seat.user_id)
             sockets.access_changed_on_commit(seat.user_id, room.pk)
@@ -181,7 +189,9 @@ def remove_player(room_id: int, user, index: Any) -> Room:
 def add_bots(room_id: int, user, count: Any = 1, level: Any = "normal") -> Room:
     """Let the host fill up to `count` free seats with bots of `level`."""
     if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-        raise RoomError("invalid_count", "The number of bots must be a whole number from 1.", 400)
+        raise RoomError(
+            "invalid_count", _("The number of bots must be a whole number from 1."), 400
+        )
     _throttle(user)
     with transaction.atomic():
         room = _locked_room(room_id)
@@ -190,12 +200,15 @@ def add_bots(room_id: int, user, count: Any = 1, level: Any = "normal") -> Room:
         if level not in room.game_info.bot_levels:
             levels = ", ".join(room.game_info.bot_levels)
             raise RoomError(
-                "invalid_level", f"{room.game_info.name} bots come in these levels: {levels}.", 400
+                "invalid_level",
+                _("%(game)s bots come in these levels: %(levels)s.")
+                % {"game": game_name(room.game), "levels": levels},
+                400,
             )
         taken = set(room.seat_set.values_list("index", flat=True))
         free = [i for i in range(room.seats) if i not in taken]
         if not free:
-            raise RoomError("room_full", "Every seat in this room is taken.")
+            raise RoomError("room_full", _("Every seat in this room is taken."))
         Seat.objects.bulk_create(Seat(room=room, index=i, bot_level=level) for i in free[:count])
         _after_commit(room.pk)
     return room
@@ -208,13 +221,18 @@ def start_room(room_id: int, user) -> Room:
         room = _locked_room(room_id)
         _require_host(room, user)
         if room.status != Room.Status.OPEN:
-            raise RoomError("already_started", "This room has already started.")
+            raise RoomError("already_started", _("This room has already started."))
         seats = list(room.seat_set.order_by("index"))
         need = room.game_info.min_seats
         if len(seats) < need:
             raise RoomError(
                 "not_enough_players",
-                f"{room.game_info.name} needs at least {need} players; invite someone or add bots.",
+                ngettext(
+                    "%(game)s needs at least %(count)d player; invite someone or add bots.",
+                    "%(game)s needs at least %(count)d players; invite someone or add bots.",
+                    need,
+                )
+                % {"game": game_name(room.game), "count": need},
             )
         # Close the gaps so that turn order is 0..n-1 (seat numbers are the game's seats).
         for new_index, seat in enumerate(seats):
@@ -244,7 +262,7 @@ def close_room(room_id: int, user, reason: str = "", moderator: bool = False) ->
         if not moderator:
             _require_host(room, user)
         if room.status in (Room.Status.FINISHED, Room.Status.CLOSED):
-            raise RoomError("room_over", "This room is over already.")
+            raise RoomError("room_over", _("This room is over already."))
         who = "a moderator" if moderator else "its host"
         room.status = Room.Status.CLOSED
         room.ended_at = timezone.now()
@@ -263,7 +281,7 @@ def _throttle(user) -> None:
     ):
         raise RoomError(
             "too_many_actions",
-            "You are going too fast; please wait a minute before the next room change.",
+            _("You are going too fast; please wait a minute before the next room change."),
             429,
         )
 
@@ -276,19 +294,19 @@ def _locked_room(room_id: int) -> Room:
     try:
         return Room.objects.select_for_update().get(pk=room_id)
     except Room.DoesNotExist:
-        raise RoomError("no_such_room", "There is no such room.", 404) from None
+        raise RoomError("no_such_room", _("There is no such room."), 404) from None
 
 
 def _require_host(room: Room, user) -> None:
     if room.host_id != user.pk:
-        raise RoomError("not_host", "Only the host of this room may do that.", 403)
+        raise RoomError("not_host", _("Only the host of this room may do that."), 403)
 
 
 def _require_open(room: Room) -> None:
     if room.status == Room.Status.PLAYING:
-        raise RoomError("already_started", "This room has already started.")
+        raise RoomError("already_started", _("This room has already started."))
     if room.status != Room.Status.OPEN:
-        raise RoomError("room_over", "This room is over.")
+        raise RoomError("room_over", _("This room is over."))
 
 
 def finish_room(sender: Any, match: Any, **kwargs: Any) -> None:
@@ -332,10 +350,10 @@ def rematch(room_id: int, user) -> Room:
     with transaction.atomic():
         old = _locked_room(room_id)  # every rematch of this room is decided under this lock
         if old.status != Room.Status.FINISHED:
-            raise RoomError("not_finished", "Only a finished match can have a rematch.")
+            raise RoomError("not_finished", _("Only a finished match can have a rematch."))
         if not was_player(old, user):
             raise RoomError(
-                "not_a_player", "Only the players of this match may ask for a rematch.", 403
+                "not_a_player", _("Only the players of this match may ask for a rematch."), 403
             )
         existing = Room.objects.select_for_update().filter(rematch_of=old).first()
         if existing is not None:
@@ -385,16 +403,16 @@ def _join_rematch(room: Room, user) -> Room:
         return room  # a second click: he is there already
     if room.removed.filter(pk=user.pk).exists():
         raise RoomError(
-            "removed", "The host removed you from the rematch; you cannot sit there again.", 403
+            "removed", _("The host removed you from the rematch; you cannot sit there again."), 403
         )
     if room.status == Room.Status.PLAYING:
-        raise RoomError("already_started", "The rematch has already started without you.")
+        raise RoomError("already_started", _("The rematch has already started without you."))
     if room.status != Room.Status.OPEN:
-        raise RoomError("room_over", "The rematch of this match is over.")
+        raise RoomError("room_over", _("The rematch of this match is over."))
     taken = set(room.seat_set.values_list("index", flat=True))
     free = [i for i in range(room.seats) if i not in taken]
     if not free:
-        raise RoomError("room_full", "Every seat of the rematch is taken.")
+        raise RoomError("room_full", _("Every seat of the rematch is taken."))
     Seat.objects.create(room=room, index=free[0], user=user)
     _after_commit(room.pk)
     return room
@@ -407,8 +425,14 @@ def _require_room_cap(user) -> None:
     if hosted >= settings.ROOMS_PER_USER:
         raise RoomError(
             "too_many_rooms",
-            f"You already host {hosted} rooms that are open or being played; "
-            "finish or leave one before opening another.",
+            ngettext(
+                "You already host %(count)d room that is open or being played; "
+                "finish or leave it before opening another.",
+                "You already host %(count)d rooms that are open or being played; "
+                "finish or leave one before opening another.",
+                hosted,
+            )
+            % {"count": hosted},
         )
 
 

@@ -16,11 +16,13 @@ from typing import Any
 from channels.db import database_sync_to_async
 from django.conf import settings
 from django.utils.html import escape
+from django.utils.translation import gettext as _
 
 from games.engine import IllegalAction
 from lobby import access
-from tables import authority, current, play, presence, push, wire
+from tables import authority, current, languages, play, presence, push, wire
 from tables.sockets import CONNECTED, NOT_FOUND, LiveConsumer
+from tables.words import refusal_text
 
 # Moves of one socket being applied at once: a second click while the first is on its way is
 # fine, a backlog is not.
@@ -52,6 +54,10 @@ class TableConsumer(LiveConsumer):
             await self.refuse()
             return
         self.seat = seat
+        # Pushes render once per language their readers use: say which this one reads.
+        languages.note(push.table_group(self.room_id), self.language)
+        if seat is not None:
+            languages.note(push.seat_group(self.room_id, seat), self.language)
         # Join the groups before rendering, so that no change falls between the two.
         await self.join_group(push.table_group(self.room_id))
         if self.seat is not None:
@@ -87,14 +93,16 @@ class TableConsumer(LiveConsumer):
             await self._send_full()
             return
         if self.seat is None:
-            await self._refused("spectator", "You are watching this table; only players act.", None)
+            await self._refused(
+                "spectator", _("You are watching this table; only players act."), None
+            )
             return
         if not self._take_token():
-            await self._refused("too_fast", "Slow down: too many actions at once.", trigger)
+            await self._refused("too_fast", _("Slow down: too many actions at once."), trigger)
             return
         if len(self.acting) >= MAX_IN_FLIGHT:
             # Never queue a socket's moves behind each other: a late move is a wrong move.
-            await self._refused("too_fast", "Slow down: too many actions at once.", trigger)
+            await self._refused("too_fast", _("Slow down: too many actions at once."), trigger)
             return
         task = asyncio.create_task(self._act(action, trigger))
         self.acting.add(task)
@@ -106,7 +114,7 @@ class TableConsumer(LiveConsumer):
                 self.room_id, self.seat, action, check=authority.holder(self.seat, self.user)
             )
         except IllegalAction as refusal:
-            await self._refused(refusal.code, refusal.message, trigger)
+            await self._refused(refusal.code, refusal_text(refusal), trigger)
 
     def _take_token(self) -> bool:
         rate = settings.TABLE_ACTION_RATE
@@ -139,6 +147,7 @@ class TableConsumer(LiveConsumer):
                 self.present = False
                 await database_sync_to_async(presence.disconnected)(self.room_id, old)
         if seat is not None:
+            languages.note(push.seat_group(self.room_id, seat), self.language)
             await self.join_group(push.seat_group(self.room_id, seat))
             self.present = True
             await database_sync_to_async(presence.connected)(self.room_id, seat)
@@ -154,7 +163,7 @@ class TableConsumer(LiveConsumer):
             await self.push_public(event)
 
     async def push_private(self, event: dict[str, Any]) -> None:
-        self.pending = (event["version"], event["html"])
+        self.pending = (event["version"], languages.pick(event, self.language))
 
     async def push_public(self, event: dict[str, Any]) -> None:
         version = event["version"]
@@ -166,7 +175,7 @@ class TableConsumer(LiveConsumer):
         ):
             await self._send_full()  # something went missing: the whole table again
             return
-        html = event["html"]
+        html = languages.pick(event, self.language)
         if own and self.pending is not None:
             html = self.pending[1] + html
         self.pending = None
@@ -175,7 +184,7 @@ class TableConsumer(LiveConsumer):
 
     async def table_notice(self, event: dict[str, Any]) -> None:
         # A note outside the versioned parts (a rematch was opened): shown as it comes.
-        await self.send(text_data=event["html"])
+        await self.send(text_data=languages.pick(event, self.language))
 
     async def _send_full(self) -> None:
         version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
@@ -186,7 +195,7 @@ class TableConsumer(LiveConsumer):
     async def _refused(self, code: str, message: str, trigger: Any) -> None:
         target = escape(trigger) if isinstance(trigger, str) else ""
         await self.send(
-            text_data=f'<div id="table-flash" class="flash" role="alert" data-code="{escape(code)}"'
+            text_data=f'<div id="table-flash" class="flash" data-code="{escape(code)}"'
             f' data-target="{target}">{escape(message)}</div>'
         )
 

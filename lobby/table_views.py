@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
+from games.registry import GAMES
 from lobby.models import Room
 from tables import current, push, ratings
+from tables.words import game_name
 
 
 def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
@@ -29,9 +31,20 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
     return render(request, push.layout_for(table.match.game).TEMPLATE, context)
 
 
-def how_to_play_allegra(request: HttpRequest) -> HttpResponse:
-    """The rules of Allegra in short, citing the rule book's ids, with a drawn example."""
-    return render(request, "games/allegra/how_to_play.html")
+# Each game's page; Ligretto Mini and Ligretto share one that tells them apart.
+HOW_TO_PLAY = {
+    "ligretto-mini": "games/ligretto/how_to_play.html",
+    "ligretto": "games/ligretto/how_to_play.html",
+    "allegra": "games/allegra/how_to_play.html",
+}
+
+
+def how_to_play(request: HttpRequest, game: str) -> HttpResponse:
+    """A game's rules in short, citing the rule book's ids, with drawn examples."""
+    if game not in HOW_TO_PLAY:
+        raise Http404("There is no such game.")
+    context = {"game": game, "game_name": game_name(game), "games": GAMES}
+    return render(request, HOW_TO_PLAY[game], context)
 
 
 def _rematch_notice(room_id: int) -> dict[str, object]:

@@ -9,6 +9,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
 from django.utils.html import escape
+from django.utils.translation import gettext as _
 from django.views import defaults
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
@@ -57,6 +58,7 @@ def create_room(request: HttpRequest) -> HttpResponse:
         "option_fields": form.fields_for(game),
         "min_seats": min_seats,
         "max_seats": max_seats,
+        "games": GAMES,
     }
     # Changing the game re-renders just the fields that depend on it.
     template = "lobby/room_form.html#game-fields" if is_htmx(request) else "lobby/room_form.html"
@@ -90,13 +92,13 @@ def invite(request: HttpRequest, code: str) -> HttpResponse:
     access.remember_invite(request.session, room.pk)
     if not room.seat_set.filter(user=request.user).exists():
         if room.removed.filter(pk=request.user.pk).exists():
-            messages.info(request, "The host removed you from this room; you can only watch.")
+            messages.info(request, _("The host removed you from this room; you can only watch."))
         elif room.is_open and room.seat_set.count() < room.seats:
-            messages.info(request, "You were invited to this room: take a seat to play.")
+            messages.info(request, _("You were invited to this room: take a seat to play."))
         elif room.is_open:
-            messages.info(request, "Every seat in this room is taken; you can watch.")
+            messages.info(request, _("Every seat in this room is taken; you can watch."))
         else:
-            messages.info(request, "This room has already started; you can watch.")
+            messages.info(request, _("This room has already started; you can watch."))
     return redirect(room)
 
 
@@ -211,13 +213,13 @@ def favicon(request: HttpRequest) -> HttpResponse:
 
 def page_not_found(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_htmx(request):
-        return _error_line(request, "That room or page does not exist (any more).", 404)
+        return _error_line(request, _("That room or page does not exist (any more)."), 404)
     return defaults.page_not_found(request, exception)
 
 
 def permission_denied(request: HttpRequest, exception: Exception) -> HttpResponse:
     if is_htmx(request):
-        return _error_line(request, "You may not do that here.", 403)
+        return _error_line(request, _("You may not do that here."), 403)
     return defaults.permission_denied(request, exception)
 
 

@@ -22,11 +22,16 @@ from django.http import HttpRequest
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 
 from lobby.admin import RoomAdmin
 from lobby.models import Room
 from moderation import services
 from moderation.models import AuditEntry, Mute, Report
+
+if TYPE_CHECKING:  # a str or a lazy translation (django-stubs' own alias)
+    from django_stubs_ext import StrOrPromise
 
 User = get_user_model()
 
@@ -59,12 +64,18 @@ class ReasonForm(forms.Form):
     reason = forms.CharField(
         max_length=services.REASON_MAX,
         widget=forms.Textarea(attrs={"rows": 3, "cols": 60}),
-        help_text="Required. It is kept in the audit log (and a closed room's players see it).",
+        help_text=_("Required. It is kept in the audit log (and a closed room's players see it)."),
     )
 
 
+REASON = _("Reason")  # the reason field's default label
+
+
 def reason_action(
-    name: str, description: str, apply: Callable[[Any, Any, str], Any], label: str = "Reason"
+    name: str,
+    description: StrOrPromise,
+    apply: Callable[[Any, Any, str], Any],
+    label: StrOrPromise = REASON,
 ) -> Callable:
     """Make an admin action that asks for a reason, then runs `apply(obj, moderator, reason)`."""
 
@@ -80,7 +91,11 @@ def reason_action(
                 except services.ModerationError as refusal:
                     refused.append(f"{obj}: {refusal.message}")
             if done:
-                modeladmin.message_user(request, f"{description}: done for {done}.")
+                modeladmin.message_user(
+                    request,
+                    gettext("%(action)s: done for %(count)d.")
+                    % {"action": description, "count": done},
+                )
             for sentence in refused:
                 modeladmin.message_user(request, sentence, messages.ERROR)
             return None  # back to the list
@@ -123,8 +138,8 @@ class YesNoFilter(admin.SimpleListFilter):
     def condition(self) -> Any:
         raise NotImplementedError
 
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, str]]:
-        return [("yes", "Yes"), ("no", "No")]
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, StrOrPromise]]:
+        return [("yes", _("Yes")), ("no", _("No"))]
 
     def queryset(self, request: HttpRequest, queryset: QuerySet) -> QuerySet:
         if self.value() == "yes":
@@ -135,7 +150,7 @@ class YesNoFilter(admin.SimpleListFilter):
 
 
 class MutedFilter(YesNoFilter):
-    title = "muted"
+    title = _("muted")
     parameter_name = "muted"
 
     def condition(self) -> Any:
@@ -158,15 +173,20 @@ class ModeratedUserAdmin(ModerateMixin, UserAdmin):
     ]
     list_filter = ["is_active", "is_staff", MutedFilter, "is_superuser", "groups"]
     readonly_fields = ["moderation_links"]
-    fieldsets = (*(UserAdmin.fieldsets or ()), ("Moderation", {"fields": ("moderation_links",)}))
+    fieldsets = (
+        *(UserAdmin.fieldsets or ()),
+        (_("Moderation"), {"fields": ("moderation_links",)}),
+    )
     actions = [
-        reason_action("ban_users", "Ban", services.ban),
-        reason_action("unban_users", "Unban", services.unban),
-        reason_action("mute_1h", "Mute for 1 h", lambda u, m, r: services.mute(u, m, 60, reason=r)),
+        reason_action("ban_users", _("Ban"), services.ban),
+        reason_action("unban_users", _("Unban"), services.unban),
         reason_action(
-            "mute_24h", "Mute for 24 h", lambda u, m, r: services.mute(u, m, 24 * 60, reason=r)
+            "mute_1h", _("Mute for 1 h"), lambda u, m, r: services.mute(u, m, 60, reason=r)
         ),
-        reason_action("unmute_users", "Unmute", services.unmute),
+        reason_action(
+            "mute_24h", _("Mute for 24 h"), lambda u, m, r: services.mute(u, m, 24 * 60, reason=r)
+        ),
+        reason_action("unmute_users", _("Unmute"), services.unmute),
     ]
 
     def get_readonly_fields(self, request: HttpRequest, obj: Any = None) -> list[str]:
@@ -177,12 +197,12 @@ class ModeratedUserAdmin(ModerateMixin, UserAdmin):
         until = _active_mutes().order_by("-until").values("until")[:1]
         return super().get_queryset(request).annotate(muted_until=Subquery(until))
 
-    @admin.display(description="Muted until", ordering="muted_until")
+    @admin.display(description=_("Muted until"), ordering="muted_until")
     def muted(self, user: Any) -> Any:
         until = getattr(user, "muted_until", None)
         return until or "-"
 
-    @admin.display(description="Links")
+    @admin.display(description=_("Links"))
     def short_links(self, user: Any) -> str:
         # The list keeps to the few a moderator follows most; the change page has them all.
         return _links(
@@ -193,7 +213,7 @@ class ModeratedUserAdmin(ModerateMixin, UserAdmin):
             ]
         )
 
-    @admin.display(description="Links")
+    @admin.display(description=_("Links"))
     def moderation_links(self, user: Any) -> str:
         if user.pk is None:
             return "-"
@@ -235,8 +255,8 @@ class ReportAdmin(ModerateMixin, admin.ModelAdmin):
     search_fields = ["reporter__username", "reported__username", "reason"]
     date_hierarchy = "created_at"
     actions = [
-        reason_action("resolve_reports", "Resolve", services.resolve_report, label="Note"),
-        reason_action("dismiss_reports", "Dismiss", services.dismiss_report, label="Note"),
+        reason_action("resolve_reports", _("Resolve"), services.resolve_report, label=_("Note")),
+        reason_action("dismiss_reports", _("Dismiss"), services.dismiss_report, label=_("Note")),
     ]
     readonly_fields = [
         "reported_link",
@@ -262,19 +282,19 @@ class ReportAdmin(ModerateMixin, admin.ModelAdmin):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.display(description="Reported", ordering="reported__username")
+    @admin.display(description=_("Reported"), ordering="reported__username")
     def reported_link(self, report: Report) -> str:
         return _object_link(report.reported)
 
-    @admin.display(description="Reporter", ordering="reporter__username")
+    @admin.display(description=_("Reporter"), ordering="reporter__username")
     def reporter_link(self, report: Report) -> str:
         return _object_link(report.reporter)
 
-    @admin.display(description="Room")
+    @admin.display(description=_("Room"))
     def room_link(self, report: Report) -> str:
         return _object_link(report.room)
 
-    @admin.display(description="Audit log")
+    @admin.display(description=_("Audit log"))
     def audit_links(self, report: Report) -> str:
         return _links(
             [("entries", _changelist("moderation_auditentry", report__id__exact=report.pk))]
@@ -298,7 +318,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 
 
 class ActiveMuteFilter(YesNoFilter):
-    title = "active"
+    title = _("active")
     parameter_name = "active"
 
     def condition(self) -> Any:
@@ -311,7 +331,7 @@ class MuteAdmin(ReadOnlyAdmin):
     list_filter = [ActiveMuteFilter, "created_at"]
     search_fields = ["user__username", "by__username", "reason"]
 
-    @admin.display(description="User", ordering="user__username")
+    @admin.display(description=_("User"), ordering="user__username")
     def user_link(self, mute: Mute) -> str:
         return _object_link(mute.user)
 
@@ -324,7 +344,7 @@ class AuditEntryAdmin(ReadOnlyAdmin):
     date_hierarchy = "created_at"
     list_select_related = ["moderator", "user", "room", "report"]
 
-    @admin.display(description="On")
+    @admin.display(description=_("On"))
     def target(self, entry: AuditEntry) -> str:
         parts = [
             _object_link(target)
@@ -351,7 +371,7 @@ def _close(room: Any, moderator: Any, reason: str) -> Any:
 class RoomModeration(ModerateMixin):
     """Links from a room to its reports and audit entries, and the "Close room" action."""
 
-    actions = [reason_action("close_rooms", "Close room", _close)]
+    actions = [reason_action("close_rooms", _("Close room"), _close)]
     # The users' admin links to the rooms they sat in.
     extra_lookups = {"seat_set__user__id__exact"}
 
@@ -364,7 +384,7 @@ class RoomModeration(ModerateMixin):
     def lookup_allowed(self, lookup: str, value: str, request: HttpRequest) -> bool:
         return lookup in self.extra_lookups or super().lookup_allowed(lookup, value, request)
 
-    @admin.display(description="Moderation")
+    @admin.display(description=_("Moderation"))
     def moderation_links(self, room: Any) -> str:
         if room.pk is None:
             return "-"

@@ -11,6 +11,7 @@ import datetime
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
 
 
 def can_moderate(user) -> bool:  # noqa: ANN001
@@ -63,9 +64,9 @@ class Report(models.Model):
     """A player's report of another, from a room; a moderator resolves or dismisses it."""
 
     class Status(models.TextChoices):
-        OPEN = "open", "Open"
-        RESOLVED = "resolved", "Resolved"
-        DISMISSED = "dismissed", "Dismissed"
+        OPEN = "open", _("Open")
+        RESOLVED = "resolved", _("Resolved")
+        DISMISSED = "dismissed", _("Dismissed")
 
     reporter = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="reports_made"
@@ -101,14 +102,14 @@ class AuditEntry(models.Model):
     """One moderator action: who, what, on whom or what, when and why. Append-only."""
 
     class Action(models.TextChoices):
-        BAN = "ban", "Ban"
-        UNBAN = "unban", "Unban"
-        MUTE = "mute", "Mute"
-        UNMUTE = "unmute", "Unmute"
-        CLOSE_ROOM = "close_room", "Close room"
-        HIDE_MESSAGE = "hide_message", "Hide chat message"
-        RESOLVE_REPORT = "resolve_report", "Resolve report"
-        DISMISS_REPORT = "dismiss_report", "Dismiss report"
+        BAN = "ban", _("Ban")
+        UNBAN = "unban", _("Unban")
+        MUTE = "mute", _("Mute")
+        UNMUTE = "unmute", _("Unmute")
+        CLOSE_ROOM = "close_room", _("Close room")
+        HIDE_MESSAGE = "hide_message", _("Hide chat message")
+        RESOLVE_REPORT = "resolve_report", _("Resolve report")
+        DISMISS_REPORT = "dismiss_report", _("Dismiss report")
 
     moderator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moderation_actions"

@@ -15,6 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.utils import timezone
+from django.utils.translation import gettext as _
 
 from lobby import ratelimit
 from lobby import services as lobby_services
@@ -89,7 +90,7 @@ def mute(
             )
         until = now + timedelta(minutes=minutes)
     elif until <= now:
-        raise ModerationError("invalid_duration", "A mute must end in the future.", 400)
+        raise ModerationError("invalid_duration", _("A mute must end in the future."), 400)
     with transaction.atomic():
         target = _locked_target(user, moderator)
         entry = Mute.objects.create(user=target, until=until, reason=reason, by=moderator)
@@ -134,18 +135,20 @@ def dismiss_report(report: Report, moderator: Any, note: str) -> Report:
 def create_report(reporter: Any, reported: Any, room: Any, reason: str) -> Report:
     """File `reporter`'s report of `reported`, a human player of `room`."""
     if reporter is None or not getattr(reporter, "is_authenticated", False):
-        raise ModerationError("not_signed_in", "Sign in to report a player.", 403)
+        raise ModerationError("not_signed_in", _("Sign in to report a player."), 403)
     reason = " ".join(str(reason or "").split())
     if not reason:
-        raise ModerationError("reason_required", "Say what happened: a reason is required.", 400)
+        raise ModerationError("reason_required", _("Say what happened: a reason is required."), 400)
     if len(reason) > REPORT_MAX:
         raise ModerationError(
-            "reason_too_long", f"Please keep the reason to {REPORT_MAX} characters.", 400
+            "reason_too_long",
+            _("Please keep the reason to %(most)d characters.") % {"most": REPORT_MAX},
+            400,
         )
     if reported.pk == reporter.pk:
-        raise ModerationError("own_report", "You cannot report yourself.", 400)
+        raise ModerationError("own_report", _("You cannot report yourself."), 400)
     if not _plays_in(reported, room):
-        raise ModerationError("not_a_player", "You can only report a player of this room.", 400)
+        raise ModerationError("not_a_player", _("You can only report a player of this room."), 400)
     if Report.objects.filter(
         reporter=reporter, reported=reported, room=room, status=Report.Status.OPEN
     ).exists():
@@ -201,7 +204,7 @@ def _handle(report: Report, moderator: Any, note: str, status: str) -> Report:
 def _checked(moderator: Any, reason: Any, what: str = "A reason") -> str:
     """Refuse anyone but a moderator, and an action without a reason; return the reason."""
     if not can_moderate(moderator):
-        raise ModerationError("not_moderator", "Only moderators may do that.", 403)
+        raise ModerationError("not_moderator", _("Only moderators may do that."), 403)
     reason = " ".join(str(reason or "").split())
     if not reason:
         raise ModerationError("reason_required", f"{what} is required for every action.", 400)
@@ -215,7 +218,7 @@ def _checked(moderator: Any, reason: Any, what: str = "A reason") -> str:
 def _locked_target(user: Any, moderator: Any, own_ok: bool = False) -> Any:
     target = get_user_model().objects.select_for_update().get(pk=user.pk)
     if target.pk == moderator.pk and not own_ok:
-        raise ModerationError("own_account", "You cannot do that to your own account.", 400)
+        raise ModerationError("own_account", _("You cannot do that to your own account."), 400)
     if target.is_superuser:
-        raise ModerationError("superuser", "Superusers cannot be banned or muted.", 403)
+        raise ModerationError("superuser", _("Superusers cannot be banned or muted."), 403)
     return target

@@ -14,6 +14,7 @@ from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from lobby import access
@@ -49,7 +50,8 @@ def report(request: HttpRequest, room_id: int, user_id: int) -> HttpResponse:
         lambda: services.create_report(
             request.user, reported, room, request.POST.get("reason", "")
         ),
-        f"Thank you: your report of {reported.username} is in the moderators' queue.",
+        _("Thank you: your report of %(name)s is in the moderators' queue.")
+        % {"name": reported.username},
     )
 
 
@@ -74,7 +76,7 @@ def ban(request: HttpRequest, room_id: int, user_id: int) -> HttpResponse:
         room_id,
         user_id,
         lambda target, reason: services.ban(target, request.user, reason),
-        "{} is banned; bots took their seats.",
+        _("%(name)s is banned; bots took their seats."),
     )
 
 
@@ -88,7 +90,7 @@ def mute(request: HttpRequest, room_id: int, user_id: int) -> HttpResponse:
         lambda target, reason: services.mute(
             target, request.user, PANEL_MUTE_MINUTES, reason=reason
         ),
-        "{} is muted for an hour.",
+        _("%(name)s is muted for an hour."),
     )
 
 
@@ -97,7 +99,7 @@ def _on_player(request: HttpRequest, room_id: int, user_id: int, action, done: s
     room = get_object_or_404(Room, pk=room_id)
     target = get_object_or_404(get_user_model(), pk=user_id)
     reason = request.POST.get("reason")
-    return _run(request, room, lambda: action(target, reason), done.format(target.username))
+    return _run(request, room, lambda: action(target, reason), done % {"name": target.username})
 
 
 def _run(request: HttpRequest, room: Room, action, done: str) -> HttpResponse:  # noqa: ANN001

@@ -31,6 +31,7 @@ from typing import Any
 from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from games.engine import Action, IllegalAction
 from tables import current, push, signals
@@ -132,15 +133,19 @@ class RoomActor:
         table = self.table
         match = table.match
         if match.status == Match.Status.FINISHED:
-            raise PlayError("match_over", "This match is over.")
+            raise PlayError("match_over", gettext_noop("This match is over."))
         if match.status == Match.Status.CLOSED:
-            raise PlayError("room_closed", match.closed_reason or "This room was closed.")
+            reason = match.closed_reason or gettext_noop("This room was closed.")
+            raise PlayError("room_closed", reason)
         if not any(p.seat == seat for p in table.players):
-            raise PlayError("not_seated", "You have no seat at this table.", 403)
+            raise PlayError("not_seated", gettext_noop("You have no seat at this table."), 403)
         if check is not None:
             check(table)
         if action["type"] != "ready" and table.counting_down():
-            raise PlayError("not_started", "The round has not started yet: wait for the countdown.")
+            raise PlayError(
+                "not_started",
+                gettext_noop("The round has not started yet: wait for the countdown."),
+            )
         kept = {k: action[k] for k in ACTION_KEYS if k in action}
         request = (seat, action, by_bot, driver)
         try:
@@ -393,7 +398,7 @@ async def actor_for(room_id: int) -> RoomActor:
         finally:
             _building.pop(room_id, None)
         if table is None:
-            raise PlayError("not_started", "This room has no game in progress.", 404)
+            raise PlayError("not_started", gettext_noop("This room has no game in progress."), 404)
         actor = RoomActor(table)
         _actors[room_id] = actor
         return actor
@@ -495,7 +500,11 @@ class Writer:
                     entry.room.stale = True  # its memory is ahead of the database now
                     if entry.future is not None and not entry.future.done():
                         entry.future.set_exception(
-                            PlayError("unavailable", "The move could not be saved; try again.", 503)
+                            PlayError(
+                                "unavailable",
+                                gettext_noop("The move could not be saved; try again."),
+                                503,
+                            )
                         )
                 continue
             done = [e for e in batch if e.room not in stale]
@@ -529,7 +538,7 @@ def act_inline(
     with transaction.atomic():
         match = Match.objects.select_for_update().filter(room_id=room_id).first()
         if match is None:
-            raise PlayError("not_started", "This room has no game in progress.", 404)
+            raise PlayError("not_started", gettext_noop("This room has no game in progress."), 404)
         actor = RoomActor(current.from_row(match))
         try:
             entries = [actor.apply(seat, action, by_bot, driver, check)]

@@ -18,6 +18,7 @@ from django.db.models import Count, Q, Sum
 from games.registry import GAMES
 from tables import charts
 from tables.models import Match, Player, Round, RoundScore
+from tables.words import game_name
 
 RECENT_MATCHES = 10
 CHART_MATCHES = 20
@@ -184,7 +185,7 @@ def player_record(user) -> tuple[list[GameRecord], list[RecentMatch]]:
         .annotate(n=Count("id"))
         .values_list("player_id", "n")
     )
-    records = {slug: GameRecord(slug, game.name) for slug, game in GAMES.items()}
+    records = {slug: GameRecord(slug, game_name(slug)) for slug, game in GAMES.items()}
     recent: list[RecentMatch] = []
     for p in seats:
         match = p.match

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Match(models.Model):
     """One play-through of a started room: several rounds, one version counter."""
 
     class Status(models.TextChoices):
-        PLAYING = "playing", "Playing"  # rounds being played (a countdown included)
-        FINISHED = "finished", "Finished"
-        CLOSED = "closed", "Closed"  # the room was closed before the end: no winner, no stats
+        PLAYING = "playing", _("Playing")  # rounds being played (a countdown included)
+        FINISHED = "finished", _("Finished")
+        CLOSED = "closed", _("Closed")  # the room was closed before the end: no winner, no stats
 
     room = models.OneToOneField("lobby.Room", on_delete=models.CASCADE, related_name="match")
     game = models.CharField(max_length=20)

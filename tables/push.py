@@ -25,6 +25,7 @@ from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.template.loader import render_to_string
 
 from games.registry import GAMES
+from tables import languages, words
 from tables.current import Table, cache_key
 
 log = logging.getLogger(__name__)
@@ -69,7 +70,7 @@ def render_context(
     """
     context = {
         "room_id": table.match.room_id,
-        "game_name": table.game.name,
+        "game_name": words.game_name(table.match.game),
         "view": view,
         "seat": seat,
         "version": view["version"],
@@ -137,25 +138,42 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
     changed = [k for k, v in public.items() if full or cached[1].get(k) != v]
     mine = [s for s in seats if full or cached[2].get(s) != private[s]]
 
+    # Each part is rendered once per language its readers use (noted by their sockets), never
+    # once per socket: one cache read for the room's and the changed seats' languages.
+    places = [table_group(room_id)] + [seat_group(room_id, s) for s in mine]
+    spoken = languages.present_many(places)
+    spoken[table_group(room_id)] = languages.present(table_group(room_id))
+
     messages: list[tuple[str, dict[str, Any]]] = []
     # A seat's own part goes first, so that it is there when the public frame names it.
     for s in mine:
-        html = render_part(table, views[s], "me", s, events)
+        by_language = languages.render_each(
+            spoken[seat_group(room_id, s)],
+            lambda s=s: render_part(table, views[s], "me", s, events),
+        )
         messages.append(
             (
                 seat_group(room_id, s),
-                {"type": "table.private", "version": version, "html": html, "seat": s},
+                {
+                    "type": "table.private",
+                    "version": version,
+                    **languages.split(by_language),
+                    "seat": s,
+                },
             )
         )
     context = render_context(table, view, None, events)  # built once for every public part
-    html = version_tag(version) + "".join(_render(table, context, k) for k in changed)
+    by_language = languages.render_each(
+        spoken[table_group(room_id)],
+        lambda: version_tag(version) + "".join(_render(table, context, k) for k in changed),
+    )
     messages.append(
         (
             table_group(room_id),
             {
                 "type": "table.public",
                 "version": version,
-                "html": html,
+                **languages.split(by_language),
                 "full": full,
                 "private": mine,
             },
@@ -289,12 +307,16 @@ async def _hand_over(room_id: int, messages: list[tuple[str, dict[str, Any]]]) -
 
 def rematch_opened(room_id: int, rematch_id: int, username: str) -> None:
     """Tell a finished table's sockets that someone opened its rematch (a live join link)."""
-    html = _SPACES.sub(
-        " ",
-        render_to_string(
-            "games/_rematch.html", {"room_id": room_id, "rematch_id": rematch_id, "by": username}
-        ),
+    context = {"room_id": room_id, "rematch_id": rematch_id, "by": username}
+    by_language = languages.render_each(
+        languages.present(table_group(room_id)),
+        lambda: _SPACES.sub(" ", render_to_string("games/_rematch.html", context)),
     )
     # The room's group also holds Board API streams: they take the facts, browsers the HTML.
-    notice = {"type": "table.notice", "html": html, "rematch": rematch_id, "by": username}
+    notice = {
+        "type": "table.notice",
+        **languages.split(by_language),
+        "rematch": rematch_id,
+        "by": username,
+    }
     _dispatch([(table_group(room_id), notice)])

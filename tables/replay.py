@@ -16,6 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from games.engine import IllegalAction, State
+from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
+from games.engine import gettext_noop as _
 from games.registry import GAMES
 from tables import push
 from tables.current import Table
@@ -203,44 +205,84 @@ def render_step(replay: Replay, index: int) -> str:
 
 
 def describe(action: dict[str, Any], names: dict[int, str]) -> str:
-    """Say what an action did, from the action alone (it is what the seat sent: public)."""
+    """Say what an action did, from the action alone (it is what the seat sent: public).
+
+    A Sentence: the English str, kept with its template so that the page words it in its
+    reader's language (`say`); a replay is cached for every reader, whatever his language.
+    """
     kind = action.get("type")
     if kind == "play":
         source = str(action.get("from"))
-        src = {"row": "row card", "stack": "stack", "waste": "waste"}.get(source, "?")
         if action.get("to") == "row":
-            return f"moves the {src} to row slot {_nth(action.get('index'))}"
-        if action.get("from") == "row":
-            src = f"row card {_nth(action.get('index'))}"
-        pile = f" on pile {action['pile']}" if action.get("pile") is not None else ""
-        return f"plays the {src}{pile}"
+            slot = _nth(action.get("index"))
+            if source == "row":
+                return S(_("moves the row card to row slot %(slot)s"), slot=slot)
+            if source == "stack":
+                return S(_("moves the stack to row slot %(slot)s"), slot=slot)
+            if source == "waste":
+                return S(_("moves the waste to row slot %(slot)s"), slot=slot)
+            return f"moves the ? to row slot {slot}"
+        pile = action.get("pile")
+        if source == "row":
+            n = _nth(action.get("index"))
+            if pile is None:
+                return S(_("plays the row card %(n)s"), n=n)
+            return S(_("plays the row card %(n)s on pile %(pile)s"), n=n, pile=pile)
+        if source in ("stack", "waste"):
+            if pile is None:
+                return S(_("plays the stack") if source == "stack" else _("plays the waste"))
+            template = (
+                _("plays the stack on pile %(pile)s")
+                if source == "stack"
+                else _("plays the waste on pile %(pile)s")
+            )
+            return S(template, pile=pile)
+        return "plays the ?" + (f" on pile {pile}" if pile is not None else "")
     if kind == "flip":
-        return "flips the hand"
+        return S(_("flips the hand"))
     if kind == "ready":
-        return "is ready"
+        return S(_("is ready"))
     if kind == "draw":
-        return f"draws from the {action.get('source', 'deck')}"
-    if kind in ("reveal", "swap", "place"):
-        verb = {"reveal": "turns up", "swap": "swaps in at", "place": "places at"}[kind]
-        return f"{verb} {_place(action.get('place'), names)}"
+        source = action.get("source", "deck")
+        if source == "deck":
+            return S(_("draws from the deck"))
+        if source == "discard":
+            return S(_("draws from the discard"))
+        return f"draws from the {source}"
+    if kind == "reveal":
+        return S(_("turns up %(place)s"), place=_place(action.get("place"), names))
+    if kind == "swap":
+        return S(_("swaps in at %(place)s"), place=_place(action.get("place"), names))
+    if kind == "place":
+        return S(_("places at %(place)s"), place=_place(action.get("place"), names))
     if kind == "discard":
-        return "discards the drawn card"
+        return S(_("discards the drawn card"))
     if kind == "knock":
-        return "knocks"
+        return S(_("knocks"))
     if kind == "give":
         to = action.get("to")
-        return f"gives the turn to {names.get(to, f'seat {to}') if isinstance(to, int) else to}"
+        name = names.get(to, f"seat {to}") if isinstance(to, int) else str(to)
+        return S(_("gives the turn to %(name)s"), name=name)
     if kind == "take":
-        return f"takes {_place(action.get('from'), names)} to {_place(action.get('to'), names)}"
+        return S(
+            _("takes %(source)s to %(target)s"),
+            source=_place(action.get("from"), names),
+            target=_place(action.get("to"), names),
+        )
     return str(kind)
 
 
 def _place(place: Any, names: dict[int, str]) -> str:
     if not isinstance(place, dict):
-        return "a card"
+        return S(_("a card"))
     seat = place.get("seat")
     owner = names.get(seat, f"seat {seat}") if isinstance(seat, int) else f"seat {seat}"
-    return f"{owner}'s row {_nth(place.get('row'))}, column {_nth(place.get('col'))}"
+    return S(
+        _("%(owner)s's row %(row)s, column %(col)s"),
+        owner=owner,
+        row=_nth(place.get("row")),
+        col=_nth(place.get("col")),
+    )
 
 
 def _nth(index: Any) -> str:

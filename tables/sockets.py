@@ -23,6 +23,9 @@ stream speaks JSON and has its own (api.consumers). Its interface:
   do. Sent by `access_changed(user_id, room_id)`; other sockets ignore it.
 - `identity_changed` (a group message): closes with RECONNECT; the page reconnects as whoever
   its session now says (anonymous after logout, ban or a password change elsewhere).
+- `language`: the page's language (tables.languages.from_scope); every handler runs under it,
+  so whatever a socket renders for itself is in its reader's language. A part rendered once
+  for many sockets carries one rendering per language present (`languages.pick`).
 
 A socket that falls behind is closed by the server (cardgames.server, code 1013) and resyncs by
 reconnecting; consumers need nothing for that beyond sending the whole view on connect.
@@ -42,7 +45,10 @@ from django.contrib.auth.signals import user_logged_out
 from django.db import transaction
 from django.db.models.signals import post_save, pre_save
 from django.http.request import split_domain_port, validate_host
+from django.utils import translation
 from django.utils.html import escape
+
+from tables import languages
 
 # Browser tests and people alike wait for this before trusting the page to be live.
 CONNECTED = '<span id="live-status" class="live" data-connected="true">live</span>'
@@ -109,8 +115,15 @@ class LiveConsumer(AsyncWebsocketConsumer):
     """The base of every live socket; see the module docstring for its interface."""
 
     groups: list[str]  # channels' own (its consumer is untyped)
+    language = settings.LANGUAGE_CODE
+
+    async def dispatch(self, message: dict) -> None:
+        with translation.override(self.language):
+            await super().dispatch(message)
 
     async def websocket_connect(self, message: dict) -> None:
+        self.language = languages.from_scope(self.scope)
+        translation.activate(self.language)
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             self.groups = [*self.groups, user_group(user.pk)]

@@ -15,6 +15,9 @@ from html import escape
 from typing import Any
 
 from games.cards import draw
+from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
+from games.engine import gettext_noop as _
+from games.engine import ngettext
 
 TEMPLATE = "games/allegra/table.html"
 COLS = 4
@@ -182,8 +185,12 @@ def context(
         "message": _named(view.get("message"), names),
         "sheet": cache(lambda: _sheet(view, names)),
         "how_to": True,
-        "match_end": f"{view['rounds']} round{'s' if view['rounds'] != 1 else ''}; "
-        "the lowest total wins.",
+        "match_end": ngettext(
+            "%(rounds)s round; the lowest total wins.",
+            "%(rounds)s rounds; the lowest total wins.",
+            view["rounds"],
+            rounds=view["rounds"],
+        ),
     }
     if seat is not None:
         ctx["me"] = _me(view, seat, legal, names, place)
@@ -241,6 +248,7 @@ def _me(
             info["target"] = json.dumps(p) if take and key in targets else None
             info["shared"] = p["col"] == COLS - 1
             info["left"] = p["seat"] != seat
+            info["place_class"] = place_class(info)
             info["place_html"] = place_html(info, len(rows), len(out))
             out.append(info)
         rows.append(out)
@@ -294,11 +302,8 @@ def card_html(x: dict[str, Any]) -> str:
     return draw("gone", None, attrs)
 
 
-def place_html(x: dict[str, Any], row: int, col: int) -> str:
-    """One place of a player's own area: a button when he may act on it, else the card alone.
-
-    Drawn in Python like the cards: it is 15 of them in every render of a seat's own part.
-    """
+def place_class(x: dict[str, Any]) -> str:
+    """The classes of a place of a player's own area."""
     cls = "place"
     if x["verb"]:
         cls += f" {x['verb']}"
@@ -306,7 +311,15 @@ def place_html(x: dict[str, Any], row: int, col: int) -> str:
         cls += f" left s{x['seat']}"  # the left neighbour's column, in his colour
     if x["shared"]:
         cls += " shared"
-    ident = f'id="me-{row}-{col}" class="{cls}"'
+    return cls
+
+
+def place_html(x: dict[str, Any], row: int, col: int) -> str:
+    """One place of a player's own area: a button when he may act on it, else the card alone.
+
+    Drawn in Python like the cards: it is 15 of them in every render of a seat's own part.
+    """
+    ident = f'id="me-{row}-{col}" class="{place_class(x)}"'
     label = escape(x["label"])
     if x["target"]:  # the take step of a knock: a submit of the take form (A7)
         return (
@@ -322,12 +335,18 @@ def place_html(x: dict[str, Any], row: int, col: int) -> str:
 
 
 def _label(cell: Any, owner: str, r: int, c: int, gone: Any) -> str:
-    where = f"{owner}'s row {r + 1}, column {c + 1}"
+    where = {"owner": owner, "row": r + 1, "col": c + 1}
+    if cell is None and gone is not None:
+        return S(
+            _("%(owner)s's row %(row)s, column %(col)s: empty (%(a_card)s left in a triple)"),
+            a_card=_a(gone),
+            **where,
+        )
     if cell is None:
-        return f"{where}: empty" + (f" ({_a(gone)} left in a triple)" if gone is not None else "")
+        return S(_("%(owner)s's row %(row)s, column %(col)s: empty"), **where)
     if "hidden" in cell:
-        return f"{where}: face down"
-    return f"{where}: {cell['value']}"
+        return S(_("%(owner)s's row %(row)s, column %(col)s: face down"), **where)
+    return S(_("%(owner)s's row %(row)s, column %(col)s: %(value)s"), value=cell["value"], **where)
 
 
 def _vanished(events: list[dict[str, Any]]) -> dict[tuple[int, int, int], int]:
@@ -366,121 +385,198 @@ def _sheet(view: dict[str, Any], names: dict[int, str]) -> list[dict[str, Any]]:
 
 
 def banner(view: dict[str, Any], names: dict[int, str]) -> dict[str, str]:
-    """Whose turn it is and, in words, what he may do now (A5-A9)."""
+    """Whose turn it is and, in words, what he may do now (A5-A9).
+
+    Sentences keep their templates and parameters (games.engine.Sentence): the site words them
+    in the reader's language; as strings they are the English.
+    """
     status, phase, turn = view["status"], view["phase"], view["turn"]
+    rnd = view["round"]
     if status == "starting":
-        return {"headline": f"Round {view['round']} starts in a moment.", "detail": ""}
+        return {"headline": S(_("Round %(round)s starts in a moment."), round=rnd), "detail": ""}
     if status == "round_over":
-        return {"headline": f"Round {view['round']} is over.", "detail": ""}
+        return {"headline": S(_("Round %(round)s is over."), round=rnd), "detail": ""}
     if status == "finished":
-        return {"headline": "The match is over.", "detail": ""}
+        return {"headline": S(_("The match is over.")), "detail": ""}
     if status == "closed":
-        return {"headline": "This room was closed; the match stopped here.", "detail": ""}
+        return {"headline": S(_("This room was closed; the match stopped here.")), "detail": ""}
     who = names.get(turn, "")
     drawn = (view.get("drawn") or {}).get("value")
+    turn_of = S(_("%(who)s's turn"), who=who)
     if phase == "opening":
         return {
-            "headline": f"Round {view['round']}: everyone turns two cards face up.",
-            "detail": f"Any two face-down cards of your area, all at once; then {who} begins.",
+            "headline": S(_("Round %(round)s: everyone turns two cards face up."), round=rnd),
+            "detail": S(
+                _("Any two face-down cards of your area, all at once; then %(who)s begins."),
+                who=who,
+            ),
         }
     if phase == "draw":
         return {
-            "headline": f"{who}'s turn",
-            "detail": f"{who} may draw from the deck or take the discard.",
+            "headline": turn_of,
+            "detail": S(_("%(who)s may draw from the deck or take the discard."), who=who),
         }
     if phase == "decide" and drawn is None:
         return {
-            "headline": f"{who}'s turn",
-            "detail": f"{who} discarded the card and turns one face-down card of their area "
-            "face up.",
+            "headline": turn_of,
+            "detail": S(
+                _("%(who)s discarded the card and turns one face-down card of their area face up."),
+                who=who,
+            ),
         }
     if phase == "decide" and view["drawn_from"] == "discard":
         return {
-            "headline": f"{who}'s turn",
-            "detail": f"{who} took the {drawn} from the discard and swaps it for a card of "
-            "their area.",
+            "headline": turn_of,
+            "detail": S(
+                _(
+                    "%(who)s took the %(card)s from the discard and swaps it for a card of "
+                    "their area."
+                ),
+                who=who,
+                card=drawn,
+            ),
         }
     if phase == "decide":
-        detail = (
-            f"{who} drew {_a(drawn)} from the deck and swaps it for a card of their area, or "
-            "discards it and turns a card face up."
-        )
-        if len(view["players"]) >= 3:
-            knocked = [names[k] for k in view["knocks"]]
-            detail += (
-                f" Knocked: {', '.join(knocked)}; {who} may give the card to one of them."
-                if knocked
-                else " The others may knock for it now."
+        knocked = [names[k] for k in view["knocks"]] if len(view["players"]) >= 3 else None
+        params = {"who": who, "a_card": _a(drawn)}
+        if knocked is None:
+            detail = S(
+                _(
+                    "%(who)s drew %(a_card)s from the deck and swaps it for a card of their "
+                    "area, or discards it and turns a card face up."
+                ),
+                **params,
             )
-        return {"headline": f"{who}'s turn", "detail": detail}
+        elif knocked:
+            detail = S(
+                _(
+                    "%(who)s drew %(a_card)s from the deck and swaps it for a card of their "
+                    "area, or discards it and turns a card face up. Knocked: %(knocked)s; "
+                    "%(who)s may give the card to one of them."
+                ),
+                knocked=", ".join(knocked),
+                **params,
+            )
+        else:
+            detail = S(
+                _(
+                    "%(who)s drew %(a_card)s from the deck and swaps it for a card of their "
+                    "area, or discards it and turns a card face up. The others may knock for "
+                    "it now."
+                ),
+                **params,
+            )
+        return {"headline": turn_of, "detail": detail}
     knocker = names.get(view["knocker"], "")
+    knocked_turn = S(_("%(who)s's turn: %(knocker)s knocked"), who=who, knocker=knocker)
     if phase == "knock_place":
         return {
-            "headline": f"{who}'s turn: {knocker} knocked",
-            "detail": f"{who} gave the {drawn} to {knocker}, who swaps it for a card of their own "
-            "area.",
+            "headline": knocked_turn,
+            "detail": S(
+                _(
+                    "%(who)s gave the %(card)s to %(knocker)s, who swaps it for a card of "
+                    "their own area."
+                ),
+                who=who,
+                card=drawn,
+                knocker=knocker,
+            ),
         }
     hand = (view.get("hand") or {}).get("value")
     return {
-        "headline": f"{who}'s turn: {knocker} knocked",
-        "detail": f"{who} takes a card of {knocker}'s area that is not in their own and swaps it "
-        f"into their area; {knocker}'s {hand} fills the hole.",
+        "headline": knocked_turn,
+        "detail": S(
+            _(
+                "%(who)s takes a card of %(knocker)s's area that is not in their own and swaps "
+                "it into their area; %(knocker)s's %(hand)s fills the hole."
+            ),
+            who=who,
+            knocker=knocker,
+            hand=hand,
+        ),
     }
 
 
 def hint(
     view: dict[str, Any], seat: int, legal: list[dict[str, Any]], names: dict[int, str]
 ) -> str:
-    """What `seat` may do now, addressed to him, with the keys."""
+    """What `seat` may do now, addressed to him, with the keys (a Sentence, see `banner`)."""
     kinds = {a["type"] for a in legal}
     drawn = (view.get("drawn") or {}).get("value")
     status = view["status"]
     if status == "starting":
-        return "The round starts in a moment."
+        return S(_("The round starts in a moment."))
     if "ready" in kinds:
         last = view["round"] >= view["rounds"]
-        return "Press R to see the result." if last else "Press R when you are ready to go on."
+        if last:
+            return S(_("Press R to see the result."))
+        return S(_("Press R when you are ready to go on."))
     if status == "round_over":
-        return "Waiting for the others to be ready."
+        return S(_("Waiting for the others to be ready."))
     if status == "finished":
-        return "The match is over."
+        return S(_("The match is over."))
     if view["phase"] == "opening":
         if "reveal" in kinds:
             left = 2 - (view.get("revealed_count") or [0] * (seat + 1))[seat]
-            return f"Turn {left} card{'s' if left != 1 else ''} of your area face up: click them."
-        return "Waiting for the others to turn their cards."
+            return ngettext(
+                "Turn %(left)s card of your area face up: click them.",
+                "Turn %(left)s cards of your area face up: click them.",
+                left,
+                left=left,
+            )
+        return S(_("Waiting for the others to turn their cards."))
     if "draw" in kinds:
-        return "Your turn: draw from the deck (D) or take the discard (P)."
+        return S(_("Your turn: draw from the deck (D) or take the discard (P)."))
     if "take" in kinds:
-        knocker = names[view["knocker"]]
-        return (
-            f"Choose a card of {knocker}'s area, then click the card of your area it replaces "
-            "(that one goes to the discard)."
+        return S(
+            _(
+                "Choose a card of %(knocker)s's area, then click the card of your area it "
+                "replaces (that one goes to the discard)."
+            ),
+            knocker=names[view["knocker"]],
         )
     if "place" in kinds:
-        return f"You got the {drawn}: click the card of your area to swap it for."
+        return S(_("You got the %(card)s: click the card of your area to swap it for."), card=drawn)
     if "swap" in kinds:
-        text = f"Click a card of your area to swap the {drawn} for"
-        if "discard" in kinds:
-            text += ", or discard it (X) and turn a card face up"
-        if "give" in kinds:
-            text += ", or give it to a knocker"
-        return text + "."
+        discard, give = "discard" in kinds, "give" in kinds
+        if discard and give:
+            text = _(
+                "Click a card of your area to swap the %(card)s for, or discard it (X) and turn "
+                "a card face up, or give it to a knocker."
+            )
+        elif discard:
+            text = _(
+                "Click a card of your area to swap the %(card)s for, or discard it (X) and turn "
+                "a card face up."
+            )
+        elif give:
+            text = _("Click a card of your area to swap the %(card)s for, or give it to a knocker.")
+        else:
+            text = _("Click a card of your area to swap the %(card)s for.")
+        return S(text, card=drawn)
     if "reveal" in kinds:
-        return "Turn one face-down card of your area face up: click it."
+        return S(_("Turn one face-down card of your area face up: click it."))
     if "knock" in kinds:
-        turn = names[view["turn"]]
-        return f"Knock (K) to ask for the {drawn}: swap it in, then {turn} takes one of your cards."
+        return S(
+            _(
+                "Knock (K) to ask for the %(card)s: swap it in, then %(turn)s takes one of "
+                "your cards."
+            ),
+            card=drawn,
+            turn=names[view["turn"]],
+        )
     if seat in view["knocks"]:
-        return f"You knocked: {names[view['turn']]} decides."
+        return S(_("You knocked: %(turn)s decides."), turn=names[view["turn"]])
     if view["phase"] == "knock_place":
-        return f"Waiting for {names[view['knocker']]} to place the card."
-    return f"Waiting for {names.get(view['turn'], '')}."
+        return S(_("Waiting for %(knocker)s to place the card."), knocker=names[view["knocker"]])
+    return S(_("Waiting for %(turn)s."), turn=names.get(view["turn"], ""))
 
 
 def _a(value: int | None) -> str:
     """A card value with its article, as it is read out: "an 8", "an 11", "a 3", "a -1"."""
-    return f"{'an' if value in (8, 11) else 'a'} {value}"
+    if value in (8, 11):
+        return S(_("an %(value)s"), value=value)
+    return S(_("a %(value)s"), value=value)
 
 
 def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:

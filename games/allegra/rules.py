@@ -8,14 +8,15 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from games.engine import Action, IllegalAction
+from games.engine import Action, IllegalAction, gettext_noop
 
 SEAT_LIMITS = {"allegra": (2, 6)}
 DEFAULT_ROUNDS = 3
 MAX_ROUNDS = 20
 # What the site asks for (A1, A10): the room form's fields and its words; the lowest total wins.
 OPTION_FIELDS = {"allegra": ("rounds",)}
-ROUNDS_HELP = {"allegra": "How many rounds (default 3)."}
+# Marked for the site's catalogues (games.engine.gettext_noop is a no-op; the site translates).
+ROUNDS_HELP = {"allegra": gettext_noop("How many rounds (default 3).")}
 LOWEST_WINS = True
 ROWS = 3
 COLS = 4
@@ -124,11 +125,16 @@ def check_options(
         raise ValueError(f"unknown preset {preset!r}")
     lo, hi = SEAT_LIMITS[preset]
     if type(seats) is not int or not lo <= seats <= hi:
-        raise IllegalAction("invalid_seats", f"Allegra is played by {lo} to {hi} players.")
+        raise IllegalAction(
+            "invalid_seats",
+            gettext_noop("Allegra is played by %(low)d to %(high)d players."),
+            low=lo,
+            high=hi,
+        )
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise IllegalAction("invalid_options", "Options must be an object.")
+        raise IllegalAction("invalid_options", gettext_noop("Options must be an object."))
     unknown = sorted(str(k) for k in options if k != "rounds")
     if unknown:
         raise IllegalAction("invalid_options", f"Unknown option: {', '.join(unknown)}.")
@@ -136,7 +142,9 @@ def check_options(
     # bool is an int subclass; True rounds would be nonsense.
     if type(rounds) is not int or not 1 <= rounds <= MAX_ROUNDS:
         raise IllegalAction(
-            "invalid_options", f"Rounds must be a whole number from 1 to {MAX_ROUNDS}."
+            "invalid_options",
+            gettext_noop("Rounds must be a whole number from 1 to %(most)d."),
+            most=MAX_ROUNDS,
         )
     return {"rounds": rounds}
 
@@ -415,7 +423,9 @@ def _in_area(s: State, seat: int, p: Place, what: str = "your area") -> None:
 def _not_empty(s: State, p: Place) -> tuple[int, bool]:
     cell = _cell(s, p)
     if cell is None:
-        raise IllegalAction("empty_place", "That place is empty: its card left the game.")
+        raise IllegalAction(
+            "empty_place", gettext_noop("That place is empty: its card left the game.")
+        )
     return cell
 
 
@@ -423,19 +433,25 @@ def _require_actor(s: State, seat: int) -> None:
     actor = _actor(s)
     if actor is not None and seat != actor:
         if s.phase == "knock_place":
-            raise IllegalAction("not_your_turn", f"{seat_name(actor)} must place the card first.")
-        raise IllegalAction("not_your_turn", "It is not your turn.")
+            raise IllegalAction(
+                "not_your_turn",
+                gettext_noop("%(name)s must place the card first."),
+                name=seat_name(actor),
+            )
+        raise IllegalAction("not_your_turn", gettext_noop("It is not your turn."))
 
 
 def apply(state: State, seat: int, action: dict[str, Any]) -> tuple[State, list[dict[str, Any]]]:
     """Apply `seat`'s action; return the new state and events, or raise IllegalAction."""
     if type(seat) is not int or not 0 <= seat < state.seats:
-        raise IllegalAction("no_such_seat", "There is no such seat at this table.")
+        raise IllegalAction("no_such_seat", gettext_noop("There is no such seat at this table."))
     kind = _check_shape(action)
     if state.status == "finished":
-        raise IllegalAction("match_over", "The match is over.")
+        raise IllegalAction("match_over", gettext_noop("The match is over."))
     if state.status == "round_over" and kind != "ready":
-        raise IllegalAction("round_over", "The round is over; send ready for the next one.")
+        raise IllegalAction(
+            "round_over", gettext_noop("The round is over; send ready for the next one.")
+        )
     s = _clone(state)
     events: list[dict[str, Any]] = []
     _HANDLERS[kind](s, seat, action, events)
@@ -447,15 +463,19 @@ def _do_reveal(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]])
     p = _parse_place(a, "place")
     if s.phase == "opening":
         if s.revealed[seat] >= 2:
-            raise IllegalAction("no_more_reveals", "You have already turned two cards face up.")
+            raise IllegalAction(
+                "no_more_reveals", gettext_noop("You have already turned two cards face up.")
+            )
     else:
         _require_actor(s, seat)
         if s.phase != "decide" or s.drawn is not None:
-            raise IllegalAction("wrong_phase", "You may turn a card face up only after a discard.")
+            raise IllegalAction(
+                "wrong_phase", gettext_noop("You may turn a card face up only after a discard.")
+            )
     _in_area(s, seat, p)
     cell = _not_empty(s, p)
     if cell[1]:
-        raise IllegalAction("face_up", "That card is already face up.")
+        raise IllegalAction("face_up", gettext_noop("That card is already face up."))
     _set(s, p, (cell[0], True))
     ev.append({"type": "card_revealed", "seat": seat, "place": place_dict(p), "value": cell[0]})
     _remove_triples(s, ev)
@@ -474,11 +494,13 @@ def _do_reveal(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]])
 def _do_draw(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) -> None:
     _require_actor(s, seat)
     if s.phase != "draw":
-        raise IllegalAction("wrong_phase", "You cannot draw now.")
+        raise IllegalAction("wrong_phase", gettext_noop("You cannot draw now."))
     source = a["source"]
     pile = s.deck if source == "deck" else s.discard
     if not pile:
-        raise IllegalAction(f"{source}_empty", f"The {source} pile is empty.")
+        if source == "deck":
+            raise IllegalAction("deck_empty", gettext_noop("The deck pile is empty."))
+        raise IllegalAction("discard_empty", gettext_noop("The discard pile is empty."))
     s.drawn = pile.pop()
     s.drawn_from = source
     s.phase = "decide"
@@ -487,9 +509,11 @@ def _do_draw(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) -
 
 def _require_held(s: State) -> int:
     if s.phase != "decide":
-        raise IllegalAction("wrong_phase", "You hold no drawn card.")
+        raise IllegalAction("wrong_phase", gettext_noop("You hold no drawn card."))
     if s.drawn is None:
-        raise IllegalAction("wrong_phase", "You discarded the card: turn a card face up.")
+        raise IllegalAction(
+            "wrong_phase", gettext_noop("You discarded the card: turn a card face up.")
+        )
     return s.drawn
 
 
@@ -514,9 +538,13 @@ def _do_discard(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]
     _require_actor(s, seat)
     drawn = _require_held(s)
     if s.drawn_from != "deck":
-        raise IllegalAction("must_swap", "A card taken from the discard pile must be swapped in.")
+        raise IllegalAction(
+            "must_swap", gettext_noop("A card taken from the discard pile must be swapped in.")
+        )
     if not _face_down(s, seat):
-        raise IllegalAction("must_swap", "No card of your area is face down: you must swap.")
+        raise IllegalAction(
+            "must_swap", gettext_noop("No card of your area is face down: you must swap.")
+        )
     s.discard.append(drawn)
     s.drawn = s.drawn_from = None
     s.knocks = []
@@ -525,15 +553,17 @@ def _do_discard(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]
 
 def _do_knock(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) -> None:
     if s.seats < 3:
-        raise IllegalAction("no_knocking", "Knocking needs three or more players.")
+        raise IllegalAction("no_knocking", gettext_noop("Knocking needs three or more players."))
     if s.phase != "opening" and seat == s.turn:
-        raise IllegalAction("own_turn", "You cannot knock on your own card.")
+        raise IllegalAction("own_turn", gettext_noop("You cannot knock on your own card."))
     if not _knock_open(s):
-        raise IllegalAction("wrong_phase", "Knock only while a deck card awaits a decision.")
+        raise IllegalAction(
+            "wrong_phase", gettext_noop("Knock only while a deck card awaits a decision.")
+        )
     if seat in s.knocks:
-        raise IllegalAction("already_knocked", "You have already knocked.")
+        raise IllegalAction("already_knocked", gettext_noop("You have already knocked."))
     if not _filled(s, seat):
-        raise IllegalAction("empty_area", "Your area has no card to swap.")
+        raise IllegalAction("empty_area", gettext_noop("Your area has no card to swap."))
     s.knocks.append(seat)
     ev.append({"type": "knocked", "seat": seat})
 
@@ -543,7 +573,9 @@ def _do_give(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) -
     drawn = _require_held(s)
     to = a["to"]
     if not _knock_open(s) or to not in s.knocks:
-        raise IllegalAction("not_knocked", "You can give the card only to a player who knocked.")
+        raise IllegalAction(
+            "not_knocked", gettext_noop("You can give the card only to a player who knocked.")
+        )
     s.knocker = to
     s.knocks = []
     s.phase = "knock_place"
@@ -553,7 +585,7 @@ def _do_give(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) -
 def _do_place(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) -> None:
     _require_actor(s, seat)
     if s.phase != "knock_place":
-        raise IllegalAction("wrong_phase", "There is no given card to place.")
+        raise IllegalAction("wrong_phase", gettext_noop("There is no given card to place."))
     p = _parse_place(a, "place")
     _in_area(s, seat, p)
     old = _not_empty(s, p)[0]
@@ -581,14 +613,16 @@ def _do_place(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) 
 def _do_take(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) -> None:
     _require_actor(s, seat)
     if s.phase != "knock_take":
-        raise IllegalAction("wrong_phase", "You cannot take a card now.")
+        raise IllegalAction("wrong_phase", gettext_noop("You cannot take a card now."))
     knocker = s.knocker
     assert knocker is not None and s.hand is not None
     src = _parse_place(a, "from")
     dst = _parse_place(a, "to")
     _in_area(s, knocker, src, "the knocker's area")
     if src in area_set(s.seats, seat):
-        raise IllegalAction("in_own_area", "That card is in your own area too; take another.")
+        raise IllegalAction(
+            "in_own_area", gettext_noop("That card is in your own area too; take another.")
+        )
     value = _not_empty(s, src)[0]
     _in_area(s, seat, dst)
     old = _not_empty(s, dst)[0]
@@ -616,9 +650,9 @@ def _do_take(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) -
 
 def _do_ready(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) -> None:
     if s.status != "round_over":
-        raise IllegalAction("wrong_phase", "The round is still being played.")
+        raise IllegalAction("wrong_phase", gettext_noop("The round is still being played."))
     if seat in s.ready:
-        raise IllegalAction("already_ready", "You are already ready.")
+        raise IllegalAction("already_ready", gettext_noop("You are already ready."))
     s.ready.append(seat)
     ev.append({"type": "player_ready", "seat": seat})
     if len(s.ready) < s.seats:

@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, TypeGuard
 
-from games.engine import Action, Event, IllegalAction, View
+from games.engine import Action, Event, IllegalAction, View, gettext_noop
 
 SEAT_LIMITS = {"ligretto-mini": (2, 2), "ligretto": (2, 12)}
 COLORS = {"ligretto-mini": ("red", "green", "blue"), "ligretto": ("red", "yellow", "green", "blue")}
@@ -25,9 +25,12 @@ OPTION_FIELDS = {
     "ligretto-mini": ("rounds", "row_variant"),
     "ligretto": ("target", "no_target", "rounds", "row_variant"),
 }
+# Marked for the site's catalogues (games.engine.gettext_noop is a no-op; the site translates).
 ROUNDS_HELP = {
-    "ligretto-mini": "How many rounds (default 1).",
-    "ligretto": "The most rounds (default 10); the match may end sooner at the target.",
+    "ligretto-mini": gettext_noop("How many rounds (default 1)."),
+    "ligretto": gettext_noop(
+        "The most rounds (default 10); the match may end sooner at the target."
+    ),
 }
 LOWEST_WINS = False  # L15: the highest total wins
 FLIP_COUNT = 3
@@ -114,31 +117,38 @@ def check_options(
     preset = _preset(preset)
     low, high = SEAT_LIMITS[preset]
     if not _is_int(seats) or not low <= seats <= high:
+        if low == high:
+            raise IllegalAction(
+                "invalid_seats", gettext_noop("This game needs %(low)d players."), low=low
+            )
         raise IllegalAction(
             "invalid_seats",
-            f"This game needs {low} players."
-            if low == high
-            else f"This game needs {low} to {high} players.",
+            gettext_noop("This game needs %(low)d to %(high)d players."),
+            low=low,
+            high=high,
         )
     if options is None:
         options = {}
     if not isinstance(options, dict):
-        raise IllegalAction("invalid_options", "Options must be an object.")
+        raise IllegalAction("invalid_options", gettext_noop("Options must be an object."))
     allowed = {"rounds", "row_variant"} | ({"target"} if preset == "ligretto" else set())
     unknown = sorted(set(options) - allowed)
     if "target" in unknown:
         raise IllegalAction(
-            "invalid_options", "Ligretto Mini has no target: it plays a fixed number of rounds."
+            "invalid_options",
+            gettext_noop("Ligretto Mini has no target: it plays a fixed number of rounds."),
         )
     if unknown:
         raise IllegalAction("invalid_options", f"Unknown option {unknown[0]!r}.")
     row_variant = options.get("row_variant", False)
     if not isinstance(row_variant, bool):
-        raise IllegalAction("invalid_options", "row_variant must be true or false.")
+        raise IllegalAction("invalid_options", gettext_noop("row_variant must be true or false."))
     rounds = options.get("rounds", DEFAULT_ROUNDS[preset])
     if not _is_int(rounds) or not 1 <= rounds <= MAX_ROUNDS:
         raise IllegalAction(
-            "invalid_options", f"rounds must be a whole number from 1 to {MAX_ROUNDS}."
+            "invalid_options",
+            gettext_noop("rounds must be a whole number from 1 to %(most)d."),
+            most=MAX_ROUNDS,
         )
     if preset == "ligretto-mini":
         return {"rounds": rounds, "row_variant": row_variant}
@@ -147,8 +157,11 @@ def check_options(
     if target is not None and (not _is_int(target) or not 1 <= target <= MAX_TARGET):
         raise IllegalAction(
             "invalid_options",
-            f"target must be a whole number from 1 to {MAX_TARGET}, "
-            "or null for a fixed number of rounds.",
+            gettext_noop(
+                "target must be a whole number from 1 to %(most)d, "
+                "or null for a fixed number of rounds."
+            ),
+            most=MAX_TARGET,
         )
     return {"target": target, "rounds": rounds, "row_variant": row_variant}
 
@@ -214,7 +227,7 @@ def new_match(
     """Validate the options and deal round 1 from `seed`."""
     opts = check_options(seats, options, preset)
     if not _is_int(seed):
-        raise IllegalAction("invalid_options", "The seed must be an integer.")
+        raise IllegalAction("invalid_options", gettext_noop("The seed must be an integer."))
     empty = State(preset=preset, options=opts, seed=seed, round=0, status="playing", players=())
     empty.players = tuple(Player((), (), (), ()) for _ in range(seats))
     state, _ = _start_round(empty, 1)
@@ -399,7 +412,7 @@ def _row_accepts(slot: tuple[Card, ...], card: Card) -> bool:
 def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     """Apply one action of `seat` atomically; return the new state and its events (L7-L16)."""
     if not _is_int(seat) or not 0 <= seat < state.seats:
-        raise IllegalAction("no_such_seat", "There is no such seat in this match.")
+        raise IllegalAction("no_such_seat", gettext_noop("There is no such seat in this match."))
     if not isinstance(action, dict) or not isinstance(action.get("type"), str):
         raise IllegalAction("bad_action", "An action is an object with a type.")
     kind = action["type"]
@@ -414,7 +427,9 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
 
 def _require_playing(state: State) -> None:
     if state.status != "playing":
-        raise IllegalAction("round_over", "The round is over; no more cards can be played.")
+        raise IllegalAction(
+            "round_over", gettext_noop("The round is over; no more cards can be played.")
+        )
 
 
 def _index(action: Action, p: Player) -> int:
@@ -422,7 +437,7 @@ def _index(action: Action, p: Player) -> int:
     if not _is_int(index):
         raise IllegalAction("bad_action", "A row play needs an integer index.")
     if not 0 <= index < len(p.row):
-        raise IllegalAction("no_such_slot", "There is no such row slot.")
+        raise IllegalAction("no_such_slot", gettext_noop("There is no such row slot."))
     return index
 
 
@@ -448,7 +463,7 @@ def _play(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         index = _index(action, p)
         slot = p.row[index]
         if not slot:
-            raise IllegalAction("empty_slot", "That row slot is empty.")
+            raise IllegalAction("empty_slot", gettext_noop("That row slot is empty."))
         card = slot[-1]
     else:
         card = _pile_top(p, source)
@@ -515,7 +530,7 @@ def _target_pile(state: State, card: Card, pile_id: int | None) -> int | None:
     """Return the pile id `card` goes to (None: a new pile), or refuse it (L9, L12+)."""
     center = state.center
     if pile_id is not None and not 0 <= pile_id < len(center):
-        raise IllegalAction("no_such_pile", "There is no such pile in the centre.")
+        raise IllegalAction("no_such_pile", gettext_noop("There is no such pile in the centre."))
     if card.value == 1:
         return None  # L9: a 1 always starts a new pile
     if pile_id is not None:
@@ -532,18 +547,20 @@ def _target_pile(state: State, card: Card, pile_id: int | None) -> int | None:
     # Someone was quicker if a pile of this colour has already passed this card's value.
     piles = [center[pile_id]] if pile_id is not None else center
     if any(pl.color == card.color and pl.cards[-1].value >= card.value for pl in piles):
-        raise IllegalAction("too_slow", "Too slow: someone else got there first.")
-    raise IllegalAction("does_not_fit", "That card fits on no pile in the centre.")
+        raise IllegalAction("too_slow", gettext_noop("Too slow: someone else got there first."))
+    raise IllegalAction("does_not_fit", gettext_noop("That card fits on no pile in the centre."))
 
 
 def _pile_top(p: Player, source: str) -> Card:
     """Return the top of the player's stack or waste, refusing an empty one."""
     if source == "stack":
         if not p.stack:
-            raise IllegalAction("empty_stack", "Your Ligretto stack is empty.")
+            raise IllegalAction("empty_stack", gettext_noop("Your Ligretto stack is empty."))
         return p.stack[-1]
     if not p.waste:
-        raise IllegalAction("empty_waste", "Your waste is empty; flip cards off your hand first.")
+        raise IllegalAction(
+            "empty_waste", gettext_noop("Your waste is empty; flip cards off your hand first.")
+        )
     return p.waste[-1]
 
 
@@ -551,14 +568,17 @@ def _play_to_row(
     state: State, seat: int, p: Player, source: str, index: int
 ) -> tuple[State, list[Event]]:
     if not state.options["row_variant"]:
-        raise IllegalAction("row_variant_off", "Cards go onto the row only with the row variant.")
+        raise IllegalAction(
+            "row_variant_off", gettext_noop("Cards go onto the row only with the row variant.")
+        )
     card = _pile_top(p, source)
     slot = p.row[index]
     if not slot:
-        raise IllegalAction("empty_slot", "That row slot is empty.")
+        raise IllegalAction("empty_slot", gettext_noop("That row slot is empty."))
     if not _row_accepts(slot, card):
         raise IllegalAction(
-            "does_not_fit", "A row card takes only a card one lower of another colour."
+            "does_not_fit",
+            gettext_noop("A row card takes only a card one lower of another colour."),
         )
     row = p.row[:index] + (slot + (card,),) + p.row[index + 1 :]
     stack = p.stack[:-1] if source == "stack" else p.stack
@@ -584,7 +604,7 @@ def _flip(state: State, seat: int) -> tuple[State, list[Event]]:
     p = state.players[seat]
     hand, waste = p.hand, p.waste
     if not hand and not waste:
-        raise IllegalAction("nothing_to_flip", "Your hand and waste are both empty.")
+        raise IllegalAction("nothing_to_flip", gettext_noop("Your hand and waste are both empty."))
     events: list[Event] = []
     if not hand:
         # L11: one flip turns the whole waste over (no shuffle) as the new hand, then flips on.
@@ -702,9 +722,9 @@ def _end_round(
 
 def _ready(state: State, seat: int) -> tuple[State, list[Event]]:
     if state.status == "playing":
-        raise IllegalAction("not_round_over", "The round is still being played.")
+        raise IllegalAction("not_round_over", gettext_noop("The round is still being played."))
     if state.status == "finished" or seat in state.ready:
-        raise IllegalAction("already_ready", "You are already ready.")
+        raise IllegalAction("already_ready", gettext_noop("You are already ready."))
     ready = tuple(sorted(state.ready + (seat,)))
     new = replace(state, ready=ready)
     events: list[Event] = [{"type": "player_ready", "seat": seat}]

@@ -29,14 +29,20 @@ function showSiteError(sentence) {
   }
 }
 
+// The sentences come in the page's language from base.html.
+function siteErrorText(name) {
+  const line = document.getElementById("site-error");
+  return (line && line.dataset[name]) || "";
+}
+
 document.addEventListener("htmx:responseError", (event) => {
   if (event.detail.xhr.status >= 500) {
-    showSiteError("Something went wrong on our side. Please try again in a moment.");
+    showSiteError(siteErrorText("serverError"));
   }
 });
 
 document.addEventListener("htmx:sendError", () => {
-  showSiteError("The site could not be reached. Check your connection and try again.");
+  showSiteError(siteErrorText("offline"));
 });
 
 document.addEventListener("htmx:beforeRequest", () => {

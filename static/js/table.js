@@ -96,10 +96,31 @@
         if (card) card.classList.remove("refused");
       }, 1200);
     }
+    announce(String(event.detail.message).includes('id="table-flash"') ? flash : null);
     applyFocus();
     awayTick();
     tick();
   });
+
+  // One polite live region per table (#table-announce, in the bar) says what matters, once:
+  // a new headline (a round starts or ends, whose turn, a knock) and this socket's refusals,
+  // never every card of a race.
+  let lastHeadline = "";
+  function announce(flash) {
+    const region = document.getElementById("table-announce");
+    if (!region) return;
+    const said = [];
+    const headline = document.querySelector(".table-status .headline");
+    const text = headline ? headline.textContent.replace(/\s+/g, " ").trim() : "";
+    if (text && text !== lastHeadline) {
+      lastHeadline = text;
+      said.push(text);
+    }
+    if (flash && flash.textContent.trim()) said.push(flash.textContent.trim());
+    if (said.length) region.textContent = said.join(" ");
+  }
+  lastHeadline = (document.querySelector(".table-status .headline") || { textContent: "" })
+    .textContent.replace(/\s+/g, " ").trim();
 
   // An away player's seat counts down to his stand-in: the server says when; the page counts.
   function awayTick() {

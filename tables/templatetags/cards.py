@@ -12,7 +12,9 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from games.allegra.layout import band
 from games.cards import draw
+from tables.words import say
 
 register = template.Library()
 
@@ -24,6 +26,23 @@ def card(c: dict[str, Any] | None, size: str = "") -> SafeString:
     if not c:
         return mark_safe(draw(f"none{small}", None, ' aria-hidden="true"'))  # noqa: S308
     return mark_safe(draw(f"c-{escape(c['color'])}{small}", c["value"]))  # noqa: S308
+
+
+@register.filter
+def place_card(x: dict[str, Any]) -> SafeString:
+    """An Allegra place (games/allegra/layout.py's `place`): face down, face up, a triple's
+    card leaving (A8), or empty; named for screen readers in the page's language (the
+    layout's own `html` is the English one), found by tests by `data-place`."""
+    place = f"{x['seat']}-{x['row']}-{x['col']}"
+    attrs = f' data-place="{place}" role="img" aria-label="{escape(say(x["label"]))}"'
+    cell, gone = x["cell"], x["gone"]
+    if cell is not None and "hidden" in cell:
+        return mark_safe(draw("back", None, attrs))  # noqa: S308
+    if cell is not None:
+        return mark_safe(draw(band(cell["value"]), cell["value"], attrs))  # noqa: S308
+    if gone is not None:
+        return mark_safe(draw(f"gone vanish {band(gone)}", gone, attrs, sym=False))  # noqa: S308
+    return mark_safe(draw("gone", None, attrs))  # noqa: S308
 
 
 @register.simple_tag

@@ -166,7 +166,11 @@ async def test_each_input_class_gets_one_clear_refusal_and_writes_nothing(cast, 
     if 'id="chat-note"' in answer:  # a chat frame: refused in the chat's own note line
         assert re.search(r'role="status">[^<]+</p>', answer), answer[:300]
     else:
-        assert re.search(r'role="alert" data-code="(bad_frame|bad_json|too_large)"', answer)
+        # The flash is no live region of its own (docs/i18n.md: the table's one live region,
+        # #table-announce, says this socket's refusals): the refusal is the flash with its code.
+        assert re.search(
+            r'id="table-flash" class="flash" data-code="(bad_frame|bad_json|too_large)"', answer
+        )
     assert "Traceback" not in answer
     assert await communicator.receive_nothing(timeout=0.1)
     assert await sync_to_async(_written)(room) == before

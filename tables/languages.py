@@ -1,0 +1,111 @@
+"""Which language a page or socket speaks, and which languages a live room's sockets read.
+
+The choice lives in the session (set by the switcher, copied from the profile at login); without
+one the browser's Accept-Language decides. A push renders each public part once per language
+that a socket of the room reads, never once per socket: sockets note their language in the cache
+when they connect (one key per place and language, so that two processes never overwrite each
+other's), and a push reads those few keys in one round trip.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+
+from django.conf import settings
+from django.core.cache import cache
+from django.utils import translation
+from django.utils.translation.trans_real import parse_accept_lang_header
+
+SESSION_KEY = "language"
+# A room's languages are kept this long after the last socket said so (a day's play is far less).
+NOTE_TIMEOUT = 24 * 3600
+
+
+def codes() -> list[str]:
+    return [code for code, _name in settings.LANGUAGES]
+
+
+def supported(code: object) -> str | None:
+    """Return `code` if the site speaks it (a region variant maps to its language), else None."""
+    if not isinstance(code, str) or not code:
+        return None
+    try:
+        return translation.get_supported_language_variant(code)
+    except LookupError:
+        return None
+
+
+def from_accept_language(header: str) -> str | None:
+    for code, _quality in parse_accept_lang_header(header or ""):
+        if code == "*":
+            break
+        found = supported(code)
+        if found:
+            return found
+    return None
+
+
+def from_scope(scope: dict) -> str:
+    """The language of a WebSocket's page: its session's choice, else its browser's."""
+    session = scope.get("session")
+    chosen = supported(session.get(SESSION_KEY)) if session is not None else None
+    if chosen:
+        return chosen
+    for key, value in scope.get("headers", []):
+        if key == b"accept-language":
+            return from_accept_language(value.decode("latin-1")) or settings.LANGUAGE_CODE
+    return settings.LANGUAGE_CODE
+
+
+def _key(place: str, code: str) -> str:
+    return f"languages:{place}:{code}"
+
+
+def note(place: str, code: str) -> None:
+    """Remember that a socket of `place` (a group's name) reads `code`."""
+    cache.set(_key(place, code), 1, NOTE_TIMEOUT)
+
+
+def present(place: str) -> list[str]:
+    """The languages `place`'s sockets read: the site's default first, always there."""
+    return present_many([place], default=True)[place]
+
+
+def present_many(places: list[str], default: bool = False) -> dict[str, list[str]]:
+    """The languages each place's sockets read, in one cache round trip.
+
+    With `default`, the site's language comes first in every list; without it, a place that
+    no socket noted gets the site's language alone (a seat whose socket has not said yet).
+    """
+    found = cache.get_many([_key(place, code) for place in places for code in codes()])
+    site = settings.LANGUAGE_CODE
+    out = {}
+    for place in places:
+        noted = [c for c in codes() if _key(place, c) in found]
+        if default:
+            out[place] = [site] + [c for c in noted if c != site]
+        else:
+            out[place] = noted or [site]
+    return out
+
+
+def render_each(languages: Iterable[str], render: Callable[[], str]) -> dict[str, str]:
+    """Call `render` once per language, each under that language."""
+    out = {}
+    for code in languages:
+        with translation.override(code):
+            out[code] = render()
+    return out
+
+
+def split(by_language: dict[str, str]) -> dict[str, object]:
+    """The `html` and `translations` fields of a pushed event rendered in several languages:
+    `html` is the first rendering (the site's language when it was rendered), so a reader of
+    a language nobody noted still gets a whole frame."""
+    first, *rest = by_language
+    return {"html": by_language[first], "translations": {code: by_language[code] for code in rest}}
+
+
+def pick(event: dict, code: str) -> str:
+    """The html of a pushed event in `code`: its own rendering, else the default one."""
+    return (event.get("translations") or {}).get(code) or event["html"]
