@@ -52,7 +52,7 @@ async def test_replaying_the_log_after_the_last_snapshot_arrives_at_the_live_sta
     # No snapshot but at round ends: recovery has a long log to replay.
     monkeypatch.setattr(actor, "SNAPSHOT_EVERY", 10_000)
     monkeypatch.setattr(actor, "SNAPSHOT_SECONDS", 10_000.0)
-    room = await _room(rounds=2)
+    room = await _room(rounds=10)  # long enough that the match cannot end (a final snapshot)
     rng = random.Random(7)
     accepted = await _bot_moves(room.pk, rng, 60)
     assert accepted > 20
