@@ -94,7 +94,7 @@ class Table:
         """The view's `players`: the same for every seat, so built once per table and version
         (a push builds every seat's view of the same table)."""
         known = self.__dict__.get("_players_view")
-        key = (self.match.version, tuple(totals), tuple(id(p) for p in self.players))
+        key = (self.match.version, totals, id(self.players))
         if known is not None and known[0] == key:
             return known[1]
         players = [

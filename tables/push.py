@@ -130,7 +130,7 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
     view = views[None]
     layout = layout_for(table.match.game)
     public = layout.public_parts(view)
-    private = {s: layout.private_part(views[s], views[s]["legal"], s) for s in seats}
+    private = {s: _private_pieces(layout, views[s], s) for s in seats}
     key = cache_key(table.match)
     cached = _last.get(key)
     full = cached is None or cached[0] != version - 1
@@ -148,9 +148,14 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
     messages: list[tuple[str, dict[str, Any]]] = []
     # A seat's own part goes first, so that it is there when the public frame names it.
     for s in mine:
+        before = None if full else cached[2].get(s)
+        if before is None or before.get("me") != private[s].get("me"):
+            names = ["me"]  # the whole part (what lies around its pieces changed)
+        else:
+            names = [k for k, v in private[s].items() if before.get(k) != v]
         by_language = languages.render_each(
             spoken[seat_group(room_id, s)],
-            lambda s=s: render_part(table, views[s], "me", s, events),
+            lambda s=s, names=names: _render_mine(table, views[s], names, s, events),
         )
         messages.append(
             (
@@ -181,6 +186,23 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
         )
     )
     _dispatch(messages, room_id, table)
+
+
+def _private_pieces(layout: ModuleType, view: dict[str, Any], seat: int) -> dict[str, Any]:
+    """What a seat's own part is drawn from: {"me": the data of the whole part}, or, for a
+    layout with `private_pieces`, the data of each piece that can be redrawn alone (its own
+    partial, by its own id inside `me`) and under "me" what lies around them."""
+    pieces = getattr(layout, "private_pieces", None)
+    if pieces is not None:
+        return dict(pieces(view, view["legal"], seat))
+    return {"me": layout.private_part(view, view["legal"], seat)}
+
+
+def _render_mine(
+    table: Table, view: dict[str, Any], names: list[str], seat: int, events: list[dict[str, Any]]
+) -> str:
+    context = render_context(table, view, seat, events)
+    return "".join(_render(table, context, name) for name in names)
 
 
 # The table sockets (and Board API streams) of this process, per room: a change is handed to
@@ -257,11 +279,18 @@ def _encode_view(view: dict[str, Any], shared: dict[str, tuple[Any, str]]) -> st
         if known is not None and (known[0] is value or known[0] == value):
             text = known[1]
         else:
-            text = json.dumps(value)
+            text = _dumps(value)
             if known is None:
                 shared[name] = (value, text)
-        fields.append(f"{json.dumps(name)}: {text}")
+        label = _LABELS.get(name)
+        if label is None:
+            label = _LABELS[name] = _dumps(name) + ": "
+        fields.append(label + text)
     return '{"type": "view", "view": {' + ", ".join(fields) + "}}"
+
+
+_LABELS: dict[str, str] = {}  # a view field's name as JSON, with its colon
+_dumps = json.JSONEncoder().encode  # json.dumps with its defaults, without its per-call checks
 
 
 # Pushes leave through one sender task in the server's event loop: the thread that committed

@@ -48,6 +48,33 @@ def private_part(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -
     )
 
 
+def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> dict[str, Any]:
+    """`seat`'s own part in pieces that are redrawn alone when only they change: the row
+    (`me_row`) and the stack, waste and hand (`me_piles`, all a flip changes); "me" is what
+    lies around them (the round, its status, the ready button)."""
+    t = view["tableaus"][seat]
+    status = view["status"]
+    row_variant = bool((view.get("options") or {}).get("row_variant"))
+    return {
+        "me": (status, view["round"], seat in view.get("ready", ()), view.get("starts_at")),
+        "me_row": (
+            repr(t["row"]),
+            repr(t["row_depth"]),
+            status,
+            # The row variant's buttons under each slot put the stack or waste top there.
+            row_variant and (t["stack_top"] is None, t["waste_top"] is None),
+        ),
+        "me_piles": (
+            repr(t["stack_top"]),
+            t["stack_count"],
+            repr(t["waste_top"]),
+            t["waste_count"],
+            t["hand_count"],
+            status,
+        ),
+    }
+
+
 def context(
     view: dict[str, Any],
     seat: int | None,

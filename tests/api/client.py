@@ -57,6 +57,12 @@ class Client:
             while True:
                 if answer_view is not None:
                     view, answer_view = answer_view, None
+                    # The stream goes on meanwhile: read what it sent, as a client must (one
+                    # that stops reading is closed by the server once its backlog is too
+                    # long), and go on from the newest view.
+                    for newer in _waiting(ws):
+                        if newer["type"] == "view" and newer["view"]["version"] > view["version"]:
+                            view = newer["view"]
                 else:
                     message = json.loads(ws.recv(timeout=30))
                     # An error means the table moved on first; its next view follows.
@@ -78,3 +84,13 @@ class Client:
                         answer_view = answer["view"]
                 else:
                     ws.send(json.dumps({"type": "action", "action": action}))
+
+
+def _waiting(ws: Any) -> list[dict[str, Any]]:
+    """The stream's messages that have arrived and not been read yet."""
+    out = []
+    while True:
+        try:
+            out.append(json.loads(ws.recv(timeout=0)))
+        except TimeoutError:
+            return out

@@ -70,10 +70,12 @@ async def test_it_sends_the_whole_table_on_connect_and_pushes_plays_to_everyone(
         await b.receive_from(),
         await e.receive_from(),
     )
-    # The public part is the same bytes for all; only the player who moved gets his own part.
+    # The public part is the same bytes for all; only the player who moved gets his own part,
+    # and of that only the piece that changed (his row; the round and its status did not).
     assert to_bob == to_eve
-    assert to_alice.endswith(to_bob) and 'id="lg-me" class="me' in to_alice
-    assert 'id="lg-me" class="me' not in to_bob
+    assert to_alice.endswith(to_bob) and 'id="lg-me-row"' in to_alice
+    assert 'id="lg-me" class="me' not in to_alice
+    assert 'id="lg-me' not in to_bob
     assert 'id="pile-0"' in to_bob and 'aria-label="red 4"' in to_bob
     assert version_of(to_bob) == await sync_to_async(lambda: current.load_table(room.pk).version)()
     for s in (a, b, e):
