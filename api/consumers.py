@@ -139,7 +139,7 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
             )
         except IllegalAction as refusal:
             return _refusal(refusal.code, refusal.message)
-        return {"view": outcome.table.view(seat)}
+        return {"view": outcome.view(seat)}
 
     # ------------------------------------------------------------------ group messages
 
