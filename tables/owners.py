@@ -18,8 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 import re
 import secrets
+import socket
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,10 +33,13 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from games.engine import Action, IllegalAction, Sentence, ngettext
-from tables import actor, authority, presence
+from tables import actor, authority
 from tables.actor import PlayError
 
 log = logging.getLogger(__name__)
+
+# This server process, as its presence rows, its bot driver's leases and its inbox name it.
+PROCESS = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"[:64]
 
 # room id -> (owning process, its lease's end), as the driver last read them. Replaced whole
 # (never changed in place), so that a reader in the loop never sees half of an update.
@@ -44,7 +49,7 @@ FORWARD_IN_MEMORY = False
 
 
 def me() -> str:
-    return presence.PROCESS
+    return PROCESS
 
 
 def inbox(process: str) -> str:
@@ -110,6 +115,7 @@ class _Inbox:
     task: asyncio.Task | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     waiting: dict[str, asyncio.Future] = field(default_factory=dict)
+    applying: set[asyncio.Task] = field(default_factory=set)
 
 
 _inbox: _Inbox | None = None
@@ -123,9 +129,9 @@ def ensure_serving(process: str | None = None) -> _Inbox:
     global _inbox
     loop = asyncio.get_running_loop()
     box = _inbox
-    running = box is not None and box.loop is loop and box.task is not None and not box.task.done()
-    if running and process in (None, me()):
-        return box  # type: ignore[return-value]
+    mine = process in (None, me())
+    if mine and box is not None and box.loop is loop and box.task and not box.task.done():
+        return box
     process = process or me()
     served = _Inbox(process=process, name=inbox(process), loop=loop)
     served.task = loop.create_task(_serve(served), name=f"inbox {served.name}")
@@ -152,7 +158,10 @@ async def _serve(box: _Inbox) -> None:
                 continue
             kind = message.get("type")
             if kind == "owners.move":
-                asyncio.create_task(_apply(layer, box.process, message))
+                # Each move in its own task (a move waits for its write), held until done.
+                task = asyncio.create_task(_apply(layer, box.process, message))
+                box.applying.add(task)
+                task.add_done_callback(box.applying.discard)
             elif kind == "owners.answer":
                 future = box.waiting.get(message.get("id", ""))
                 if future is not None and not future.done():
@@ -216,9 +225,14 @@ async def _apply(layer: Any, process: str, message: dict[str, Any]) -> None:
 class Refused(PlayError):
     """The owner's refusal of a forwarded move, raised here as if it had been refused here."""
 
-    def __init__(self, code: str, template: str, params: dict[str, Any], status: int) -> None:
-        IllegalAction.__init__(self, code, template, **params)
-        self.status = status
+    def __init__(
+        self, code: str, template: str, params: dict[str, Any], status: int, message: str = ""
+    ) -> None:
+        # The owner's English sentence as it was; the template and params word it anew.
+        message = message or (template % params if params else template)
+        Exception.__init__(self, message or code)
+        self.code, self.template, self.params, self.status = code, template, params, status
+        self.message = message or code.replace("_", " ").capitalize() + "."
 
     def data(self) -> dict[str, Any]:
         return {
@@ -298,7 +312,11 @@ async def forward(
     refused = answer.get("refused")
     if refused is not None:
         raise Refused(
-            refused["code"], refused["template"], decode(refused["params"]), refused["status"]
+            refused["code"],
+            refused["template"],
+            decode(refused["params"]),
+            refused["status"],
+            refused["message"],
         )
     return Answer(
         version=answer["version"], events=decode(answer["events"]), view=answer.get("view")
