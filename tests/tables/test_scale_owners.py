@@ -15,6 +15,7 @@ import asyncio
 import json
 import os
 import signal
+import subprocess
 import time
 import urllib.error
 import urllib.request
@@ -24,14 +25,14 @@ from typing import IO, Any
 import pytest
 import websockets
 from django.conf import settings
-from django.db import connection
+from django.db import connection, connections
 
 from api.models import ApiToken
 from tables import current
 from tables.models import ActionLog, Match, Round
 from tests.conftest import make_user
-from tests.devserver import free_port, start_daphne, stop
-from tests.tables.helpers import card, set_state, started_room, version_of
+from tests.devserver import free_port, start_daphne
+from tests.tables.helpers import card, dumped_state, set_state, started_room, version_of
 
 pytestmark = [pytest.mark.scale, pytest.mark.django_db(transaction=True)]
 
@@ -82,9 +83,17 @@ def servers(tmp_path):
     assert settings.CHANNEL_LAYERS["default"]["BACKEND"].startswith("channels_redis"), "REDIS_URL"
     started = Servers(tmp_path)
     yield started
+    # All at once, and killed after a second: a Daphne whose loop still runs its driver and
+    # inbox may take many seconds to stop, and nothing it holds matters after the test.
     for server in started.running:
         if server.process.poll() is None:
-            stop(server.process)
+            server.process.terminate()
+    for server in started.running:
+        try:
+            server.process.wait(timeout=1)
+        except subprocess.TimeoutExpired:
+            server.process.kill()
+            server.process.wait()
         server.log.close()
 
 
@@ -191,6 +200,29 @@ class Stream:
         return self.views[min(v for v in self.views if v >= version)]
 
 
+def _version(room_id: int) -> int:
+    try:
+        return Match.objects.get(room_id=room_id).version
+    finally:
+        connections.close_all()  # this thread's connection: the test database is dropped after
+
+
+async def _settle(room_id: int, *streams: Stream) -> None:
+    """Wait until every stream shows both players connected at the table's current version.
+
+    A stream counts as its player's presence: its connect is a change too, and a move made
+    before it lands could be overtaken by it (a stream then skips to the newer version).
+    """
+    while True:
+        version = await asyncio.to_thread(_version, room_id)
+        views = [await stream.until(version) for stream in streams]
+        if all(
+            v["version"] == version and all(p["connected"] for p in v["players"]) for v in views
+        ):
+            return
+        await asyncio.sleep(0.1)
+
+
 def _room_of_two(**options: Any):
     alice, bob = make_user("alice"), make_user("bob")
     room = started_room(alice, [bob], game="ligretto-mini", **options)
@@ -228,6 +260,7 @@ def test_alice_on_the_owner_and_bob_on_the_other_process_see_every_move(servers)
     async def play() -> list[tuple[int, int]]:
         acked: list[tuple[int, int]] = []
         async with Stream(owner.port, room.pk, ta) as sa, Stream(other.port, room.pk, tb) as sb:
+            await _settle(room.pk, sa, sb)
             for _ in range(5):
                 for port, token, seat in ((owner.port, ta, 0), (other.port, tb, 1)):
                     status, body = await asyncio.to_thread(_act, port, room.pk, token, FLIP)
@@ -250,6 +283,7 @@ def test_alice_on_the_owner_and_bob_on_the_other_process_see_every_move(servers)
 def test_a_race_on_one_pile_from_both_processes_settles_as_on_one(servers):
     room, ta, tb = _room_of_two(rounds=3)
     set_state(room.pk, _race_layout)  # before either process loads the table
+    before = dumped_state(room.pk)
     owner = servers.start("owner")
     _owned_by(owner, room.pk)
     other = servers.start("other")
@@ -271,17 +305,21 @@ def test_a_race_on_one_pile_from_both_processes_settles_as_on_one(servers):
     assert lost["error"]["code"] == "too_slow"
     winner = next(seat for seat, (status, _) in enumerate(answers) if status == 200)
 
-    rows = list(
-        ActionLog.objects.filter(match__room_id=room.pk).values_list("seat", "refused", "driver")
-    )
+    logged = ActionLog.objects.filter(match__room_id=room.pk)
+    # A refusal is answered at once; its log row follows with the owner's next write.
+    _wait(lambda: logged.count() == 2, "the refused play was not logged")
+    rows = list(logged.values_list("seat", "refused", "driver"))
     # One play accepted, one refused as too slow, both judged by the owner (L12 in one place).
     assert sorted(rows) == sorted([(winner, "", owner.id), (1 - winner, "too_slow", owner.id)])
     table = current.load_table(room.pk)
     data = table.game.dump(table.state)
     assert [c[1] for c in data["center"][0]["cards"]] == [1, 2, 3, 4]
     assert data["center"][0]["cards"][-1][2] == winner
-    assert data["players"][1 - winner]["row"][0] == [card("red", 4, 1 - winner)]
-    assert data["players"][winner]["row"][0] != [card("red", 4, winner)]  # refilled (L10)
+    loser = 1 - winner
+    assert data["players"][loser] == before["players"][loser]  # nothing of his moved
+    # The winner's emptied slot took his stack's top (L10).
+    assert data["players"][winner]["row"][0] == [before["players"][winner]["stack"][-1]]
+    assert data["players"][winner]["stack"] == before["players"][winner]["stack"][:-1]
 
 
 # --------------------------------------------------------------------------- the owner dies
