@@ -43,6 +43,9 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
     match_key: tuple[int, int] | None = None  # current.cache_key of the room's match
     version = 0
 
+    async def dispatch(self, message: dict) -> None:
+        await sockets.dispatch(self, message)  # no database hop per frame
+
     async def connect(self) -> None:
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
         query = _query(self.scope.get("query_string", b""))
@@ -116,7 +119,7 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
         answer = await self._act(action)
         if "error" in answer:
             await self._error(answer["error"]["code"], answer["error"]["message"])
-        else:
+        elif "view" in answer:
             await self._send_view(answer["view"])
 
     async def _act(self, action: dict[str, Any]) -> dict[str, Any]:
@@ -139,6 +142,8 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
             )
         except IllegalAction as refusal:
             return _refusal(refusal.code, refusal.message)
+        if outcome.version <= self.version:
+            return {}  # its push reached this socket first: that view is the answer
         return {"view": outcome.view(seat)}
 
     # ------------------------------------------------------------------ group messages
@@ -151,10 +156,13 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
     async def push_private(self, event: dict[str, Any]) -> None:
         pass  # a stream's own view is built from the table, like every other
 
-    async def push_public(self, event: dict[str, Any]) -> None:
+    async def push_public(self, event: dict[str, Any], table: Any = None) -> None:
         version = event["version"]
         if version <= self.version:
             return  # already sent (the answer to our own action, or a newer load)
+        if table is not None and table.version == version:
+            await self._send_table(table)  # handed over by this process's push: no lookup
+            return
         table = _cached(self.match_key, version)
         if table is None:
             # Another process wrote it: the first socket here to load it fills the cache, and

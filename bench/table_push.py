@@ -228,6 +228,13 @@ async def run(args: argparse.Namespace) -> None:
     ports = [free_port()] + ([free_port()] if args.scale else [])
     servers = [start_daphne(port, env) for port in ports]
     rng = random.Random(args.seed)
+    if args.node:
+        try:
+            node_load(args, rooms, ports, servers, workdir)
+        finally:
+            for server in servers:
+                stop(server)
+        return
     try:
         tables = [Table(r["room"], r["sessions"], r["state"]) for r in rooms]
         for table in tables:
@@ -318,6 +325,47 @@ async def run(args: argparse.Namespace) -> None:
             stop(server)
 
 
+def node_load(args: argparse.Namespace, rooms: list, ports: list[int], servers, workdir) -> None:  # noqa: ANN001
+    """Drive the tables from bench/ours/load.js (Node, the `ws` package in `args.node`), as
+    boardgame.io's own driver drives it: deliveries are the other players' receipts."""
+    tables = []
+    for room in rooms:
+        urls, headers = [], []
+        for i, session in enumerate(room["sessions"]):
+            port = ports[i % len(ports)]
+            if args.api:
+                urls.append(
+                    f"ws://127.0.0.1:{port}/ws/api/v1/rooms/{room['room']}/?token={session}"
+                )
+                headers.append({})
+            else:
+                urls.append(f"ws://127.0.0.1:{port}/ws/rooms/{room['room']}/table/")
+                headers.append({"Cookie": f"sessionid={session}"})
+        tables.append({"urls": urls, "headers": headers, "origin": f"http://127.0.0.1:{ports[0]}"})
+    spec = workdir / "tables.json"
+    spec.write_text(json.dumps({"mode": "api" if args.api else "browser", "tables": tables}))
+    cpu_before = [cpu_seconds(s.pid) for s in servers]
+    out = subprocess.run(
+        [
+            "node",
+            str(ROOT / "bench" / "ours" / "load.js"),
+            str(spec),
+            str(args.rate / args.seats),
+            str(args.seconds),
+        ],
+        env={**os.environ, "NODE_PATH": str(Path(args.node) / "node_modules")},
+        capture_output=True,
+        text=True,
+        timeout=args.seconds + 180,
+    )
+    cpu = sum(cpu_seconds(s.pid) - b for s, b in zip(servers, cpu_before, strict=True))
+    if out.returncode != 0:
+        raise SystemExit(f"load.js failed: {out.stderr}")
+    figures = json.loads(out.stdout.strip().splitlines()[-1])
+    figures["cpu_ms"] = cpu / max(figures["accepted"], 1) * 1000
+    print("NODE " + json.dumps(figures))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tables", type=int, default=10)
@@ -329,6 +377,9 @@ def main() -> None:
     parser.add_argument("--scale", action="store_true")
     parser.add_argument("--api", action="store_true", help="Board API streams, JSON views")
     parser.add_argument("--no-cache", action="store_true", help="with --api: load every view")
+    parser.add_argument(
+        "--node", help="a folder whose node_modules has `ws`: drive the load from Node instead"
+    )
     parser.add_argument(
         "--database-url", default="postgres://postgres@127.0.0.1:5432/cardgames_bench"
     )

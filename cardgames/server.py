@@ -38,6 +38,7 @@ from daphne.cli import CommandLineInterface
 from daphne.http_protocol import HTTPFactory, WebRequest
 from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
+from twisted.internet import tcp
 from twisted.internet.interfaces import ISSLTransport
 
 logger = logging.getLogger(__name__)
@@ -157,12 +158,27 @@ class LimitedHTTPFactory(HTTPFactory):
 class BoundedWebSocketProtocol(WebSocketProtocol):
     """Daphne's WebSocket, closed when its client falls too far behind."""
 
+    unchecked = 0  # bytes sent since the backlog was last measured
+
+    def connectionMade(self):  # noqa: ANN201
+        # Frames are small and each one is a move someone waits for: no Nagle delay (Twisted
+        # leaves it on), which otherwise holds a frame back until the previous one is acked.
+        if hasattr(self.transport, "setTcpNoDelay"):
+            self.transport.setTcpNoDelay(True)
+        super().connectionMade()
+
     def serverSend(self, content, binary=False):  # noqa: ANN001, ANN201
         if self.state in (self.STATE_CLOSING, self.STATE_CLOSED):
             return  # closing already; the application hears of it when the close completes
         super().serverSend(content, binary)
-        backlog = unsent_bytes(self.transport)
         limit = getattr(settings, "WEBSOCKET_BACKLOG_LIMIT", DEFAULT_BACKLOG_LIMIT)
+        # Measuring asks the kernel (a system call): do it once per eighth of the limit sent,
+        # so a socket is closed at most that far past the limit, and a frame costs no call.
+        self.unchecked += len(content)
+        if self.unchecked < limit // 8:
+            return
+        self.unchecked = 0
+        backlog = unsent_bytes(self.transport)
         if backlog > limit:
             logger.warning(
                 "Closing a WebSocket to %s (%s): %d unsent bytes, over the %d limit",
@@ -174,6 +190,33 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
             # A client that never reads never answers the close either: autobahn then drops
             # the connection after its close handshake timeout (1 s), and the buffer with it.
             self.sendCloseFrame(code=TRY_AGAIN_LATER, reasonUtf8=b"backlog")
+
+    def sendData(self, data, sync=False, chopsize=None):  # noqa: ANN001, ANN201
+        # A frame goes to the socket at once when nothing is waiting before it, as asyncio's
+        # own transports do; Twisted would buffer it, ask the loop to watch the socket and
+        # write it on the next turn (two epoll changes and a callback per frame, most of a
+        # push's cost on a busy table). What the kernel does not take now is left to Twisted.
+        transport = self.transport
+        if (
+            chopsize
+            or sync
+            or self.send_queue
+            or type(transport) is not tcp.Server
+            or not transport.connected
+            or transport._writeDisconnected
+            or transport._tempDataLen
+            or len(transport.dataBuffer) > transport.offset
+        ):
+            return super().sendData(data, sync, chopsize)
+        try:
+            sent = transport.socket.send(data)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:
+            sent = 0  # the connection is going: Twisted finds out and closes it as always
+        if sent < len(data):
+            transport.write(data[sent:])
+        return None
 
     def serverClose(self, code=None):  # noqa: ANN001, ANN201
         if code in RECONNECT_CODES:
@@ -218,6 +261,9 @@ class LimitedCommandLineInterface(CommandLineInterface):
 
 
 def main() -> None:
+    # The room actors' writer thread and the event loop share the GIL: with Python's default
+    # 5 ms switch interval a loop waiting for it can stall a whole push that long.
+    sys.setswitchinterval(0.0005)
     LimitedCommandLineInterface.entrypoint()
 
 

@@ -170,7 +170,7 @@ class TableConsumer(LiveConsumer):
     async def push_private(self, event: dict[str, Any]) -> None:
         self.pending = (event["version"], languages.pick(event, self.language))
 
-    async def push_public(self, event: dict[str, Any]) -> None:
+    async def push_public(self, event: dict[str, Any], table: Any = None) -> None:
         version = event["version"]
         if version <= self.version:
             return  # already shown (a full render overtook it)

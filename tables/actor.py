@@ -31,7 +31,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -243,54 +243,99 @@ def _round_no(state: Any) -> int:
 def write(entries: list[Entry]) -> list[Entry]:
     """Write `entries` (in order) in one transaction; return those to apply again.
 
-    The fence is per entry: of each match's entries, the longest run whose versions chain
-    from the row's (each one's `before` is the version the previous left; a refused entry
-    leaves it as it was) is written, and the rest comes back, from its first break on. Two
-    actors of one match (an old one with moves pending, the one rebuilt beside it after a
-    takeover) can then never both write the same version. An entry of an actor already known
-    to be stale comes back too: it was applied to a table that is not the database's.
+    The hot statements are plain SQL (the ORM's own work was most of a move's cost): per match
+    one UPDATE that is also the fence (it only matches the row at the version the entries
+    start from), then every action-log row in one INSERT. What is rare (a round's end, a
+    deal, the match's end, a snapshot) goes through the ORM.
+
+    The fence is per entry. An entry of an actor already known to be stale comes back (it was
+    applied to a table that is not the database's); of the others, the run whose versions
+    chain (each one's `before` is the version the previous one left; a refused entry leaves
+    it as it was) is written if the row holds the first one's, and the rest comes back, from
+    the run's first break on. Two actors of one match (an old one with moves pending, the one
+    rebuilt beside it after a takeover) can then never both write the same version.
     """
     groups: dict[int, list[Entry]] = {}
     for entry in entries:
         groups.setdefault(entry.table.match.pk, []).append(entry)
     again: list[Entry] = []
     with transaction.atomic():
-        rows = dict(
-            Match.objects.select_for_update()
-            .filter(pk__in=sorted(groups))
-            .order_by("pk")
-            .values_list("pk", "version")
-        )
-        logs: list[ActionLog] = []
-        for pk, items in groups.items():
-            version, chained = rows.get(pk), 0
-            for entry in items:
-                if entry.room.stale or entry.before != version:
-                    break
-                version, chained = entry.version, chained + 1
-            again += items[chained:]
-            if chained:
-                logs += _write_match(items[:chained])
-        ActionLog.objects.bulk_create(logs)
+        logs: list[tuple[Any, ...]] = []
+        with connection.cursor() as cursor:
+            for pk in sorted(groups):  # one lock order for every writer: no deadlock
+                fresh = [e for e in groups[pk] if not e.room.stale]
+                again += [e for e in groups[pk] if e.room.stale]
+                items = _chain(fresh)
+                again += fresh[len(items) :]
+                if not items:
+                    continue
+                if not _fence(cursor, items):
+                    again += items
+                    continue
+                logs += _write_match(items)
+            if logs:
+                cursor.executemany(_INSERT_LOG, logs)
     return again
 
 
-def _write_match(items: list[Entry]) -> list[ActionLog]:
+def _chain(items: list[Entry]) -> list[Entry]:
+    """The longest first run of `items` in which each starts at the version the one before left."""
+    for n in range(1, len(items)):
+        if items[n].before != items[n - 1].version:
+            return items[:n]
+    return items
+
+
+_UPDATE_MATCH = (
+    "UPDATE games_match SET version = %s, starts_at = %s, status = %s, finished_at = %s"
+    " WHERE id = %s AND version = %s"
+)
+_INSERT_LOG = (
+    "INSERT INTO games_actionlog"
+    " (match_id, round_id, seat, action, version, by_bot, driver, refused, created_at)"
+    " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)"
+)
+
+
+def _fence(cursor: Any, items: list[Entry]) -> bool:
+    """Move the match row to the entries' last version, if it still holds their first one."""
+    applied = [e for e in items if not e.refused]
+    match = (applied[-1] if applied else items[0]).table.match
+    ops = connection.ops
+    cursor.execute(
+        _UPDATE_MATCH,
+        (
+            match.version,
+            ops.adapt_datetimefield_value(match.starts_at),
+            match.status,
+            ops.adapt_datetimefield_value(match.finished_at),
+            match.pk,
+            items[0].before,
+        ),
+    )
+    return cursor.rowcount == 1
+
+
+def _write_match(items: list[Entry]) -> list[tuple[Any, ...]]:
+    """The log rows of one match's entries, and what rare changes they made (ORM)."""
     logs = []
     last: Entry | None = None
     snapshot = False
+    json_field = ActionLog._meta.get_field("action")
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
     for entry in items:
         if entry.action is not None:
             logs.append(
-                ActionLog(
-                    match_id=entry.table.match.pk,
-                    round=entry.played_in,
-                    seat=entry.seat,
-                    action=entry.action,
-                    version=entry.version,
-                    by_bot=entry.by_bot,
-                    driver=entry.driver,
-                    refused=entry.refused,
+                (
+                    entry.table.match.pk,
+                    entry.played_in.pk,
+                    entry.seat,
+                    json_field.get_db_prep_value(entry.action, connection),
+                    entry.version,
+                    entry.by_bot,
+                    entry.driver,
+                    entry.refused,
+                    now,
                 )
             )
         if entry.refused:
@@ -314,12 +359,6 @@ def _write_match(items: list[Entry]) -> list[ActionLog]:
     if last is None:
         return logs
     match = last.table.match
-    Match.objects.filter(pk=match.pk).update(
-        version=match.version,
-        starts_at=match.starts_at,
-        status=match.status,
-        finished_at=match.finished_at,
-    )
     if snapshot:
         Round.objects.filter(pk=last.table.round.pk).update(
             state=last.table.game.dump(last.table.state), version=match.version

@@ -121,7 +121,7 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
         # so no HTML is drawn. The next change draws every part again (nothing to diff with).
         _last.pop(cache_key(table.match), None)
         public = {"type": "table.public", "version": version, "html": "", "full": True}
-        _dispatch([(table_group(room_id), {**public, "private": []})], room_id)
+        _dispatch([(table_group(room_id), {**public, "private": []})], room_id, table)
         return
     view = table.view(None)
     layout = layout_for(table.match.game)
@@ -179,7 +179,7 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
             },
         )
     )
-    _dispatch(messages, room_id)
+    _dispatch(messages, room_id, table)
 
 
 # The table sockets (and Board API streams) of this process, per room: a change is handed to
@@ -256,10 +256,16 @@ async def _sender(outbox: asyncio.Queue) -> None:
             log.exception("push failed")
 
 
-def _dispatch(messages: list[tuple[str, dict[str, Any]]], room_id: int | None = None) -> None:
+def _dispatch(
+    messages: list[tuple[str, dict[str, Any]]],
+    room_id: int | None = None,
+    table: Table | None = None,
+) -> None:
     if room_id is not None:
         messages = [(group, {**m, "origin": ORIGIN}) for group, m in messages]
-        messages.append(("", {"room": room_id}))  # the local hand-over, in order
+        # The local hand-over, in order; this process's sockets get the very table pushed (the
+        # memory of the newest one may be ahead by then: the writer publishes a batch at once).
+        messages.append(("", {"room": room_id, "table": table}))
     loop, outbox = _loop, _outbox
     if loop is None or outbox is None or loop.is_closed() or not loop.is_running():
         # No server loop here (a management command, a plain test): send and wait.
@@ -277,10 +283,10 @@ def _dispatch(messages: list[tuple[str, dict[str, Any]]], room_id: int | None = 
 
 async def _send_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
     layer = get_channel_layer()
-    local = messages[-1][1]["room"] if messages and messages[-1][0] == "" else None
+    local = messages[-1][1] if messages and messages[-1][0] == "" else None
     if local is not None:
         messages = messages[:-1]
-        await _hand_over(local, messages)
+        await _hand_over(local["room"], messages, local["table"])
         if layer is None or isinstance(layer, InMemoryChannelLayer):
             return  # one process: every socket had it already
     if layer is None:
@@ -289,7 +295,9 @@ async def _send_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
         await layer.group_send(group, message)
 
 
-async def _hand_over(room_id: int, messages: list[tuple[str, dict[str, Any]]]) -> None:
+async def _hand_over(
+    room_id: int, messages: list[tuple[str, dict[str, Any]]], table: Table | None = None
+) -> None:
     sockets = list(_listeners.get(room_id, ()))
     if not sockets:
         return
@@ -300,7 +308,7 @@ async def _hand_over(room_id: int, messages: list[tuple[str, dict[str, Any]]]) -
             mine = private.get(socket.seat)
             if mine is not None:
                 await socket.push_private(mine)
-            await socket.push_public(public)
+            await socket.push_public(public, table)
         except Exception:  # one broken socket must not keep the frame from the others
             log.exception("push to a socket failed")
 

@@ -36,6 +36,7 @@ from __future__ import annotations
 from functools import partial
 
 from asgiref.sync import async_to_sync
+from channels.consumer import AsyncConsumer, get_handler_name
 from channels.generic.websocket import AsyncWebsocketConsumer
 from channels.layers import get_channel_layer
 from channels.security.websocket import WebsocketDenier
@@ -111,6 +112,20 @@ class AllowedHostValidator:
         return await self.application(scope, receive, send)
 
 
+async def dispatch(consumer: AsyncConsumer, message: dict) -> None:
+    """Channels' `AsyncConsumer.dispatch` without its `aclose_old_connections()` per message.
+
+    That call is a hop to the database thread and back for every frame and every group
+    message a socket gets (most of a move's transport cost, measured: docs/performance.md).
+    Nothing is lost: every database call of a consumer goes through `database_sync_to_async`,
+    which closes that thread's old connections itself before and after each call.
+    """
+    handler = getattr(consumer, get_handler_name(message), None)
+    if handler is None:
+        raise ValueError(f"No handler for message type {message['type']}")
+    await handler(message)
+
+
 class LiveConsumer(AsyncWebsocketConsumer):
     """The base of every live socket; see the module docstring for its interface."""
 
@@ -119,7 +134,7 @@ class LiveConsumer(AsyncWebsocketConsumer):
 
     async def dispatch(self, message: dict) -> None:
         with translation.override(self.language):
-            await super().dispatch(message)
+            await dispatch(self, message)
 
     async def websocket_connect(self, message: dict) -> None:
         self.language = languages.from_scope(self.scope)
