@@ -230,6 +230,7 @@ def ensure_started() -> None:
         owners.ensure_serving()  # moves forwarded here by other processes
     if not settings.BOT_DRIVER:
         return
+    owners.drives_here = True  # the matches started here are leased here from the start
     if _heartbeat_task is None or _heartbeat_task.done() or _heartbeat_task.get_loop() is not loop:
         _heartbeat_task = loop.create_task(_heartbeat())
     if _driver_task is not None and not _driver_task.done() and _driver_task.get_loop() is loop:

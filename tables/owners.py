@@ -24,7 +24,7 @@ import secrets
 import socket
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -46,6 +46,8 @@ PROCESS = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"[:64]
 _owners: dict[int, tuple[str, datetime | None]] = {}
 # Tests run both ends of the protocol in one process on the in-memory layer: they set this.
 FORWARD_IN_MEMORY = False
+# Whether this process runs a bot driver (tables.driver.ensure_started sets it).
+drives_here = False
 
 
 def me() -> str:
@@ -86,6 +88,21 @@ def note(rows: Iterable[tuple[int, str, datetime | None]]) -> None:
     loop = actor.serving_loop()
     if rebuild and loop is not None:
         loop.call_soon_threadsafe(actor.mark_stale, rebuild)
+
+
+def first_lease() -> dict[str, Any]:
+    """A new match's lease fields: held by this process when it drives (`Match.create`).
+
+    The process that starts a room is the one the proxy sends that room's requests to
+    (affinity by room, docs/operations.md); owning the match from its first move keeps the
+    owner and the proxy's choice the same, instead of whichever driver claims first.
+    """
+    if not drives_here:
+        return {}
+    return {
+        "driver": me(),
+        "driver_until": timezone.now() + timedelta(seconds=settings.DRIVER_LEASE),
+    }
 
 
 def owner(room_id: int) -> str | None:

@@ -48,7 +48,12 @@ def start_match(room: Any, seats: list[Any]) -> Match:
     seed = secrets.randbits(53)
     state = game.new_match(len(seats), room.options, seed)
     match = Match.objects.create(
-        room=room, game=room.game, options=room.options, seed=seed, starts_at=_countdown_end()
+        room=room,
+        game=room.game,
+        options=room.options,
+        seed=seed,
+        starts_at=_countdown_end(),
+        **owners.first_lease(),  # this process owns it from the start (tables.owners)
     )
     Player.objects.bulk_create(
         Player(

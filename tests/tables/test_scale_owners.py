@@ -28,6 +28,7 @@ from django.conf import settings
 from django.db import connection, connections
 
 from api.models import ApiToken
+from lobby import services
 from tables import current
 from tables.models import ActionLog, Match, Round
 from tests.conftest import make_user
@@ -278,6 +279,26 @@ def test_alice_on_the_owner_and_bob_on_the_other_process_see_every_move(servers)
     for seat, version in acked:
         # Every move, bob's forwarded ones too, was applied by the owner.
         assert log[version] == (seat, "", owner.id)
+
+
+def test_the_process_that_starts_a_room_owns_its_match_from_the_start(servers):
+    alice, bob = make_user("alice"), make_user("bob")
+    room = services.create_room(alice, "ligretto-mini", 2)
+    services.join_room(room.pk, bob)
+    first, second = servers.start("first"), servers.start("second")
+    # The proxy sends the room's calls to one process (affinity by room): the second here.
+    request = urllib.request.Request(
+        f"http://127.0.0.1:{second.port}/api/v1/rooms/{room.pk}/start",
+        data=b"{}",
+        headers={"Authorization": f"Bearer {_token(alice)}", "Content-Type": "application/json"},
+        method="POST",
+    )
+    with urllib.request.urlopen(request, timeout=15) as answer:
+        assert answer.status == 200
+    # Leased by the starting process in the start's own transaction, before any claim.
+    driver = Match.objects.get(room_id=room.pk).driver
+    assert int(driver.split(":")[1]) == second.process.pid
+    assert first.process.poll() is None
 
 
 def test_a_race_on_one_pile_from_both_processes_settles_as_on_one(servers):
