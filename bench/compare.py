@@ -48,7 +48,7 @@ def install_bgio(folder: Path) -> None:
     """boardgame.io 0.50.2 from npm into `folder`, beside a copy of our race game."""
     (folder / "package.json").write_text('{"private": true}')
     subprocess.run(
-        ["npm", "install", "--no-audit", "--no-fund", "--silent", "boardgame.io@0.50.2"],
+        ["npm", "install", "--no-audit", "--no-fund", "--silent", "boardgame.io@0.50.2", "ws@8"],
         cwd=folder,
         check=True,
         timeout=300,
@@ -94,6 +94,40 @@ OURS = {
     "bytes": re.compile(r"mean (\d+)\s+lost pushes: (\d+).*refused actions: (\d+)"),
     "cpu": re.compile(r"server CPU per action: ([\d.]+) ms"),
 }
+
+
+def run_node(folder: Path, tables: int, players: int, rate: float, seconds: float, api: bool):
+    """Ours, loaded by bench/ours/load.js: Node clients measured as boardgame.io's are."""
+    cmd = [
+        sys.executable,
+        "bench/table_push.py",
+        "--tables",
+        str(tables),
+        "--seats",
+        str(players),
+        "--rate",
+        str(rate * players),
+        "--seconds",
+        str(seconds),
+        "--node",
+        str(folder),
+    ]
+    if api:
+        cmd.append("--api")
+    out = subprocess.run(
+        cmd,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=seconds + 600,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    line = next((x for x in out.stdout.splitlines() if x.startswith("NODE ")), None)
+    if line is None:
+        raise SystemExit(f"bench/table_push.py --node failed:\n{out.stdout}\n{out.stderr}")
+    figures = json.loads(line.removeprefix("NODE "))
+    figures.update({k: figures[k] or 0.0 for k in ("p50", "p95", "p99")})
+    return figures
 
 
 def run_ours(tables: int, players: int, rate: float, seconds: float, api: bool, game="ligretto"):
@@ -177,9 +211,11 @@ def main() -> None:
                 results["boardgame.io"].append(
                     run_bgio(folder, tables, players, rate, args.seconds, tag)
                 )
-                results["ours, API"].append(run_ours(tables, players, rate, args.seconds, True))
+                results["ours, API"].append(
+                    run_node(folder, tables, players, rate, args.seconds, True)
+                )
                 results["ours, browser"].append(
-                    run_ours(tables, players, rate, args.seconds, False)
+                    run_node(folder, tables, players, rate, args.seconds, False)
                 )
             medians = {name: median(runs) for name, runs in results.items()}
             for name, figures in medians.items():

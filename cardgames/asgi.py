@@ -8,13 +8,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "cardgames.settings")
 # Django must be set up before the routing imports consumers and models.
 django_asgi_app = get_asgi_application()
 
-from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from cardgames.routing import websocket_urlpatterns  # noqa: E402
 from tables.driver import StartDriver  # noqa: E402
-from tables.sockets import AllowedHostValidator  # noqa: E402
+from tables.sockets import AllowedHostValidator, session_auth  # noqa: E402
 
 # The first connection a process serves starts its bot driver (tables/driver.py).
 application = StartDriver(
@@ -23,7 +22,7 @@ application = StartDriver(
             "http": django_asgi_app,
             # The Origin must be ours (cross-site pages), and so must the Host, as for HTTP.
             "websocket": AllowedHostsOriginValidator(
-                AllowedHostValidator(AuthMiddlewareStack(URLRouter(websocket_urlpatterns)))
+                AllowedHostValidator(session_auth(URLRouter(websocket_urlpatterns)))
             ),
         }
     )

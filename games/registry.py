@@ -96,6 +96,18 @@ class Game:
         view: View = self.rules.player_view(state, seat)
         return view
 
+    def player_views(self, state: State, seats: list[int | None]) -> dict[int | None, View]:
+        """`player_view` of each of `seats` (a push needs every seat's view of one state).
+
+        A rules module may offer `player_views(state, seats)` that builds what the seats share
+        once; the views must equal `player_view`'s (tests/games/test_conformance.py checks it).
+        """
+        many = getattr(self.rules, "player_views", None)
+        if many is not None:
+            views: dict[int | None, View] = many(state, seats)
+            return views
+        return {seat: self.rules.player_view(state, seat) for seat in seats}
+
     def dump(self, state: State) -> dict[str, Any]:
         data: dict[str, Any] = self.rules.dump(state)
         return data

@@ -60,9 +60,17 @@ class Table:
         starts_at = self.match.starts_at
         return starts_at is not None and (now or timezone.now()) < starts_at
 
+    def views(self, seats: list[int | None], now: Any = None) -> dict[int | None, View]:
+        """`view` of each of `seats`, with what they share built once (a push's every seat)."""
+        engine = self.game.player_views(self.state, seats)
+        return {seat: self._room_view(engine[seat], seat, now) for seat in seats}
+
     def view(self, seat: int | None, now: Any = None) -> View:
         """Return the Board API view of `seat` (None: a spectator): player_view plus the room's."""
-        view = dict(self.game.player_view(self.state, seat))
+        return self._room_view(self.game.player_view(self.state, seat), seat, now)
+
+    def _room_view(self, engine_view: View, seat: int | None, now: Any = None) -> View:
+        view = dict(engine_view)
         status = self.status(now)
         totals = view.get("totals") or [0] * len(self.players)
         view.update(
@@ -71,17 +79,7 @@ class Table:
             status=status,
             version=self.match.version,
             seat=seat,
-            players=[
-                {
-                    "seat": p.seat,
-                    "name": p.name,
-                    "bot": p.is_bot,
-                    "connected": p.is_bot or p.connections > 0,
-                    "total": totals[p.seat] if p.seat < len(totals) else 0,
-                    **_away_until(p),
-                }
-                for p in self.players
-            ],
+            players=self._players(totals),
             starts_at=self.match.starts_at.isoformat() if self.match.starts_at else None,
         )
         if status == "starting":
@@ -91,6 +89,27 @@ class Table:
             view["legal"] = []
             view["message"] = self.match.closed_reason or "This room was closed."
         return view
+
+    def _players(self, totals: list[int]) -> list[dict[str, Any]]:
+        """The view's `players`: the same for every seat, so built once per table and version
+        (a push builds every seat's view of the same table)."""
+        known = self.__dict__.get("_players_view")
+        key = (self.match.version, tuple(totals), tuple(id(p) for p in self.players))
+        if known is not None and known[0] == key:
+            return known[1]
+        players = [
+            {
+                "seat": p.seat,
+                "name": p.name,
+                "bot": p.is_bot,
+                "connected": p.is_bot or p.connections > 0,
+                "total": totals[p.seat] if p.seat < len(totals) else 0,
+                **_away_until(p),
+            }
+            for p in self.players
+        ]
+        self.__dict__["_players_view"] = (key, players)
+        return players
 
 
 def _away_until(player: Player) -> dict[str, str]:

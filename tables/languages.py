@@ -9,6 +9,7 @@ other's), and a push reads those few keys in one round trip.
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterable
 
 from django.conf import settings
@@ -61,9 +62,20 @@ def _key(place: str, code: str) -> str:
     return f"languages:{place}:{code}"
 
 
+# What this process read from the cache, per place: (when, the codes noted). A push asks for
+# its room's languages on every change; they change only when a socket comes, so a reading is
+# reused for MEMO_SECONDS (a socket of this process that notes a language adds it at once; one
+# of another process is seen within that time, and until then reads the default rendering).
+MEMO_SECONDS = 1.0
+_memo: dict[str, tuple[float, frozenset[str]]] = {}
+
+
 def note(place: str, code: str) -> None:
     """Remember that a socket of `place` (a group's name) reads `code`."""
     cache.set(_key(place, code), 1, NOTE_TIMEOUT)
+    known = _memo.get(place)
+    if known is not None:
+        _memo[place] = (known[0], known[1] | {code})
 
 
 def present(place: str) -> list[str]:
@@ -72,16 +84,21 @@ def present(place: str) -> list[str]:
 
 
 def present_many(places: list[str], default: bool = False) -> dict[str, list[str]]:
-    """The languages each place's sockets read, in one cache round trip.
+    """The languages each place's sockets read, in at most one cache round trip.
 
     With `default`, the site's language comes first in every list; without it, a place that
     no socket noted gets the site's language alone (a seat whose socket has not said yet).
     """
-    found = cache.get_many([_key(place, code) for place in places for code in codes()])
+    now = time.monotonic()
+    stale = [p for p in places if p not in _memo or now - _memo[p][0] > MEMO_SECONDS]
+    if stale:
+        found = cache.get_many([_key(place, code) for place in stale for code in codes()])
+        for place in stale:
+            _memo[place] = (now, frozenset(c for c in codes() if _key(place, c) in found))
     site = settings.LANGUAGE_CODE
     out = {}
     for place in places:
-        noted = [c for c in codes() if _key(place, c) in found]
+        noted = [c for c in codes() if c in _memo[place][1]]
         if default:
             out[place] = [site] + [c for c in noted if c != site]
         else:

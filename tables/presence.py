@@ -87,25 +87,40 @@ def replace_absent(room_id: int, now: Any = None) -> list[int]:
     grace = settings.LEAVER_GRACE
     replaced: list[int] = []
 
+    def due(player: Player) -> bool:
+        return (
+            player.human
+            and not player.left
+            and not player.stand_in
+            and player.connections == 0
+            and player.away_since is not None
+            and (now - player.away_since).total_seconds() >= grace
+        )
+
     def change(table: current.Table) -> bool:
         swept = _sweep(table, now)
         for player in table.players:
-            if (
-                player.human
-                and not player.left
-                and not player.stand_in
-                and player.connections == 0
-                and player.away_since is not None
-                and (now - player.away_since).total_seconds() >= grace
-            ):
+            if due(player):
                 player.stand_in = True
                 player.bot_level = player.bot_level or "normal"
                 player.save(update_fields=["stand_in", "bot_level"])
                 replaced.append(player.seat)
         return bool(replaced) or swept
 
+    # Looked at every second for every room: only a room with something to do takes the
+    # room's turn (a transaction on its match, moves waiting), the rest cost one read.
+    table = current.load_table(room_id)
+    if table is None:
+        return replaced
+    if not any(due(p) for p in table.players) and not _stale_presence(table, now):
+        return replaced
     play.touch(room_id, change)
     return replaced
+
+
+def _stale_presence(table: current.Table, now: Any) -> bool:
+    cutoff = now - timedelta(seconds=settings.DRIVER_LEASE)
+    return Presence.objects.filter(player__match=table.match, seen_at__lt=cutoff).exists()
 
 
 def left_for_good(room_id: int, user: Any) -> None:

@@ -17,6 +17,7 @@ import json
 import logging
 import re
 import secrets
+from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any
 
@@ -123,12 +124,12 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
         public = {"type": "table.public", "version": version, "html": "", "full": True}
         _dispatch([(table_group(room_id), {**public, "private": []})], room_id, table)
         return
-    view = table.view(None)
-    layout = layout_for(table.match.game)
-    public = layout.public_parts(view)
     seats = [p.seat for p in table.players]
     # A seat's own part is drawn from that seat's view, never from the spectator's.
-    views = {s: table.view(s) for s in seats}
+    views = table.views([None, *seats])
+    view = views[None]
+    layout = layout_for(table.match.game)
+    public = layout.public_parts(view)
     private = {s: layout.private_part(views[s], views[s]["legal"], s) for s in seats}
     key = cache_key(table.match)
     cached = _last.get(key)
@@ -214,22 +215,53 @@ def from_here(event: dict[str, Any]) -> bool:
 
 
 # The last encoded Board API view per match and seat, at one version: every stream of a seat
-# (and every spectator's) sends the same text, encoded once.
-_encoded: dict[tuple[int, int], tuple[int, dict[int | None, str]]] = {}
+# (and every spectator's) sends the same text, encoded once. The seats' views of one version
+# share most of their fields (everything public): each field's JSON is kept with its value, and
+# a seat whose field is equal reuses it, so only what differs is encoded again.
+_encoded: dict[tuple[int, int], _Encoded] = {}
+
+
+@dataclass
+class _Encoded:
+    version: int
+    texts: dict[int | None, str] = field(default_factory=dict)
+    shared: dict[str, tuple[Any, str]] = field(default_factory=dict)
+    views: dict[int | None, Any] = field(default_factory=dict)
 
 
 def view_text(table: Table, seat: int | None) -> str:
-    """The Board API stream's message for `seat`'s view of `table`, encoded once per version."""
+    """The Board API stream's message for `seat`'s view of `table`, encoded once per version.
+
+    The first seat asked builds every seat's view at once (`Table.views`: what they share is
+    built once); each is encoded when its seat's socket asks."""
     key = cache_key(table.match)
     cached = _encoded.get(key)
-    if cached is None or cached[0] != table.version:
-        if cached is not None and cached[0] > table.version:
+    if cached is None or cached.version != table.version:
+        if cached is not None and cached.version > table.version:
             return json.dumps({"type": "view", "view": table.view(seat)})  # an old one: rare
-        cached = _encoded[key] = (table.version, {})
-    text = cached[1].get(seat)
+        cached = _encoded[key] = _Encoded(table.version)
+    text = cached.texts.get(seat)
     if text is None:
-        text = cached[1][seat] = json.dumps({"type": "view", "view": table.view(seat)})
+        if seat not in cached.views:
+            seats = [p.seat for p in table.players]
+            cached.views.update(table.views(seats if seat in seats else [seat]))
+        text = cached.texts[seat] = _encode_view(cached.views[seat], cached.shared)
     return text
+
+
+def _encode_view(view: dict[str, Any], shared: dict[str, tuple[Any, str]]) -> str:
+    """`json.dumps({"type": "view", "view": view})`, reusing the fields in `shared`."""
+    fields = []
+    for name, value in view.items():
+        known = shared.get(name)
+        if known is not None and (known[0] is value or known[0] == value):
+            text = known[1]
+        else:
+            text = json.dumps(value)
+            if known is None:
+                shared[name] = (value, text)
+        fields.append(f"{json.dumps(name)}: {text}")
+    return '{"type": "view", "view": {' + ", ".join(fields) + "}}"
 
 
 # Pushes leave through one sender task in the server's event loop: the thread that committed

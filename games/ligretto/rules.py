@@ -808,6 +808,20 @@ def player_view(state: State, seat: int | None) -> View:
     return view
 
 
+def player_views(state: State, seats: list[int | None]) -> dict[int | None, View]:
+    """`player_view` of each of `seats`, the public part built once: in Ligretto every card a
+    view shows is public, and only `legal` and `seat` are the seat's own. The seats' views
+    share their public values (a caller that changes one copies it first)."""
+    public = player_view(state, None)
+    views: dict[int | None, View] = {}
+    for seat in seats:
+        if seat is None:
+            views[seat] = public
+        else:
+            views[seat] = {**public, "legal": legal_actions(state, seat), "seat": seat}
+    return views
+
+
 # --------------------------------------------------------------------------- what nobody sees
 
 

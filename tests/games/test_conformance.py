@@ -183,6 +183,15 @@ def test_G0_cards_are_conserved_and_every_state_round_trips_through_json(slug, s
             assert game.player_view(again, seat) == game.player_view(state, seat)
 
 
+@pytest.mark.parametrize(("slug", "seats", "seed"), CASES)
+def test_G0_the_views_of_many_seats_at_once_are_each_seats_own_view(slug, seats, seed):
+    game = GAMES[slug]
+    everyone = [None, *range(seats)]
+    for state in list(playout(game, seats, seed))[::5]:
+        views = game.player_views(state, everyone)
+        assert views == {seat: game.player_view(state, seat) for seat in everyone}
+
+
 # --------------------------------------------------------------------------- actions (G2)
 
 

@@ -13,7 +13,7 @@ from django.core.cache import cache
 
 from cardgames.asgi import application
 from lobby import services
-from tables import push
+from tables import languages, push
 from tests.conftest import make_user
 from tests.tables.helpers import ORIGIN, card, set_state, started_room
 
@@ -23,8 +23,10 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 @pytest.fixture(autouse=True)
 def _forget_noted_languages():
     cache.clear()  # the languages sockets noted in earlier tests
+    languages._memo.clear()
     yield
     cache.clear()
+    languages._memo.clear()
 
 
 async def connect(path: str, language: str, user=None) -> WebsocketCommunicator:
