@@ -142,9 +142,9 @@ class ApiStreamConsumer(AsyncWebsocketConsumer):
             )
         except IllegalAction as refusal:
             return _refusal(refusal.code, refusal.message)
-        if outcome.table.version <= self.version:
+        if outcome.version <= self.version:
             return {}  # its push reached this socket first: that view is the answer
-        return {"view": outcome.table.view(seat)}
+        return {"view": outcome.view(seat)}
 
     # ------------------------------------------------------------------ group messages
 

@@ -276,7 +276,7 @@ def act(room_id: int, seat: int, action: dict[str, Any], user: Any) -> dict[str,
             "view": now.view(seat) if now is not None else None,
             "status": status,
         }
-    return {"view": outcome.table.view(seat)}
+    return {"view": outcome.view(seat)}
 
 
 @api.get(ROOM + "/scores", response=room_call(s.ScoreSheet))

@@ -260,6 +260,9 @@ BOT_PACE = float(os.environ.get("BOT_PACE", "1"))
 ACTION_FLUSH_DELAY = float(os.environ.get("ACTION_FLUSH_DELAY", "0"))
 BOT_DRIVER = envbool("BOT_DRIVER", "True")
 DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
+# Seconds a move forwarded to its room's owner process (tables.owners) waits for the answer;
+# then it is refused as `unavailable` (503), and the client looks at the table again.
+ACTOR_FORWARD_TIMEOUT = float(os.environ.get("ACTOR_FORWARD_TIMEOUT", "3"))
 # Ratings (tables/ratings.py): a rating is shown with "?" until this many rated matches; bots
 # play at fixed (mu, sigma) per level, on OpenSkill's scale (a newcomer is 25 ± 8.33).
 RATING_PROVISIONAL_MATCHES = envint("RATING_PROVISIONAL_MATCHES", 5)

@@ -110,8 +110,13 @@ class TableConsumer(LiveConsumer):
 
     async def _act(self, action: dict[str, Any], trigger: Any) -> None:
         try:
+            # Its frames come by the pushes: no view back from a room owned elsewhere.
             await play.act_async(
-                self.room_id, self.seat, action, check=authority.holder(self.seat, self.user)
+                self.room_id,
+                self.seat,
+                action,
+                check=authority.holder(self.seat, self.user),
+                wants_view=False,
             )
         except IllegalAction as refusal:
             await self._refused(refusal.code, refusal_text(refusal), trigger)

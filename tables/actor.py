@@ -9,9 +9,10 @@ anybody saw. The state itself is written as a snapshot on the round's row at rou
 match's end and every `SNAPSHOT_EVERY` moves or `SNAPSHOT_SECONDS`; a table is rebuilt from the
 last snapshot and the log after it (`current.recover`).
 
-Every write checks that the match row still holds the version the actor started from (a fence):
-if another process, or a test rewriting a state, changed it in between, the actor is rebuilt
-from the database and the moves it had not written yet are applied again on the fresh table.
+Every entry's write checks that the match row holds the version the entry was applied to (a
+fence, per entry): if another process, or a test rewriting a state, changed it in between, the
+actor is rebuilt from the database and the moves it had not written yet are applied again on
+the fresh table. Moves normally reach only their room's owner process (tables.owners).
 
 Without a running server loop (a management command, a plain test) the same actor code runs in
 the caller's thread, inside a transaction on the locked match row (`act_inline`).
@@ -22,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import logging
+import os
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,9 +48,10 @@ log = logging.getLogger(__name__)
 Check = Callable[[Table], None]
 
 ACTION_KEYS = ("type", "from", "to", "index", "pile", "source", "place")
-# A snapshot of the state at least this often; between two, recovery replays the log.
-SNAPSHOT_EVERY = 50
-SNAPSHOT_SECONDS = 5.0
+# A snapshot of the state at least this often; between two, recovery replays the log (the
+# environment may say otherwise: a test that must replay a long log).
+SNAPSHOT_EVERY = int(os.environ.get("SNAPSHOT_EVERY", "50"))
+SNAPSHOT_SECONDS = float(os.environ.get("SNAPSHOT_SECONDS", "5"))
 # Refusals the log keeps (replays show them): a race lost (L12).
 LOGGED_REFUSALS = {"too_slow"}
 
@@ -237,30 +240,50 @@ def _round_no(state: Any) -> int:
 # --------------------------------------------------------------------------- writing
 
 
-def write(entries: list[Entry]) -> set[RoomActor]:
-    """Write `entries` (in order) in one transaction; return the actors whose fence failed.
+def write(entries: list[Entry]) -> list[Entry]:
+    """Write `entries` (in order) in one transaction; return those to apply again.
 
     The hot statements are plain SQL (the ORM's own work was most of a move's cost): per match
     one UPDATE that is also the fence (it only matches the row at the version the entries
-    started from), then every action-log row in one INSERT. What is rare (a round's end, a
+    start from), then every action-log row in one INSERT. What is rare (a round's end, a
     deal, the match's end, a snapshot) goes through the ORM.
+
+    The fence is per entry. An entry of an actor already known to be stale comes back (it was
+    applied to a table that is not the database's); of the others, the run whose versions
+    chain (each one's `before` is the version the previous one left; a refused entry leaves
+    it as it was) is written if the row holds the first one's, and the rest comes back, from
+    the run's first break on. Two actors of one match (an old one with moves pending, the one
+    rebuilt beside it after a takeover) can then never both write the same version.
     """
     groups: dict[int, list[Entry]] = {}
     for entry in entries:
         groups.setdefault(entry.table.match.pk, []).append(entry)
-    stale: set[RoomActor] = set()
+    again: list[Entry] = []
     with transaction.atomic():
         logs: list[tuple[Any, ...]] = []
         with connection.cursor() as cursor:
             for pk in sorted(groups):  # one lock order for every writer: no deadlock
-                items = groups[pk]
+                fresh = [e for e in groups[pk] if not e.room.stale]
+                again += [e for e in groups[pk] if e.room.stale]
+                items = _chain(fresh)
+                again += fresh[len(items) :]
+                if not items:
+                    continue
                 if not _fence(cursor, items):
-                    stale.add(items[0].room)
+                    again += items
                     continue
                 logs += _write_match(items)
             if logs:
                 cursor.executemany(_INSERT_LOG, logs)
-    return stale
+    return again
+
+
+def _chain(items: list[Entry]) -> list[Entry]:
+    """The longest first run of `items` in which each starts at the version the one before left."""
+    for n in range(1, len(items)):
+        if items[n].before != items[n - 1].version:
+            return items[:n]
+    return items
 
 
 _UPDATE_MATCH = (
@@ -404,6 +427,14 @@ def bind(loop: asyncio.AbstractEventLoop) -> None:
     push.bind_loop(loop)
 
 
+def mark_stale(room_ids: list[int]) -> None:
+    """Rebuild these rooms' actors from the database at their next use (tables.owners)."""
+    for room_id in room_ids:
+        actor = _actors.pop(room_id, None)
+        if actor is not None:
+            actor.stale = True
+
+
 def forget(room_id: int) -> None:
     """Drop the room's actor: the database was changed behind its back (tests, operators)."""
     actor = _actors.pop(room_id, None)
@@ -538,7 +569,10 @@ class Writer:
                             )
                         )
                 continue
-            done = [e for e in batch if e.room not in stale]
+            retry = {id(e) for e in stale}
+            for entry in stale:
+                entry.room.stale = True  # rebuilt from the database before its move again
+            done = [e for e in batch if id(e) not in retry]
             try:
                 publish(done)
             except Exception:  # a push that fails must not lose the acknowledgements
@@ -546,14 +580,13 @@ class Writer:
             for entry in batch:
                 if entry.future is None or entry.future.done():
                     continue
-                if entry.room in stale:
-                    entry.room.stale = True
+                if id(entry) in retry:
                     entry.future.set_result(RETRY)  # applied again on the rebuilt table
                 else:
                     entry.future.set_result(None)
 
 
-def _write_batch(batch: list[Entry]) -> set[RoomActor]:
+def _write_batch(batch: list[Entry]) -> list[Entry]:
     close_old_connections()
     return write(batch)
 

@@ -10,7 +10,7 @@ this check is what makes a message that is late or lost harmless.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from games.engine import IllegalAction
@@ -35,11 +35,39 @@ def holds(table: Table, seat: int | None, user: Any) -> bool:
     return table.seat_of(user) == seat
 
 
-def holder(seat: int | None, user: Any) -> Callable[[Table], None]:
-    """The check a transport passes to `tables.play.act`: raise unless `user` holds `seat`."""
+@dataclass(frozen=True)
+class Holder:
+    """The check a transport passes to `tables.play.act`: raise unless the user holds `seat`.
 
-    def check(table: Table) -> None:
-        if not holds(table, seat, user):
+    Plain data (the seat, the user's id and whether his account is active), so that a move
+    forwarded to the room's owner process carries its check along (`tables.owners`).
+    """
+
+    seat: int | None
+    user_id: int | None  # None: not signed in
+    active: bool = True
+
+    def __call__(self, table: Table) -> None:
+        if not self.holds(table):
             raise NotYourSeat
 
-    return check
+    def holds(self, table: Table) -> bool:
+        if self.seat is None or self.user_id is None or not self.active:
+            return False
+        # As Table.seat_of judges it, from the user's id alone.
+        held = (p.seat for p in table.players if p.user_id == self.user_id and not p.left)
+        return next(held, None) == self.seat
+
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "user": self.user_id, "active": self.active}
+
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> Holder:
+        return cls(seat=data["seat"], user_id=data["user"], active=bool(data["active"]))
+
+
+def holder(seat: int | None, user: Any) -> Holder:
+    """The check for `user` (as he is now) holding `seat`."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Holder(seat, None, False)
+    return Holder(seat, user.pk, bool(getattr(user, "is_active", True)))

@@ -3,7 +3,8 @@
 Every process runs one driver (started with the first request it serves). A driver holds a
 lease on each match it drives, renewed every second in the database; a match whose lease has
 run out (its process died) is claimed by another driver within `DRIVER_LEASE` seconds, so
-exactly one process drives a room's bots at a time. Bots act through the same write path as
+exactly one process drives a room's bots at a time. The lease holder is also the room's owner:
+other processes forward their moves to it (tables.owners). Bots act through the same write path as
 people (`tables.play.act`), from their seat's view only (G3), at their level's pace times
 `settings.BOT_PACE` (0 in tests: full speed).
 """
@@ -24,7 +25,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games.engine import IllegalAction
-from tables import actor, current, play, presence
+from tables import actor, current, owners, play, presence
 from tables.models import Match
 
 log = logging.getLogger(__name__)
@@ -83,7 +84,10 @@ class Driver:
         playing.filter(
             Q(driver=self.id) | Q(driver_until__isnull=True) | Q(driver_until__lt=now)
         ).update(driver=self.id, driver_until=until)
-        return set(playing.filter(driver=self.id).values_list("room_id", flat=True))
+        # Every playing room's lease holder: the owner its moves go to (tables.owners).
+        rows = list(playing.values_list("room_id", "driver", "driver_until"))
+        owners.note(rows)
+        return {room_id for room_id, driver, _ in rows if driver == self.id}
 
     def release(self) -> None:
         Match.objects.filter(driver=self.id).update(driver="", driver_until=None)
@@ -222,8 +226,11 @@ def ensure_started() -> None:
     global _driver, _driver_task, _heartbeat_task
     loop = asyncio.get_running_loop()
     actor.bind(loop)  # the room actors and the pushes live in the server's loop
+    if owners.reaches_others():
+        owners.ensure_serving()  # moves forwarded here by other processes
     if not settings.BOT_DRIVER:
         return
+    owners.drives_here = True  # the matches started here are leased here from the start
     if _heartbeat_task is None or _heartbeat_task.done() or _heartbeat_task.get_loop() is not loop:
         _heartbeat_task = loop.create_task(_heartbeat())
     if _driver_task is not None and not _driver_task.done() and _driver_task.get_loop() is loop:

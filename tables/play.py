@@ -15,13 +15,14 @@ from datetime import timedelta
 from functools import partial
 from typing import Any
 
+from channels.db import database_sync_to_async
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games.engine import State
+from games.engine import Action, State
 from games.registry import GAMES
-from tables import actor, current, wire
+from tables import actor, authority, current, owners, wire
 from tables.actor import ACTION_KEYS, Check, PlayError
 from tables.current import Table
 from tables.models import Match, Player, Round
@@ -47,7 +48,12 @@ def start_match(room: Any, seats: list[Any]) -> Match:
     seed = secrets.randbits(53)
     state = game.new_match(len(seats), room.options, seed)
     match = Match.objects.create(
-        room=room, game=room.game, options=room.options, seed=seed, starts_at=_countdown_end()
+        room=room,
+        game=room.game,
+        options=room.options,
+        seed=seed,
+        starts_at=_countdown_end(),
+        **owners.first_lease(),  # this process owns it from the start (tables.owners)
     )
     Player.objects.bulk_create(
         Player(
@@ -80,10 +86,25 @@ def _round_no(state: State) -> int:
 
 @dataclass
 class Outcome:
-    """What an accepted action did: the table after it and the engine's events."""
+    """What an accepted action did: the engine's events and the version it made.
 
-    table: Table
+    `table` is the table after it when it was applied in this process; a move forwarded to
+    the room's owner (tables.owners) has no table here, only the seat's view if it was asked.
+    """
+
+    table: Table | None
     events: list[dict[str, Any]]
+    version: int = 0
+    seat: int | None = None
+    seen: dict[str, Any] | None = None  # the seat's view, from the owner
+
+    def view(self, seat: int | None) -> dict[str, Any]:
+        """`seat`'s view of the table right after the action."""
+        if self.table is not None:
+            return self.table.view(seat)
+        if self.seen is None or seat != self.seat:
+            raise ValueError("the owner sent no view for this seat (ask for it: wants_view)")
+        return self.seen
 
 
 def act(
@@ -93,6 +114,7 @@ def act(
     by_bot: bool = False,
     driver: str = "",
     check: Check | None = None,
+    wants_view: bool = True,
 ) -> Outcome:
     """Apply `action` for `seat` in the room's match, or raise PlayError / IllegalAction.
 
@@ -100,20 +122,25 @@ def act(
     before the rules: it raises when the caller no longer holds the seat.
 
     From a thread (a Django view, the database thread): the move is handed to the room's actor
-    in the server loop and this waits for its acknowledgement. Without a server loop it runs
-    here, in a transaction on the locked match row.
+    in the server loop (or to the room's owner process, `_apply`) and this waits for its
+    acknowledgement. Without a server loop it runs here, in a transaction on the locked match
+    row. `wants_view`: a forwarded move brings the seat's view back (`Outcome.view`).
     """
     action = _checked(action)
     loop = actor.serving_loop()
     if loop is None:
         entry = actor.act_inline(room_id, seat, action, by_bot, driver, check)
-    else:
-        _not_in(loop)
-        future = asyncio.run_coroutine_threadsafe(
-            actor.act(room_id, seat, action, by_bot, driver, check), loop
+        return Outcome(
+            table=current.copy_of(entry.table),
+            events=entry.events,
+            version=entry.version,
+            seat=seat,
         )
-        entry = future.result()
-    return Outcome(table=current.copy_of(entry.table), events=entry.events)
+    _not_in(loop)
+    future = asyncio.run_coroutine_threadsafe(
+        _apply(room_id, seat, action, by_bot, driver, check, wants_view, copy=True), loop
+    )
+    return future.result()
 
 
 async def act_async(
@@ -123,17 +150,50 @@ async def act_async(
     by_bot: bool = False,
     driver: str = "",
     check: Check | None = None,
+    wants_view: bool = True,
 ) -> Outcome:
     """`act` from a coroutine of the server loop: applied right here, answered once durable."""
     action = _checked(action)
+    return await _apply(room_id, seat, action, by_bot, driver, check, wants_view, copy=False)
+
+
+async def _apply(
+    room_id: int,
+    seat: int,
+    action: Action,
+    by_bot: bool,
+    driver: str,
+    check: Check | None,
+    wants_view: bool,
+    copy: bool,
+) -> Outcome:
+    # Here or at the room's owner: the one place that decides (tables.owners).
     actor.bind(asyncio.get_running_loop())
-    entry = await actor.act(room_id, seat, action, by_bot, driver, check)
-    return Outcome(table=entry.table, events=entry.events)  # the durable table: read it only
+    owner = owners.elsewhere(room_id)
+    # A check that cannot travel as data is run here, on this process's table (the fence on
+    # the match's version keeps that correct): never dropped.
+    if owner is not None and (check is None or isinstance(check, authority.Holder)):
+        answer = await owners.forward(
+            owner, room_id, seat, action, by_bot, driver, check, view=wants_view
+        )
+        return Outcome(
+            table=None, events=answer.events, version=answer.version, seat=seat, seen=answer.view
+        )
+    entry = await actor.act(room_id, seat, action, by_bot, driver or owners.me(), check)
+    # The durable table: act_async's caller reads it only; a thread gets its own copy.
+    table = current.copy_of(entry.table) if copy else entry.table
+    return Outcome(table=table, events=entry.events, version=entry.version, seat=seat)
 
 
 async def table_async(room_id: int) -> Table | None:
-    """The room's table as its actor holds it now (read it only), or None before the start."""
+    """The room's table as it stands now (read it only), or None before the start.
+
+    From the actor in this loop when this process owns the room; from the database when
+    another does (this process's actor would not see that one's moves).
+    """
     actor.bind(asyncio.get_running_loop())
+    if owners.elsewhere(room_id) is not None:
+        return await database_sync_to_async(current.load_table)(room_id)
     try:
         room = await actor.actor_for(room_id)
     except PlayError:

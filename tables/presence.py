@@ -9,9 +9,6 @@ dies, its sockets are counted as gone once its rows are `DRIVER_LEASE` seconds o
 
 from __future__ import annotations
 
-import os
-import secrets
-import socket
 from datetime import timedelta
 from typing import Any
 
@@ -20,11 +17,12 @@ from django.db import close_old_connections
 from django.db.models import F
 from django.utils import timezone
 
-from tables import current, play
+from tables import current, owners, play
 from tables.models import Match, Player, Presence
 
-# This server process, as its presence rows and its bot driver's leases name it.
-PROCESS = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"[:64]
+# This server process, as its presence rows and its bot driver's leases name it (and the
+# inbox its room owners' forwarded moves come to: tables.owners).
+PROCESS = owners.PROCESS
 
 
 def seat_for(room_id: int, user: Any) -> int | None | bool:

@@ -1,0 +1,373 @@
+"""One owner process per live room: moves that reach another process are forwarded to it.
+
+The owner of a playing match is the process holding its bot driver's lease (`tables.driver`):
+the driver reads every playing match's (room, driver, lease end) once a second and hands them
+to `note`, so knowing the owner costs no query per move. A move for a room owned by another
+process whose lease is still running goes to that process's inbox on the channel layer
+(`forward`); the owner applies it through its room actor, exactly as one of its own, and
+answers with the new version (and the seat's view, when asked) or the refusal, which the
+sender raises as its own (`Refused`), so every transport answers as for a local move. No
+answer in `settings.ACTOR_FORWARD_TIMEOUT` seconds: the move is refused as `unavailable`.
+
+Without an owner (none yet, or its lease ran out: it died) or with one process (the in-memory
+layer), moves are applied where they arrive; the fence on the match row's version
+(`tables.actor.write`) keeps two writers correct either way, only slower.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import os
+import re
+import secrets
+import socket
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+from django.conf import settings
+from django.utils import timezone
+from django.utils.translation import gettext_noop
+
+from games.engine import Action, IllegalAction, Sentence, ngettext
+from tables import actor, authority
+from tables.actor import PlayError
+
+log = logging.getLogger(__name__)
+
+# This server process, as its presence rows, its bot driver's leases and its inbox name it.
+PROCESS = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"[:64]
+
+# room id -> (owning process, its lease's end), as the driver last read them. Replaced whole
+# (never changed in place), so that a reader in the loop never sees half of an update.
+_owners: dict[int, tuple[str, datetime | None]] = {}
+# Tests run both ends of the protocol in one process on the in-memory layer: they set this.
+FORWARD_IN_MEMORY = False
+# Whether this process runs a bot driver (tables.driver.ensure_started sets it).
+drives_here = False
+
+
+def me() -> str:
+    return PROCESS
+
+
+def inbox(process: str) -> str:
+    """The channel a process receives forwarded moves (and answers to its own) on."""
+    return "owners.inbox." + re.sub(r"[^A-Za-z0-9_.-]", "_", process)
+
+
+def reaches_others() -> bool:
+    """Whether the channel layer carries messages to other processes (Redis, not memory)."""
+    return FORWARD_IN_MEMORY or not isinstance(get_channel_layer(), InMemoryChannelLayer)
+
+
+def note(rows: Iterable[tuple[int, str, datetime | None]]) -> None:
+    """Keep each playing room's lease holder (the driver's read, in a database thread).
+
+    An actor this process holds for a room owned by another process goes out of date with
+    that process's moves, and one for a room this process has just taken over must see every
+    move its old owner wrote: both are rebuilt from the database on their next use.
+    """
+    global _owners
+    now = timezone.now()
+    old, new = _owners, {room: (driver, until) for room, driver, until in rows}
+    _owners = new
+    here = me()
+    rebuild = []
+    if not reaches_others():
+        return  # one process: every room is this one's
+    for room, (driver, until) in new.items():
+        running = bool(driver) and until is not None and until > now
+        if not running:
+            continue
+        if driver != here or old.get(room, ("", None))[0] != here:
+            rebuild.append(room)
+    loop = actor.serving_loop()
+    if rebuild and loop is not None:
+        loop.call_soon_threadsafe(actor.mark_stale, rebuild)
+
+
+def first_lease() -> dict[str, Any]:
+    """A new match's lease fields: held by this process when it drives (`Match.create`).
+
+    The process that starts a room is the one the proxy sends that room's requests to
+    (affinity by room, docs/operations.md); owning the match from its first move keeps the
+    owner and the proxy's choice the same, instead of whichever driver claims first.
+    """
+    if not drives_here:
+        return {}
+    return {
+        "driver": me(),
+        "driver_until": timezone.now() + timedelta(seconds=settings.DRIVER_LEASE),
+    }
+
+
+def owner(room_id: int) -> str | None:
+    """The process holding the room's lease now, if any (this one included)."""
+    row = _owners.get(room_id)
+    if row is None or not row[0] or row[1] is None or row[1] <= timezone.now():
+        return None
+    return row[0]
+
+
+def elsewhere(room_id: int) -> str | None:
+    """The room's owner when its moves must go there: another process, its lease running."""
+    process = owner(room_id)
+    if process is None or process == me() or not reaches_others():
+        return None
+    return process
+
+
+# --------------------------------------------------------------------------- the inbox
+
+
+@dataclass
+class _Inbox:
+    process: str
+    name: str
+    loop: asyncio.AbstractEventLoop
+    task: asyncio.Task | None = None
+    ready: asyncio.Event = field(default_factory=asyncio.Event)
+    waiting: dict[str, asyncio.Future] = field(default_factory=dict)
+    applying: set[asyncio.Task] = field(default_factory=set)
+
+
+_inbox: _Inbox | None = None
+
+
+def ensure_serving(process: str | None = None) -> _Inbox:
+    """Serve this process's inbox in the running loop, once (cheap when it already runs).
+
+    `process` names another inbox to serve in this loop (tests play both processes).
+    """
+    global _inbox
+    loop = asyncio.get_running_loop()
+    box = _inbox
+    mine = process in (None, me())
+    if mine and box is not None and box.loop is loop and box.task and not box.task.done():
+        return box
+    process = process or me()
+    served = _Inbox(process=process, name=inbox(process), loop=loop)
+    served.task = loop.create_task(_serve(served), name=f"inbox {served.name}")
+    if process == me():
+        _inbox = served
+    return served
+
+
+async def _serve(box: _Inbox) -> None:
+    layer = get_channel_layer()
+    actor.bind(box.loop)
+    # A pub/sub layer subscribes on the first receive: the inbox is ready once its own ping
+    # comes back, and senders wait for that before they expect an answer here.
+    pinger = asyncio.create_task(_ping(layer, box))
+    try:
+        while True:
+            try:
+                message = await layer.receive(box.name)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the layer may be away for a moment; never let the inbox die
+                log.exception("owners: receiving on %s failed", box.name)
+                await asyncio.sleep(0.5)
+                continue
+            kind = message.get("type")
+            if kind == "owners.move":
+                # Each move in its own task (a move waits for its write), held until done.
+                task = asyncio.create_task(_apply(layer, box.process, message))
+                box.applying.add(task)
+                task.add_done_callback(box.applying.discard)
+            elif kind == "owners.answer":
+                future = box.waiting.get(message.get("id", ""))
+                if future is not None and not future.done():
+                    future.set_result(message)
+            elif kind == "owners.ping":
+                box.ready.set()
+    finally:
+        pinger.cancel()
+
+
+async def _ping(layer: Any, box: _Inbox) -> None:
+    while not box.ready.is_set():
+        try:
+            await layer.send(box.name, {"type": "owners.ping"})
+        except Exception:
+            log.exception("owners: pinging %s failed", box.name)
+        try:
+            await asyncio.wait_for(box.ready.wait(), 0.2)
+        except TimeoutError:
+            continue
+
+
+async def _apply(layer: Any, process: str, message: dict[str, Any]) -> None:
+    """Apply a move forwarded here, as one of this process's own, and answer it."""
+    answer: dict[str, Any] = {"type": "owners.answer", "id": message["id"]}
+    check = message.get("check")
+    seat = message["seat"]
+    try:
+        # Applied here whoever owns the room now: a forwarded move is never forwarded again.
+        entry = await actor.act(
+            message["room"],
+            seat,
+            message["action"],
+            message["by_bot"],
+            message["driver"] or process,  # the log says who applied it
+            authority.Holder.of(check) if check is not None else None,
+        )
+        answer.update(version=entry.version, events=encode(entry.events))
+        if message.get("view"):
+            answer["view"] = entry.table.view(seat)
+    except IllegalAction as refusal:
+        answer["refused"] = {
+            "code": refusal.code,
+            "template": refusal.template,
+            "params": encode(refusal.params),
+            "message": refusal.message,
+            "status": getattr(refusal, "status", 409),
+        }
+    except Exception:
+        log.exception("owners: a forwarded move to room %s failed", message.get("room"))
+        answer["refused"] = unavailable().data()
+    try:
+        await layer.send(message["reply"], answer)
+    except Exception:
+        log.exception("owners: answering %s failed", message["reply"])
+
+
+# --------------------------------------------------------------------------- the sender
+
+
+class Refused(PlayError):
+    """The owner's refusal of a forwarded move, raised here as if it had been refused here."""
+
+    def __init__(
+        self, code: str, template: str, params: dict[str, Any], status: int, message: str = ""
+    ) -> None:
+        # The owner's English sentence as it was; the template and params word it anew.
+        message = message or (template % params if params else template)
+        Exception.__init__(self, message or code)
+        self.code, self.template, self.params, self.status = code, template, params, status
+        self.message = message or code.replace("_", " ").capitalize() + "."
+
+    def data(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "template": self.template,
+            "params": encode(self.params),
+            "message": self.message,
+            "status": self.status,
+        }
+
+
+def unavailable() -> Refused:
+    return Refused(
+        "unavailable",
+        gettext_noop("The table did not answer in time; look at it again and retry."),
+        {},
+        503,
+    )
+
+
+@dataclass
+class Answer:
+    """An accepted forwarded move: the version it made, its events, the seat's view if asked."""
+
+    version: int
+    events: list[dict[str, Any]]
+    view: dict[str, Any] | None
+
+
+async def forward(
+    process: str,
+    room_id: int,
+    seat: int,
+    action: Action,
+    by_bot: bool = False,
+    driver: str = "",
+    check: authority.Holder | None = None,
+    view: bool = True,
+    reply: _Inbox | None = None,
+) -> Answer:
+    """Send a move to the room's owner `process`; return its answer or raise its refusal.
+
+    `reply` is the inbox the answer comes to (this process's own unless a test plays two).
+    """
+    box = reply or ensure_serving()
+    timeout = settings.ACTOR_FORWARD_TIMEOUT
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    request = secrets.token_hex(8)
+    future = loop.create_future()
+    box.waiting[request] = future
+    try:
+        await asyncio.wait_for(box.ready.wait(), timeout)
+        await get_channel_layer().send(
+            inbox(process),
+            {
+                "type": "owners.move",
+                "id": request,
+                "reply": box.name,
+                "room": room_id,
+                "seat": seat,
+                "action": action,
+                "by_bot": by_bot,
+                "driver": driver,
+                "check": check.data() if check is not None else None,
+                "view": view,
+            },
+        )
+        answer = await asyncio.wait_for(future, max(deadline - loop.time(), 0.001))
+    except TimeoutError:
+        raise unavailable() from None
+    except Exception:
+        log.exception("owners: forwarding a move to %s failed", process)
+        raise unavailable() from None
+    finally:
+        box.waiting.pop(request, None)
+    refused = answer.get("refused")
+    if refused is not None:
+        raise Refused(
+            refused["code"],
+            refused["template"],
+            decode(refused["params"]),
+            refused["status"],
+            refused["message"],
+        )
+    return Answer(
+        version=answer["version"], events=decode(answer["events"]), view=answer.get("view")
+    )
+
+
+# --------------------------------------------------------------------------- on the wire
+
+
+def encode(value: Any) -> Any:
+    """`value` as plain data, a Sentence (nested in params and events) kept as its parts."""
+    if isinstance(value, Sentence):
+        return {
+            "__sentence__": value.template,
+            "params": encode(value.params),
+            "plural": value.plural,
+            "amount": value.amount,
+        }
+    if isinstance(value, dict):
+        return {k: encode(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [encode(v) for v in value]
+    return value
+
+
+def decode(value: Any) -> Any:
+    """The reverse of `encode`: the Sentences again, wordable in the reader's language."""
+    if isinstance(value, dict):
+        if "__sentence__" in value:
+            params = decode(value["params"])
+            if value.get("plural") is not None:
+                return ngettext(value["__sentence__"], value["plural"], value["amount"], **params)
+            return Sentence(value["__sentence__"], **params)
+        return {k: decode(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [decode(v) for v in value]
+    return value

@@ -1,0 +1,201 @@
+"""One owner per live room: moves forwarded to the owner's inbox, and the fence per entry.
+
+Both ends of the forwarding protocol run here in one loop, on the in-memory channel layer
+(or Redis under `make test-scale`): the room is noted as owned by another process id, whose
+inbox this test serves, so a move made here travels there and back through the layer and is
+applied by the one real actor. The real two-process runs are in test_scale_owners.py.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import timedelta
+
+import pytest
+from asgiref.sync import sync_to_async
+from django.utils import timezone, translation
+
+from games.engine import IllegalAction, Sentence, ngettext
+from tables import actor, authority, current, owners, play
+from tables.models import ActionLog, Match
+from tables.words import refusal_text
+from tests.conftest import make_user
+from tests.tables.helpers import card, set_state, started_room
+
+pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
+
+OWNER = "owner-host:4242:cafe"
+
+
+def _race_layout(data):
+    """Both players hold a red 4 on row slot 0; a red pile topped by a 3 waits in the centre."""
+    for seat, player in enumerate(data["players"]):
+        player["row"][0] = [card("red", 4, seat)]
+        player["row"][1] = [card("green", 1, seat)]
+    data["center"] = [
+        {"color": "red", "cards": [card("red", v, 0) for v in (1, 2, 3)], "closed": False}
+    ]
+    data.update(status="playing", scores=[], ready=[], end_reason=None, end_message=None)
+    return data
+
+
+@pytest.fixture
+def elsewhere(monkeypatch):
+    """The room's owner is another process (served in this loop when the test says so)."""
+    monkeypatch.setattr(owners, "FORWARD_IN_MEMORY", True)
+    monkeypatch.setattr(owners, "_owners", {})
+    monkeypatch.setattr(owners, "_inbox", None)
+
+    def own(room_id: int, process: str = OWNER) -> None:
+        owners.note([(room_id, process, timezone.now() + timedelta(minutes=5))])
+
+    return own
+
+
+async def _cast():
+    alice = await sync_to_async(make_user)("alice")
+    bob = await sync_to_async(make_user)("bob")
+    room = await sync_to_async(started_room)(alice, [bob])
+    await sync_to_async(set_state)(room.pk, _race_layout)
+    actor.bind(asyncio.get_running_loop())
+    return alice, bob, room
+
+
+def _log(room_id: int) -> list[tuple[int, int, str, str]]:
+    rows = ActionLog.objects.filter(match__room_id=room_id).order_by("version", "pk")
+    return list(rows.values_list("seat", "version", "refused", "driver"))
+
+
+def _version(room_id: int) -> int:
+    return Match.objects.get(room_id=room_id).version
+
+
+async def test_a_move_for_a_room_owned_elsewhere_is_applied_once_there_and_answered(elsewhere):
+    alice, bob, room = await _cast()
+    elsewhere(room.pk)
+    assert owners.elsewhere(room.pk) == OWNER
+    owners.ensure_serving(OWNER)  # the owner's inbox
+    before = await sync_to_async(_version)(room.pk)
+
+    play_4 = {"type": "play", "from": "row", "index": 0, "pile": 0}
+    outcome = await play.act_async(room.pk, 0, play_4, check=authority.holder(0, alice))
+
+    assert outcome.table is None  # applied by the owner, not here
+    assert outcome.version == before + 1
+    view = outcome.view(0)
+    assert view["version"] == before + 1 and view["seat"] == 0
+    # Once, by the owner: its process id is on the log row.
+    assert await sync_to_async(_log)(room.pk) == [(0, before + 1, "", OWNER)]
+    assert await sync_to_async(_version)(room.pk) == before + 1
+    # A browser socket does not ask for the view: none comes back.
+    with pytest.raises(ValueError):
+        (await play.act_async(room.pk, 1, {"type": "flip"}, wants_view=False)).view(1)
+
+
+async def test_a_refusal_by_the_owner_comes_back_with_its_code_status_and_sentence(elsewhere):
+    alice, bob, room = await _cast()
+    elsewhere(room.pk)
+    owners.ensure_serving(OWNER)
+    play_4 = {"type": "play", "from": "row", "index": 0, "pile": 0}
+    await play.act_async(room.pk, 0, play_4, check=authority.holder(0, alice))
+
+    # Bob's red 4 comes too late: the race is settled at the owner, and logged there.
+    with pytest.raises(IllegalAction) as lost:
+        await play.act_async(room.pk, 1, play_4, check=authority.holder(1, bob))
+    assert lost.value.code == "too_slow" and lost.value.status == 409
+    with translation.override("de"):
+        german = refusal_text(lost.value)
+    assert german != lost.value.message and german  # worded in the reader's language
+    log = await sync_to_async(_log)(room.pk)
+    while len(log) < 2:  # a refusal is answered at once; its log row follows with the writer
+        await asyncio.sleep(0.01)
+        log = await sync_to_async(_log)(room.pk)
+    assert log[-1][0] == 1 and log[-1][2] == "too_slow" and log[-1][3] == OWNER
+
+    # The seat-holder check travels as data and is judged at the owner: bob is not seat 0.
+    with pytest.raises(IllegalAction) as refused:
+        await play.act_async(room.pk, 0, {"type": "flip"}, check=authority.holder(0, bob))
+    assert refused.value.code == "not_seated" and refused.value.status == 403
+
+
+async def test_an_owner_that_never_answers_gives_unavailable(elsewhere, settings):
+    alice, bob, room = await _cast()
+    settings.ACTOR_FORWARD_TIMEOUT = 0.3
+    elsewhere(room.pk, "gone-host:1:dead")  # nobody serves its inbox
+    before = await sync_to_async(_version)(room.pk)
+    with pytest.raises(IllegalAction) as refused:
+        await play.act_async(room.pk, 0, {"type": "flip"}, check=authority.holder(0, alice))
+    assert refused.value.code == "unavailable" and refused.value.status == 503
+    with translation.override("ru"):
+        assert refusal_text(refused.value) != refused.value.message
+    assert await sync_to_async(_version)(room.pk) == before  # nothing applied here either
+
+
+async def test_a_check_that_cannot_travel_is_applied_here_not_dropped(elsewhere, settings):
+    alice, bob, room = await _cast()
+    settings.ACTOR_FORWARD_TIMEOUT = 0.3
+    elsewhere(room.pk, "gone-host:1:dead")
+
+    def nobody(table: current.Table) -> None:
+        raise authority.NotYourSeat
+
+    with pytest.raises(IllegalAction) as refused:
+        await play.act_async(room.pk, 0, {"type": "flip"}, check=nobody)
+    assert refused.value.code == "not_seated"  # not forwarded (that would time out)
+
+
+async def test_sentences_in_params_and_events_travel_as_parts():
+    eight = Sentence("an %(value)d", value=8)
+    cards = ngettext("%(n)d card", "%(n)d cards", 3, n=3)
+    data = {"what": eight, "events": [{"message": cards}], "n": 1}
+    back = owners.decode(owners.encode(data))
+    assert back == data
+    assert back["what"].template == "an %(value)d" and back["what"].params == {"value": 8}
+    assert str(back["events"][0]["message"]) == "3 cards"
+    assert back["events"][0]["message"].plural == "%(n)d cards"
+
+
+async def test_an_inbox_name_is_a_valid_channel_name():
+    name = owners.inbox("host.example:123:ab/cd ef")
+    assert name == "owners.inbox.host.example_123_ab_cd_ef"
+
+
+# --------------------------------------------------------------------------- the fence
+
+
+async def test_two_actors_entries_at_one_version_in_one_batch_write_one_and_retry_the_other():
+    alice, bob, room = await _cast()
+    match = await sync_to_async(Match.objects.get)(room_id=room.pk)
+    old = actor.RoomActor(await sync_to_async(current.from_row)(match))
+    new = actor.RoomActor(await sync_to_async(current.from_row)(match))
+    first = old.apply(0, {"type": "flip"})
+    second = new.apply(1, {"type": "flip"})
+    assert first.before == second.before == match.version
+
+    again = await sync_to_async(actor.write)([first, second])
+
+    assert again == [second]
+    assert await sync_to_async(_version)(room.pk) == match.version + 1
+    assert [(s, v) for s, v, _, _ in await sync_to_async(_log)(room.pk)] == [(0, match.version + 1)]
+
+
+async def test_an_old_actors_pending_move_and_a_rebuilt_ones_both_land_once_in_order(settings):
+    alice, bob, room = await _cast()
+    settings.ACTION_FLUSH_DELAY = 0.2  # the first move is still pending when the table is rebuilt
+    start = (await actor.actor_for(room.pk)).table.version
+    pending = asyncio.create_task(play.act_async(room.pk, 0, {"type": "flip"}))
+    while (await actor.actor_for(room.pk)).last is None:
+        await asyncio.sleep(0)
+    actor.mark_stale([room.pk])  # what a takeover does (tables.owners.note)
+    # The rebuilt actor starts from the database, where the first move is not yet.
+    assert (await actor.actor_for(room.pk)).table.version == start
+    second = await play.act_async(room.pk, 1, {"type": "flip"})
+    first = await pending
+
+    assert sorted([first.version, second.version]) == [start + 1, start + 2]
+    log = await sync_to_async(_log)(room.pk)
+    assert [v for _, v, _, _ in log] == [start + 1, start + 2]  # each version once
+    live = (await actor.actor_for(room.pk)).table
+    recovered = await sync_to_async(current.load_table)(room.pk)
+    assert recovered.version == live.version == start + 2
+    assert recovered.game.dump(recovered.state) == live.game.dump(live.state)
