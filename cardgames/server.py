@@ -17,6 +17,9 @@ What it adds, inside the server process where the bytes are, before the applicat
 - WebSocket backlog: a socket whose client does not read keeps every frame sent to it in Twisted's
   write buffer. Once that buffer holds more than `WEBSOCKET_BACKLOG_LIMIT` bytes, the socket is
   closed with 1013 (try again later); the page's ws extension reconnects and gets the whole view.
+- WebSocket frames go to the socket at once when nothing is queued before them (Twisted would
+  buffer each and write it on the loop's next turn), with TCP_NODELAY: a frame is a move that
+  someone is waiting for.
 - Close codes 1011/1012/1013 from the application pass through (autobahn alone refuses them); they
   are the codes that make htmx's ws extension reconnect.
 - The WebSocket scope gets a `scheme` ("wss" behind TLS or, with `--proxy-headers`, when the
@@ -261,9 +264,6 @@ class LimitedCommandLineInterface(CommandLineInterface):
 
 
 def main() -> None:
-    # The room actors' writer thread and the event loop share the GIL: with Python's default
-    # 5 ms switch interval a loop waiting for it can stall a whole push that long.
-    sys.setswitchinterval(0.0005)
     LimitedCommandLineInterface.entrypoint()
 
 

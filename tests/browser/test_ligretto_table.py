@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.test_lobby_flow import sign_up, wait_live
@@ -136,6 +137,9 @@ def test_two_people_play_a_mini_round_to_its_end_while_a_spectator_watches(perso
     expect(eve.locator(f"#room-{room_id}")).to_have_count(0)  # gone from "being played"
 
 
+# Two whole rounds at a person's pace: its loop allows four minutes, and so does its timeout
+# (the default two cut it short once on a loaded machine; it takes about 20 s).
+@pytest.mark.timeout(300)
 def test_four_seats_two_of_them_bots_play_a_two_round_match_to_the_result(person):
     carol, dave = person(), person()
     sign_up(carol, "cora")
