@@ -70,15 +70,32 @@ async def test_it_sends_the_whole_table_on_connect_and_pushes_plays_to_everyone(
         await b.receive_from(),
         await e.receive_from(),
     )
-    # The public part is the same bytes for all; only the player who moved gets his own part,
-    # and of that only the piece that changed (his row; the round and its status did not).
+    # The public part is the same bytes for all; only the player who moved gets his own part
+    # (its row piece at least: the whole part when this push had nothing to compare with).
     assert to_bob == to_eve
     assert to_alice.endswith(to_bob) and 'id="lg-me-row"' in to_alice
-    assert 'id="lg-me" class="me' not in to_alice
     assert 'id="lg-me' not in to_bob
     assert 'id="pile-0"' in to_bob and 'aria-label="red 4"' in to_bob
     assert version_of(to_bob) == await sync_to_async(lambda: current.load_table(room.pk).version)()
     for s in (a, b, e):
+        await s.disconnect()
+
+
+async def test_a_flip_pushes_only_the_piles_of_the_movers_own_part():
+    alice, bob, eve, room = await _cast()
+    a = await table_socket(room.pk, alice)
+    b = await table_socket(room.pk, bob)
+    await _settle(a, b)
+    # The first flip's push may draw everything (nothing to compare with yet); the second
+    # compares with the first, one version before it.
+    await a.send_to(text_data=json.dumps({"type": "flip"}))
+    await a.receive_from(), await b.receive_from()
+    await a.send_to(text_data=json.dumps({"type": "flip"}))
+    mine, theirs = await a.receive_from(), await b.receive_from()
+    assert mine.startswith('<div class="my-piles" id="lg-me-piles">')  # stack, waste, hand
+    assert 'id="lg-me-row"' not in mine and 'id="lg-me" class="me' not in mine
+    assert mine.endswith(theirs) and 'id="lg-me' not in theirs
+    for s in (a, b):
         await s.disconnect()
 
 
@@ -240,7 +257,7 @@ async def test_with_the_row_variant_a_stack_top_goes_onto_a_row_card_by_its_butt
 
     await a.send_to(text_data=values)  # what ws-send sends for that button
     frame = await a.receive_from()
-    assert 'id="lg-me" class="me' in frame
+    assert 'id="lg-me-row"' in frame  # the row piece, or the whole own part around it
     t = await sync_to_async(current.load_table)(room.pk)
     assert [c[:2] for c in t.state.players[0].row[0]] == [("red", 5), ("green", 4)]
     assert t.view(None)["tableaus"][0]["row_depth"][0] == 2
