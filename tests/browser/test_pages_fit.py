@@ -5,6 +5,8 @@ With SCREENSHOT_DIR set, each page is saved there at both widths, to be looked a
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from playwright.sync_api import Page, expect
 
@@ -58,7 +60,10 @@ def test_every_page_fits_a_phone_and_a_laptop(person):
     page.click("#bots-form button[type=submit]")
     expect(page.locator("#seat-1")).to_contain_text("bot")
     page.click("#start-button")
-    expect(page.locator("#lg-status")).to_have_attribute("data-status", "playing")
+    # A fast bot may empty its stack before the page is seen playing (seen in CI): either will do.
+    expect(page.locator("#lg-status")).to_have_attribute(
+        "data-status", re.compile(r"^(playing|round_over)$")
+    )
     for _ in range(400):
         if status(page) != "playing":
             break
