@@ -238,8 +238,9 @@ def from_here(event: dict[str, Any]) -> bool:
 
 # The last encoded Board API view per match and seat, at one version: every stream of a seat
 # (and every spectator's) sends the same text, encoded once. The seats' views of one version
-# share most of their fields (everything public): each field's JSON is kept with its value, and
-# a seat whose field is equal reuses it, so only what differs is encoded again.
+# share most of their fields (everything public, built once by `Table.views`): each field's
+# JSON is kept with its value, and a seat whose field is that very object reuses it, so only
+# what differs is encoded again.
 _encoded: dict[tuple[int, int], _Encoded] = {}
 
 
@@ -276,7 +277,8 @@ def _encode_view(view: dict[str, Any], shared: dict[str, tuple[Any, str]]) -> st
     fields = []
     for name, value in view.items():
         known = shared.get(name)
-        if known is not None and (known[0] is value or known[0] == value):
+        # The same object only: == would take 0 for False and 1.0 for 1, which encode apart.
+        if known is not None and known[0] is value:
             text = known[1]
         else:
             text = _dumps(value)
