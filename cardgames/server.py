@@ -197,8 +197,9 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
     def sendData(self, data, sync=False, chopsize=None):  # noqa: ANN001, ANN201
         # A frame goes to the socket at once when nothing is waiting before it, as asyncio's
         # own transports do; Twisted would buffer it, ask the loop to watch the socket and
-        # write it on the next turn (two epoll changes and a callback per frame, most of a
-        # push's cost on a busy table). What the kernel does not take now is left to Twisted.
+        # write it on the next turn (two epoll changes and a callback per frame: a little of
+        # each push's latency, docs/performance.md). What the kernel does not take now is left
+        # to Twisted.
         transport = self.transport
         if (
             chopsize
