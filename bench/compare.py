@@ -96,8 +96,8 @@ OURS = {
 }
 
 
-def run_node(folder: Path, tables: int, players: int, rate: float, seconds: float, api: bool):
-    """Ours, loaded by bench/ours/load.js: Node clients measured as boardgame.io's are."""
+def table_push(tables: int, players: int, rate: float, seconds: float, *options: str):
+    """Run bench/table_push.py at `rate` moves a second per player; return what it ran."""
     cmd = [
         sys.executable,
         "bench/table_push.py",
@@ -109,12 +109,9 @@ def run_node(folder: Path, tables: int, players: int, rate: float, seconds: floa
         str(rate * players),
         "--seconds",
         str(seconds),
-        "--node",
-        str(folder),
+        *options,
     ]
-    if api:
-        cmd.append("--api")
-    out = subprocess.run(
+    return subprocess.run(
         cmd,
         cwd=ROOT,
         capture_output=True,
@@ -122,6 +119,11 @@ def run_node(folder: Path, tables: int, players: int, rate: float, seconds: floa
         timeout=seconds + 600,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
     )
+
+
+def run_node(folder: Path, tables: int, players: int, rate: float, seconds: float, api: bool):
+    """Ours, loaded by bench/ours/load.js: Node clients measured as boardgame.io's are."""
+    out = table_push(tables, players, rate, seconds, "--node", str(folder), *(["--api"] * api))
     line = next((x for x in out.stdout.splitlines() if x.startswith("NODE ")), None)
     if line is None:
         raise SystemExit(f"bench/table_push.py --node failed:\n{out.stdout}\n{out.stderr}")
@@ -131,30 +133,8 @@ def run_node(folder: Path, tables: int, players: int, rate: float, seconds: floa
 
 
 def run_ours(tables: int, players: int, rate: float, seconds: float, api: bool, game="ligretto"):
-    cmd = [
-        sys.executable,
-        "bench/table_push.py",
-        "--tables",
-        str(tables),
-        "--seats",
-        str(players),
-        "--rate",
-        str(rate * players),
-        "--seconds",
-        str(seconds),
-        "--game",
-        game,
-    ]
-    if api:
-        cmd.append("--api")
-    out = subprocess.run(
-        cmd,
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=seconds + 600,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-    ).stdout
+    """Ours, loaded by bench/table_push.py's own Python clients (Allegra's turns need them)."""
+    out = table_push(tables, players, rate, seconds, "--game", game, *(["--api"] * api)).stdout
     actions = int(OURS["actions"].search(out).group(1))
     p50, p95, p99 = (float(x) for x in OURS["lat"].search(out).groups())
     size, lost, refused = (int(x) for x in OURS["bytes"].search(out).groups())
