@@ -32,7 +32,7 @@ stats = {"cached": 0, "loaded": 0}
 MESSAGE = {"type": wire.text(20, ascii_word=True), "action": lambda value: value}
 
 
-class ApiStreamConsumer(AsyncWebsocketConsumer):
+class ApiStreamConsumer(sockets.SendNow, AsyncWebsocketConsumer):
     wants_html = False  # its views are JSON, built per seat (tables.push draws no HTML for it)
     room_id: int
     user: Any = None

@@ -20,6 +20,11 @@ What it adds, inside the server process where the bytes are, before the applicat
 - WebSocket frames go to the socket at once when nothing is queued before them (Twisted would
   buffer each and write it on the loop's next turn), with TCP_NODELAY: a frame is a move that
   someone is waiting for.
+- Text frames can skip the layers between the application and the socket: the scope's
+  `extensions["cardgames.send_now"]["send"](text)` writes one text frame at once, as the
+  application's `websocket.send` would (Daphne's reply, autobahn's framing), without their
+  Python per message; tables.sockets.SendNow uses it for every frame a site socket sends.
+  Small text frames from clients (moves) are read the same way (`small_text_frames`).
 - Close codes 1011/1012/1013 from the application pass through (autobahn alone refuses them); they
   are the codes that make htmx's ws extension reconnect.
 - The WebSocket scope gets a `scheme` ("wss" behind TLS or, with `--proxy-headers`, when the
@@ -51,6 +56,8 @@ DEFAULT_BACKLOG_LIMIT = 256 * 1024
 # The close codes after which htmx's ws extension reconnects (besides 1006, an abnormal close).
 RECONNECT_CODES = (1011, 1012, 1013)
 TRY_AGAIN_LATER = 1013
+# The scope extension through which an application writes text frames at once (send_now).
+SEND_NOW = "cardgames.send_now"
 
 
 def body_limit(path: bytes) -> int:
@@ -92,6 +99,43 @@ def _kernel_send_queue(transport) -> int:  # noqa: ANN001
     except OSError:
         return 0  # closed meanwhile
     return struct.unpack("i", raw)[0]
+
+
+def text_frame(payload: bytes) -> bytes:
+    """One whole WebSocket text frame from a server (RFC 6455 5.2: FIN, opcode 1, no mask)."""
+    size = len(payload)
+    if size < 126:
+        return bytes((0x81, size)) + payload
+    if size < 65536:
+        return struct.pack("!BBH", 0x81, 126, size) + payload
+    return struct.pack("!BBQ", 0x81, 127, size) + payload
+
+
+def small_text_frames(data: bytes) -> list[bytes] | None:
+    """The payloads of `data` if it is whole small text frames from a client, else None.
+
+    Small: unfragmented, masked (RFC 6455 5.3), no extension bits, at most 125 bytes, valid
+    UTF-8. None means "not only such frames": the caller leaves all of `data` to autobahn.
+    """
+    payloads = []
+    at, end = 0, len(data)
+    while at < end:
+        if end - at < 6 or data[at] != 0x81:  # FIN + text, no RSV bits
+            return None
+        size = data[at + 1]
+        if size & 0x80 == 0 or (size := size & 0x7F) > 125 or at + 6 + size > end:
+            return None  # unmasked (a protocol error autobahn answers), long, or split
+        mask = data[at + 2 : at + 6]
+        masked = data[at + 6 : at + 6 + size]
+        key = int.from_bytes((mask * (size // 4 + 1))[:size], "little")
+        payload = (int.from_bytes(masked, "little") ^ key).to_bytes(size, "little")
+        try:
+            payload.decode()
+        except UnicodeDecodeError:
+            return None  # autobahn fails the connection with 1007
+        payloads.append(payload)
+        at += 6 + size
+    return payloads
 
 
 def too_large_body(path: str, limit: int) -> tuple[bytes, bytes]:
@@ -174,10 +218,55 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
         if self.state in (self.STATE_CLOSING, self.STATE_CLOSED):
             return  # closing already; the application hears of it when the close completes
         super().serverSend(content, binary)
+        self.sent(len(content))
+
+    def _dataReceived(self, data: bytes) -> None:  # noqa: N802 - autobahn's name
+        # A move is one small masked text frame, usually alone in its TCP segment: read such
+        # frames here, in a few lines, and hand them to Daphne as autobahn would. Anything
+        # else (a frame split across reads, a big, binary, fragmented or control frame, text
+        # that is not UTF-8, autobahn in the middle of a message) goes to autobahn, untouched.
+        if (
+            self.state == self.STATE_OPEN
+            and not self.data
+            and self.current_frame is None
+            and not self.inside_message
+            and self._perMessageCompress is None
+        ):
+            payloads = small_text_frames(data)
+            if payloads is not None:
+                if self.autoPingTimeoutCall and self.autoPingRestartOnAnyTraffic:
+                    self._cancelAutoPingTimeoutCall()  # traffic counts as alive, as autobahn does
+                for payload in payloads:
+                    if self.state != self.STATE_OPEN:
+                        break
+                    self.onMessage(payload, False)
+                return
+        super()._dataReceived(data)
+
+    def send_now(self, text: str) -> bool:
+        """Write one text frame now; False: the socket is not accepted yet (send it as usual).
+
+        What `websocket.send` would do, without Daphne's reply dispatch and autobahn's
+        sendMessage/sendFrame: a server's frame is never masked, and Daphne offers no
+        compression (were it negotiated, autobahn frames it as always).
+        """
+        if self.state != self.STATE_OPEN:
+            # Closing or closed: dropped, as serverSend does; connecting: not ours to send.
+            return self.state != self.STATE_CONNECTING
+        if self._perMessageCompress is not None:
+            self.serverSend(text)
+            return True
+        payload = text.encode()
+        self.sendData(text_frame(payload))
+        self.sent(len(payload))
+        return True
+
+    def sent(self, size: int) -> None:
+        """Count `size` bytes sent; close the socket if its client has fallen too far behind."""
         limit = getattr(settings, "WEBSOCKET_BACKLOG_LIMIT", DEFAULT_BACKLOG_LIMIT)
         # Measuring asks the kernel (a system call): do it once per eighth of the limit sent,
         # so a socket is closed at most that far past the limit, and a frame costs no call.
-        self.unchecked += len(content)
+        self.unchecked += size
         if self.unchecked < limit // 8:
             return
         self.unchecked = 0
@@ -256,6 +345,9 @@ class LimitedServer(daphne.server.Server):
             secure = getattr(protocol, "client_scheme", None) == "https"
             secure = secure or ISSLTransport.providedBy(protocol.transport)
             scope["scheme"] = "wss" if secure else "ws"
+        if scope["type"] == "websocket":
+            extensions = scope.setdefault("extensions", {})
+            extensions[SEND_NOW] = {"send": protocol.send_now}
         return super().create_application(protocol, scope)
 
 

@@ -130,6 +130,32 @@ async def dispatch(consumer: AsyncConsumer, message: dict) -> None:
     await handler(message)
 
 
+# cardgames.server's scope extension: write a text frame at once (its SEND_NOW).
+SEND_NOW = "cardgames.send_now"
+
+
+class SendNow:
+    """A consumer whose text frames go to the socket at once when the server offers it.
+
+    Channels' `send` hands each frame to Daphne's reply dispatch, which hands it to autobahn's
+    framing: Python per frame that a push pays once per socket (docs/performance.md). With
+    cardgames.server the scope carries a function that writes the frame itself, in the same
+    order as everything else sent (both are synchronous); other servers, and the tests'
+    communicators, get Channels' way.
+    """
+
+    scope: dict[str, Any]
+
+    async def send(
+        self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
+    ) -> None:
+        if text_data is not None and bytes_data is None and not close:
+            now = self.scope.get("extensions", {}).get(SEND_NOW)
+            if now is not None and now["send"](text_data):
+                return
+        await super().send(text_data, bytes_data, close)  # type: ignore[misc]
+
+
 class SocketSession:
     """The socket's session, opened from its cookie: Channels' SessionMiddleware without its
     wrapper of `send`.
@@ -154,7 +180,7 @@ def session_auth(inner: Any) -> Any:
     return CookieMiddleware(SocketSession(AuthMiddleware(inner)))
 
 
-class LiveConsumer(AsyncWebsocketConsumer):
+class LiveConsumer(SendNow, AsyncWebsocketConsumer):
     """The base of every live socket; see the module docstring for its interface."""
 
     groups: list[str]  # channels' own (its consumer is untyped)
