@@ -36,13 +36,15 @@ def client_address(request: HttpRequest) -> str:
 
 
 def _count(key: str, window: int) -> int:
-    if cache.add(key, 1, timeout=window):
-        return 1
-    try:
-        return cache.incr(key)
-    except ValueError:  # expired between add() and incr()
-        cache.add(key, 1, timeout=window)
-        return 1
+    # The counter usually exists already (a move is counted on every action): one call then.
+    for _ in range(2):
+        try:
+            return cache.incr(key)
+        except ValueError:  # no window open: this event opens one
+            if cache.add(key, 1, timeout=window):
+                return 1
+            # Someone else opened it between the two calls: count in theirs.
+    return 1  # it keeps expiring under our hands: a window that has only just begun
 
 
 def hit(scope: str, key: object, limit: int, window: int) -> bool:

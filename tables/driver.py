@@ -129,8 +129,8 @@ class MatchBots:
             return None
         if now >= self.next_check:
             self.next_check = now + RENEW_EVERY
-            presence.replace_absent(self.room_id)
-            table = current.load_table(self.room_id)
+            if presence.replace_absent(self.room_id, table=table) is not None:
+                table = current.load_table(self.room_id)  # the room took its turn: read again
         if table.counting_down():
             left = (table.match.starts_at - timezone.now()).total_seconds()
             return max(left, 0.0) + 0.001

@@ -81,8 +81,14 @@ def disconnected(room_id: int, seat: int) -> None:
     play.touch(room_id, change)
 
 
-def replace_absent(room_id: int, now: Any = None) -> list[int]:
-    """Give a stand-in bot to every human seat away longer than the grace period."""
+def replace_absent(
+    room_id: int, now: Any = None, table: current.Table | None = None
+) -> list[int] | None:
+    """Give a stand-in bot to every human seat away longer than the grace period.
+
+    `table`: the room's table as the caller just read it (no need to read it again). Returns
+    the seats given a stand-in, or None when nothing needed the room's turn (nothing changed).
+    """
     now = now or timezone.now()
     grace = settings.LEAVER_GRACE
     replaced: list[int] = []
@@ -109,11 +115,11 @@ def replace_absent(room_id: int, now: Any = None) -> list[int]:
 
     # Looked at every second for every room: only a room with something to do takes the
     # room's turn (a transaction on its match, moves waiting), the rest cost one read.
-    table = current.load_table(room_id)
+    table = table or current.load_table(room_id)
     if table is None:
-        return replaced
+        return None
     if not any(due(p) for p in table.players) and not _stale_presence(table, now):
-        return replaced
+        return None
     play.touch(room_id, change)
     return replaced
 

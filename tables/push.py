@@ -250,6 +250,9 @@ class _Encoded:
     texts: dict[int | None, str] = field(default_factory=dict)
     shared: dict[str, tuple[Any, str]] = field(default_factory=dict)
     views: dict[int | None, Any] = field(default_factory=dict)
+    # The seats' views built together: the JSON of what they share, and each seat's own fields.
+    plan: tuple[str, list[str]] | None = None
+    planned: frozenset[int | None] = frozenset()
 
 
 def view_text(table: Table, seat: int | None) -> str:
@@ -267,9 +270,46 @@ def view_text(table: Table, seat: int | None) -> str:
     if text is None:
         if seat not in cached.views:
             seats = [p.seat for p in table.players]
-            cached.views.update(table.views(seats if seat in seats else [seat]))
-        text = cached.texts[seat] = _encode_view(cached.views[seat], cached.shared)
+            together = seats if seat in seats else [seat]
+            built = table.views(together)
+            cached.views.update(built)
+            if len(together) > 1:
+                cached.plan = _plan([built[s] for s in together])
+                cached.planned = frozenset(together)
+        view = cached.views[seat]
+        if seat in cached.planned:
+            text = _encode_planned(view, cached.plan)
+        else:
+            text = _encode_view(view, cached.shared)
+        cached.texts[seat] = text
     return text
+
+
+def _plan(views: list[dict[str, Any]]) -> tuple[str, list[str]]:
+    """How to encode each of `views` quickly: the JSON of every field they all share (the very
+    same object in each), encoded once here in one call, and the names of the other fields."""
+    first, others = views[0], views[1:]
+    own = {name for view in others for name, value in view.items() if first.get(name) is not value}
+    for view in others:
+        own |= first.keys() ^ view.keys()  # a field some seat lacks is nobody's shared
+    common = {name: value for name, value in first.items() if name not in own}
+    return _dumps(common)[1:-1], sorted(own)
+
+
+def _encode_planned(view: dict[str, Any], plan: tuple[str, list[str]]) -> str:
+    """The stream's message for a view of the plan's seats: what they share, then its own
+    fields (JSON objects have no order; the content is exactly the view's)."""
+    common, names = plan
+    own = _dumps({name: view[name] for name in names if name in view})[1:-1]
+    body = common + ", " + own if common and own else common or own
+    return '{"type": "view", "view": {' + body + "}}"
+
+
+def _label(name: str) -> str:
+    label = _LABELS.get(name)
+    if label is None:
+        label = _LABELS[name] = _dumps(name) + ": "
+    return label
 
 
 def _encode_view(view: dict[str, Any], shared: dict[str, tuple[Any, str]]) -> str:
@@ -284,10 +324,7 @@ def _encode_view(view: dict[str, Any], shared: dict[str, tuple[Any, str]]) -> st
             text = _dumps(value)
             if known is None:
                 shared[name] = (value, text)
-        label = _LABELS.get(name)
-        if label is None:
-            label = _LABELS[name] = _dumps(name) + ": "
-        fields.append(label + text)
+        fields.append(_label(name) + text)
     return '{"type": "view", "view": {' + ", ".join(fields) + "}}"
 
 

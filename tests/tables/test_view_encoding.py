@@ -1,5 +1,6 @@
 """The Board API stream's view text: fields shared between seats are encoded once, and the text
-is byte for byte what json.dumps makes of the whole message."""
+is what json.dumps makes of the whole message (byte for byte field by field; with a plan for the
+seats' views built together, the same JSON with the shared fields first)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tables.push import _encode_view
+from tables.push import _encode_planned, _encode_view, _plan
 
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
@@ -42,3 +43,28 @@ def test_a_field_shared_with_an_earlier_seats_view_is_not_encoded_again():
     text = _encode_view(second, shared)
     assert shared["center"][1] is kept  # the first seat's encoding, reused
     assert text == json.dumps({"type": "view", "view": second})
+
+
+@given(
+    st.lists(VIEWS, min_size=2, max_size=5),
+    st.dictionaries(st.sampled_from(["center", "players", "tableaus", "é"]), JSON),
+)
+def test_a_plan_encodes_each_seats_view_as_exactly_its_json(own_parts, public):
+    # As a push builds them: one public part, the very same objects in every seat's view, and
+    # each seat's own fields (some seats may lack a field, or have one the others do not).
+    views = [{**public, **own} for own in own_parts]
+    plan = _plan(views)
+    for view in views:
+        text = _encode_planned(view, plan)
+        assert json.loads(text) == {"type": "view", "view": view}
+        assert text.startswith('{"type": "view", "view": {')
+
+
+def test_a_plan_encodes_what_every_seat_shares_once():
+    center = [{"top": 3}]
+    views = [{"center": center, "legal": [], "seat": seat} for seat in range(3)]
+    common, names = _plan(views)
+    assert common == '"center": [{"top": 3}]' and names == ["legal", "seat"]
+    # Equal is not the same: a value equal to another seat's is still that seat's own.
+    views[2]["center"] = [{"top": 3}]
+    assert _plan(views)[1] == ["center", "legal", "seat"]
