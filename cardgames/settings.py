@@ -258,6 +258,9 @@ BOT_PACE = float(os.environ.get("BOT_PACE", "1"))
 # at 0 the writer starts at once and the moves that come in while it writes go in its next
 # transaction, which groups them just as well under load (docs/performance.md).
 ACTION_FLUSH_DELAY = float(os.environ.get("ACTION_FLUSH_DELAY", "0"))
+# On SQLite the writer thread writes a batch of plain moves on an sqlite3 connection of its own,
+# without Django's wrappers (tables.actor.RawSqlite); False: always through Django's.
+ACTOR_RAW_SQLITE = envbool("ACTOR_RAW_SQLITE", "True")
 BOT_DRIVER = envbool("BOT_DRIVER", "True")
 DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
 # Seconds a move forwarded to its room's owner process (tables.owners) waits for the answer;

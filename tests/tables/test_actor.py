@@ -96,9 +96,15 @@ async def test_a_move_is_acknowledged_only_once_its_log_row_is_durable():
     assert version == outcome.table.version
 
 
-async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(monkeypatch):
+@pytest.mark.parametrize("raw", [True, False], ids=["raw-sqlite", "django"])
+async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(settings, raw):
+    # Plain moves go through the writer thread's own sqlite3 connection, or Django's: the same
+    # rows either way (a round's end always goes through Django's).
+    settings.ACTOR_RAW_SQLITE = raw
     room = await _room(game="ligretto", bots=3)
+    before = actor.written["raw"]
     await _bot_moves(room.pk, random.Random(3), 30)
+    assert (actor.written["raw"] > before) is raw
     rows = await sync_to_async(
         lambda: list(
             ActionLog.objects.filter(match__room_id=room.pk, refused="").values_list(
