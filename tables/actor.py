@@ -23,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import concurrent.futures
+import contextlib
 import logging
 import os
 import sqlite3
@@ -653,57 +654,81 @@ def _touch_write(table: Table, change: Any) -> tuple[Table, bool]:
 
 
 class Writer:
-    """The one writer of a loop: flushes every pending entry in one transaction, in order."""
+    """The one writer of a loop: flushes every pending entry in one transaction, in order.
+
+    No task of its own: the first move submitted goes to the database thread at once, what
+    comes in meanwhile waits as the next batch, and the thread's answer comes back as one
+    callback in the loop (`_written`), which publishes the batch, acknowledges its moves and
+    starts the next one.
+    """
 
     def __init__(self) -> None:
         self.pending: list[Entry] = []
-        self.task: asyncio.Task | None = None
+        self.writing = False
+        self.waiting: asyncio.TimerHandle | None = None
 
     def submit(self, entry: Entry) -> None:
         self.pending.append(entry)
-        self._start()
-
-    def _start(self) -> None:
-        if self.task is None or self.task.done():
-            self.task = asyncio.get_running_loop().create_task(self._run())
-
-    async def _run(self) -> None:
-        loop = asyncio.get_running_loop()
+        if self.writing or self.waiting is not None:
+            return
         delay = settings.ACTION_FLUSH_DELAY
-        while self.pending:
-            if delay:
-                await asyncio.sleep(delay)  # gather what arrives in the next moments
-            batch, self.pending = self.pending, []
-            try:
-                stale = await loop.run_in_executor(_db, _write_batch, batch)
-            except Exception:
-                log.exception("writing %d moves failed", len(batch))
-                for entry in batch:
-                    entry.room.stale = True  # its memory is ahead of the database now
-                    if entry.future is not None and not entry.future.done():
-                        entry.future.set_exception(
-                            PlayError(
-                                "unavailable",
-                                gettext_noop("The move could not be saved; try again."),
-                                503,
-                            )
-                        )
-                continue
-            retry = {id(e) for e in stale}
-            for entry in stale:
-                entry.room.stale = True  # rebuilt from the database before its move again
-            done = [e for e in batch if id(e) not in retry]
-            try:
-                publish(done)
-            except Exception:  # a push that fails must not lose the acknowledgements
-                log.exception("push failed")
+        if delay:  # gather what arrives in the next moments
+            self.waiting = asyncio.get_running_loop().call_later(delay, self._flush)
+        else:
+            self._flush()
+
+    def _flush(self) -> None:
+        self.waiting = None
+        if not self.pending:
+            self.writing = False
+            return
+        batch, self.pending = self.pending, []
+        self.writing = True
+        loop = asyncio.get_running_loop()
+
+        def back(done: concurrent.futures.Future) -> None:
+            # RuntimeError: the loop has ended (a test's); nobody waits for these any more.
+            with contextlib.suppress(RuntimeError):
+                loop.call_soon_threadsafe(self._written, batch, done)
+
+        _db.submit(_write_batch, batch).add_done_callback(back)
+
+    def _written(self, batch: list[Entry], done: concurrent.futures.Future) -> None:
+        try:
+            self._settle(batch, done)
+        finally:
+            self._flush()  # the next batch: what came in while this one was written
+
+    def _settle(self, batch: list[Entry], done: concurrent.futures.Future) -> None:
+        try:
+            stale = done.result()
+        except Exception:
+            log.exception("writing %d moves failed", len(batch))
             for entry in batch:
-                if entry.future is None or entry.future.done():
-                    continue
-                if id(entry) in retry:
-                    entry.future.set_result(RETRY)  # applied again on the rebuilt table
-                else:
-                    entry.future.set_result(None)
+                entry.room.stale = True  # its memory is ahead of the database now
+                if entry.future is not None and not entry.future.done():
+                    entry.future.set_exception(
+                        PlayError(
+                            "unavailable",
+                            gettext_noop("The move could not be saved; try again."),
+                            503,
+                        )
+                    )
+            return
+        retry = {id(e) for e in stale}
+        for entry in stale:
+            entry.room.stale = True  # rebuilt from the database before its move again
+        try:
+            publish([e for e in batch if id(e) not in retry])
+        except Exception:  # a push that fails must not lose the acknowledgements
+            log.exception("push failed")
+        for entry in batch:
+            if entry.future is None or entry.future.done():
+                continue
+            if id(entry) in retry:
+                entry.future.set_result(RETRY)  # applied again on the rebuilt table
+            else:
+                entry.future.set_result(None)
 
 
 def _write_batch(batch: list[Entry]) -> list[Entry]:

@@ -63,7 +63,20 @@ class Table:
     def views(self, seats: list[int | None], now: Any = None) -> dict[int | None, View]:
         """`view` of each of `seats`, with what they share built once (a push's every seat)."""
         engine = self.game.player_views(self.state, seats)
-        return {seat: self._room_view(engine[seat], seat, now) for seat in seats}
+        totals = [engine[seat].get("totals") for seat in seats]
+        if len(seats) < 2 or any(t != totals[0] for t in totals):
+            return {seat: self._room_view(engine[seat], seat, now) for seat in seats}
+        # The room's part is the same for every seat but its `seat`: built once, and the very
+        # same objects in each view (the stream encodes what they share once, tables.push).
+        shared = self._room_view({"totals": totals[0]}, None, now)
+        del shared["seat"], shared["totals"]
+        views = {}
+        for seat in seats:
+            view = dict(engine[seat])
+            view.update(shared)
+            view["seat"] = seat
+            views[seat] = view
+        return views
 
     def view(self, seat: int | None, now: Any = None) -> View:
         """Return the Board API view of `seat` (None: a spectator): player_view plus the room's."""

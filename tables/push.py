@@ -13,6 +13,7 @@ the whole table.
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import json
 import logging
 import re
@@ -332,28 +333,62 @@ _LABELS: dict[str, str] = {}  # a view field's name as JSON, with its colon
 _dumps = json.JSONEncoder().encode  # json.dumps with its defaults, without its per-call checks
 
 
-# Pushes leave through one sender task in the server's event loop: the thread that committed
-# a move hands them over without waiting, and they go out in the order of the commits.
+# Pushes leave in the server's event loop, in the order of the commits. One made in the loop
+# while nothing is queued goes out at once (usually without waiting for anything: every
+# socket's frame is written right away); the others, and those handed over by a thread, queue
+# for one sender task. A push that had to wait for something keeps the ones after it waiting
+# (`_order`), so that they still go out in order.
 _loop: asyncio.AbstractEventLoop | None = None
 _outbox: asyncio.Queue | None = None
+_order: asyncio.Lock | None = None
+_queued = 0  # pushes dispatched in the loop and not sent yet (one being sent included)
+_at_once: set[asyncio.Task] = set()
 
 
 def bind_loop(loop: asyncio.AbstractEventLoop) -> None:
     """Send pushes from `loop` (the server's); called for each connection, cheap when bound."""
-    global _loop, _outbox
+    global _loop, _outbox, _order, _queued
     if _loop is loop:
         return
-    _loop, _outbox = loop, asyncio.Queue()
-    loop.create_task(_sender(_outbox))
+    _loop, _outbox, _order, _queued = loop, asyncio.Queue(), asyncio.Lock(), 0
+    loop.create_task(_sender(_outbox, _order), context=contextvars.Context())
 
 
-async def _sender(outbox: asyncio.Queue) -> None:
+async def _sender(outbox: asyncio.Queue, order: asyncio.Lock) -> None:
     while True:
         messages = await outbox.get()
+        await _send_in_order(messages, order)
+
+
+async def _send_in_order(messages: list[tuple[str, dict[str, Any]]], order: asyncio.Lock) -> None:
+    global _queued
+    async with order:
         try:
             await _send_all(messages)
         except Exception:  # a push that fails must not stop the ones after it
             log.exception("push failed")
+        finally:
+            _queued -= 1
+
+
+def _enqueue(messages: list[tuple[str, dict[str, Any]]]) -> None:
+    global _queued
+    _queued += 1
+    if _queued == 1 and _order is not None and not _order.locked():
+        # Nothing before it: sent now, up to the first thing it must wait for (if any).
+        # In a context of its own, as the sender's: not the one of whoever committed (a thread
+        # inside asgiref's sync_to_async, whose marks would refuse the sockets' database calls).
+        task = asyncio.Task(
+            _send_in_order(messages, _order),
+            loop=_loop,
+            context=contextvars.Context(),
+            eager_start=True,
+        )
+        if not task.done():
+            _at_once.add(task)
+            task.add_done_callback(_at_once.discard)
+        return
+    _outbox.put_nowait(messages)
 
 
 def _dispatch(
@@ -376,9 +411,9 @@ def _dispatch(
     except RuntimeError:
         here = None
     if here is loop:
-        outbox.put_nowait(messages)
+        _enqueue(messages)
     else:
-        loop.call_soon_threadsafe(outbox.put_nowait, messages)
+        loop.call_soon_threadsafe(_enqueue, messages)
 
 
 async def _send_all(messages: list[tuple[str, dict[str, Any]]]) -> None:

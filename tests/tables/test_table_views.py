@@ -1,0 +1,44 @@
+"""`Table.views` (every seat's view of one change, built together for a push) is exactly each
+seat's `Table.view`, in every game, while playing and during a countdown."""
+
+from __future__ import annotations
+
+import random
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from games.registry import GAMES
+from tables.current import Table
+from tables.models import Match, Player, Round
+
+
+def _table(game: str, seats: int, state, version: int, starts_at=None) -> Table:
+    match = Match(
+        pk=1, room_id=1, game=game, seed=7, version=version, status="playing", starts_at=starts_at
+    )
+    players = [
+        Player(pk=i + 1, match_id=1, seat=i, name=f"p{i}", user_id=i + 1, connections=1)
+        for i in range(seats)
+    ]
+    return Table(match=match, players=players, state=state, round=Round(pk=1, number=1, seed=7))
+
+
+@pytest.mark.parametrize(
+    ("game", "seats"), [("ligretto", 4), ("ligretto", 12), ("ligretto-mini", 2), ("allegra", 3)]
+)
+def test_every_seats_view_built_together_is_its_own_view(game, seats):
+    rules = GAMES[game]
+    state = rules.new_match(seats, None, 7)
+    rng = random.Random(1)
+    for step in range(40):
+        for starts_at in (None, timezone.now() + timedelta(seconds=30)):
+            table = _table(game, seats, state, step, starts_at)
+            views = table.views(list(range(seats)))
+            for seat in range(seats):
+                assert views[seat] == table.view(seat)
+        seat = rng.randrange(seats)
+        action, _ = rules.bot_choose(rules.player_view(state, seat), "normal", rng)
+        if action is not None:
+            state, _ = rules.apply(state, seat, action)
