@@ -25,6 +25,7 @@ What it adds, inside the server process where the bytes are, before the applicat
   application's `websocket.send` would (Daphne's reply, autobahn's framing), without their
   Python per message; tables.sockets.SendNow uses it for every frame a site socket sends.
   Small text frames from clients (moves) are read the same way (`small_text_frames`).
+- The event loop is uvloop's (`SERVER_LOOP=asyncio`: asyncio's own).
 - Close codes 1011/1012/1013 from the application pass through (autobahn alone refuses them); they
   are the codes that make htmx's ws extension reconnect.
 - The WebSocket scope gets a `scheme` ("wss" behind TLS or, with `--proxy-headers`, when the
@@ -36,9 +37,21 @@ from __future__ import annotations
 import fcntl
 import json
 import logging
+import os
 import struct
 import sys
 import termios
+
+if os.environ.get("SERVER_LOOP", "uvloop") == "uvloop":
+    # Daphne makes its loop with asyncio.new_event_loop() when daphne.server is imported, and
+    # Twisted's asyncio reactor runs on it: with this policy that loop is uvloop's, which
+    # costs less per socket event than asyncio's own (measured: docs/performance.md).
+    # SERVER_LOOP=asyncio keeps asyncio's.
+    import asyncio
+
+    import uvloop
+
+    asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
 
 # daphne.server installs Twisted's asyncio reactor; it must come before anything else of Twisted.
 import daphne.server
@@ -48,6 +61,8 @@ from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
 from twisted.internet import tcp
 from twisted.internet.interfaces import ISSLTransport
+
+from cardgames.frames import small_text_frames, text_frame
 
 logger = logging.getLogger(__name__)
 
@@ -99,43 +114,6 @@ def _kernel_send_queue(transport) -> int:  # noqa: ANN001
     except OSError:
         return 0  # closed meanwhile
     return struct.unpack("i", raw)[0]
-
-
-def text_frame(payload: bytes) -> bytes:
-    """One whole WebSocket text frame from a server (RFC 6455 5.2: FIN, opcode 1, no mask)."""
-    size = len(payload)
-    if size < 126:
-        return bytes((0x81, size)) + payload
-    if size < 65536:
-        return struct.pack("!BBH", 0x81, 126, size) + payload
-    return struct.pack("!BBQ", 0x81, 127, size) + payload
-
-
-def small_text_frames(data: bytes) -> list[bytes] | None:
-    """The payloads of `data` if it is whole small text frames from a client, else None.
-
-    Small: unfragmented, masked (RFC 6455 5.3), no extension bits, at most 125 bytes, valid
-    UTF-8. None means "not only such frames": the caller leaves all of `data` to autobahn.
-    """
-    payloads = []
-    at, end = 0, len(data)
-    while at < end:
-        if end - at < 6 or data[at] != 0x81:  # FIN + text, no RSV bits
-            return None
-        size = data[at + 1]
-        if size & 0x80 == 0 or (size := size & 0x7F) > 125 or at + 6 + size > end:
-            return None  # unmasked (a protocol error autobahn answers), long, or split
-        mask = data[at + 2 : at + 6]
-        masked = data[at + 6 : at + 6 + size]
-        key = int.from_bytes((mask * (size // 4 + 1))[:size], "little")
-        payload = (int.from_bytes(masked, "little") ^ key).to_bytes(size, "little")
-        try:
-            payload.decode()
-        except UnicodeDecodeError:
-            return None  # autobahn fails the connection with 1007
-        payloads.append(payload)
-        at += 6 + size
-    return payloads
 
 
 def too_large_body(path: str, limit: int) -> tuple[bytes, bytes]:

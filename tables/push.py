@@ -19,6 +19,8 @@ import logging
 import re
 import secrets
 from dataclasses import dataclass, field
+from itertools import compress
+from operator import is_not
 from types import ModuleType
 from typing import Any
 
@@ -289,10 +291,15 @@ def view_text(table: Table, seat: int | None) -> str:
 def _plan(views: list[dict[str, Any]]) -> tuple[str, list[str]]:
     """How to encode each of `views` quickly: the JSON of every field they all share (the very
     same object in each), encoded once here in one call, and the names of the other fields."""
-    first, others = views[0], views[1:]
-    own = {name for view in others for name, value in view.items() if first.get(name) is not value}
-    for view in others:
-        own |= first.keys() ^ view.keys()  # a field some seat lacks is nobody's shared
+    first = views[0]
+    names, values = list(first), list(first.values())
+    own: set[str] = set()
+    for view in views[1:]:
+        if list(view) == names:  # the usual case: compared field by field in C
+            own.update(compress(names, map(is_not, values, view.values())))
+        else:
+            own.update(n for n, v in view.items() if first.get(n) is not v)
+            own |= first.keys() ^ view.keys()  # a field some seat lacks is nobody's shared
     common = {name: value for name, value in first.items() if name not in own}
     return _dumps(common)[1:-1], sorted(own)
 

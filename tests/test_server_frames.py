@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from websockets.frames import Frame, Opcode
 from websockets.streams import StreamReader
 
-from cardgames.server import small_text_frames, text_frame
+from cardgames.frames import small_text_frames, text_frame
 
 OP_TEXT, OP_BINARY, OP_PING = Opcode.TEXT, Opcode.BINARY, Opcode.PING
 
