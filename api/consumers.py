@@ -41,6 +41,9 @@ class ApiStreamConsumer(sockets.SendNow, AsyncWebsocketConsumer):
     invite: str | None = None
     seat: int | None = None  # the seat whose presence this socket counts
     match_key: tuple[int, int] | None = None  # current.cache_key of the room's match
+    # The player rows the seat was last looked up in, and that seat (rows change: look again).
+    _seated_in: Any = None
+    _seat_there: int | None = None
     version = 0
 
     async def dispatch(self, message: dict) -> None:
@@ -222,7 +225,9 @@ class ApiStreamConsumer(sockets.SendNow, AsyncWebsocketConsumer):
 
     async def _send_table(self, table: current.Table) -> None:
         self.match_key = current.cache_key(table.match)
-        seat = table.seat_of(self.user)
+        if table.players is not self._seated_in:  # a move shares its table's player rows
+            self._seated_in, self._seat_there = table.players, table.seat_of(self.user)
+        seat = self._seat_there
         if seat != self.seat:
             await self._count_presence(seat)
         if table.version > self.version:

@@ -184,13 +184,19 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
     """Daphne's WebSocket, closed when its client falls too far behind."""
 
     unchecked = 0  # bytes sent since the backlog was last measured
+    backlog_limit = DEFAULT_BACKLOG_LIMIT
 
     def connectionMade(self):  # noqa: ANN201
         # Frames are small and each one is a move someone waits for: no Nagle delay (Twisted
         # leaves it on), which otherwise holds a frame back until the previous one is acked.
         if hasattr(self.transport, "setTcpNoDelay"):
             self.transport.setTcpNoDelay(True)
+        self.backlog_limit = getattr(settings, "WEBSOCKET_BACKLOG_LIMIT", DEFAULT_BACKLOG_LIMIT)
         super().connectionMade()
+
+    def dataReceived(self, data: bytes) -> None:  # noqa: N802 - Twisted's name
+        # autobahn's own formats a debug line (colours and all) for every read, logged or not.
+        self._dataReceived(data)
 
     def serverSend(self, content, binary=False):  # noqa: ANN001, ANN201
         if self.state in (self.STATE_CLOSING, self.STATE_CLOSED):
@@ -241,7 +247,7 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
 
     def sent(self, size: int) -> None:
         """Count `size` bytes sent; close the socket if its client has fallen too far behind."""
-        limit = getattr(settings, "WEBSOCKET_BACKLOG_LIMIT", DEFAULT_BACKLOG_LIMIT)
+        limit = self.backlog_limit
         # Measuring asks the kernel (a system call): do it once per eighth of the limit sent,
         # so a socket is closed at most that far past the limit, and a frame costs no call.
         self.unchecked += size

@@ -145,13 +145,17 @@ class SendNow:
     """
 
     scope: dict[str, Any]
+    _send_now: Any = False  # not looked up yet
 
     async def send(
         self, text_data: str | None = None, bytes_data: bytes | None = None, close: bool = False
     ) -> None:
         if text_data is not None and bytes_data is None and not close:
-            now = self.scope.get("extensions", {}).get(SEND_NOW)
-            if now is not None and now["send"](text_data):
+            now = self._send_now
+            if now is False:
+                offered = self.scope.get("extensions", {}).get(SEND_NOW, {})
+                now = self._send_now = offered.get("send")
+            if now is not None and now(text_data):
                 return
         await super().send(text_data, bytes_data, close)  # type: ignore[misc]
 
