@@ -238,7 +238,7 @@ class ApiStreamConsumer(sockets.SendNow, AsyncWebsocketConsumer):
         if view["version"] <= self.version:
             return
         self.version = view["version"]
-        await self.send(text_data=json.dumps({"type": "view", "view": view}))
+        await self.send(text_data=push.encode_message({"type": "view", "view": view}))
 
     async def _count_presence(self, seat: int | None) -> None:
         # A player's stream is his presence at the table (no stand-in bot while it is open).

@@ -45,7 +45,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from lobby_push import fresh_database  # noqa: E402
 
 VERSION = re.compile(r'id="table-version" data-version="(\d+)"')
-API_VERSION = re.compile(r'^\{"type": "view", "view": \{.*?"version": (\d+)')
+API_VERSION = re.compile(r'^\{"type": ?"view", ?"view": ?\{.*?"version": ?(\d+)')
 
 SETUP = """
 import json

@@ -24,6 +24,7 @@ from operator import is_not
 from types import ModuleType
 from typing import Any
 
+import orjson
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.template.loader import render_to_string
@@ -267,7 +268,7 @@ def view_text(table: Table, seat: int | None) -> str:
     cached = _encoded.get(key)
     if cached is None or cached.version != table.version:
         if cached is not None and cached.version > table.version:
-            return json.dumps({"type": "view", "view": table.view(seat)})  # an old one: rare
+            return encode_message({"type": "view", "view": table.view(seat)})  # an old one: rare
         cached = _encoded[key] = _Encoded(table.version)
     text = cached.texts.get(seat)
     if text is None:
@@ -309,19 +310,19 @@ def _encode_planned(view: dict[str, Any], plan: tuple[str, list[str]]) -> str:
     fields (JSON objects have no order; the content is exactly the view's)."""
     common, names = plan
     own = _dumps({name: view[name] for name in names if name in view})[1:-1]
-    body = common + ", " + own if common and own else common or own
-    return '{"type": "view", "view": {' + body + "}}"
+    body = common + "," + own if common and own else common or own
+    return '{"type":"view","view":{' + body + "}}"
 
 
 def _label(name: str) -> str:
     label = _LABELS.get(name)
     if label is None:
-        label = _LABELS[name] = _dumps(name) + ": "
+        label = _LABELS[name] = _dumps(name) + ":"
     return label
 
 
 def _encode_view(view: dict[str, Any], shared: dict[str, tuple[Any, str]]) -> str:
-    """`json.dumps({"type": "view", "view": view})`, reusing the fields in `shared`."""
+    """`encode_message({"type": "view", "view": view})`, reusing the fields in `shared`."""
     fields = []
     for name, value in view.items():
         known = shared.get(name)
@@ -333,11 +334,23 @@ def _encode_view(view: dict[str, Any], shared: dict[str, tuple[Any, str]]) -> st
             if known is None:
                 shared[name] = (value, text)
         fields.append(_label(name) + text)
-    return '{"type": "view", "view": {' + ", ".join(fields) + "}}"
+    return '{"type":"view","view":{' + ",".join(fields) + "}}"
 
 
 _LABELS: dict[str, str] = {}  # a view field's name as JSON, with its colon
-_dumps = json.JSONEncoder().encode  # json.dumps with its defaults, without its per-call checks
+
+
+def _dumps(value: Any) -> str:
+    """Compact JSON (orjson: several times quicker than json, and no spaces to send)."""
+    try:
+        return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
+    except orjson.JSONEncodeError:  # what only json takes (an integer over 64 bits): the same
+        return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+def encode_message(message: Any) -> str:
+    """A Board API stream message as its text: compact JSON, as every pushed view is."""
+    return _dumps(message)
 
 
 # Pushes leave in the server's event loop, in the order of the commits. One made in the loop

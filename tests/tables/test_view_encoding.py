@@ -1,6 +1,6 @@
 """The Board API stream's view text: fields shared between seats are encoded once, and the text
-is what json.dumps makes of the whole message (byte for byte field by field; with a plan for the
-seats' views built together, the same JSON with the shared fields first)."""
+is the compact JSON of the whole message (byte for byte as one call encodes it, field by field;
+with a plan for the seats' views built together, the same JSON with the shared fields first)."""
 
 from __future__ import annotations
 
@@ -9,13 +9,28 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tables.push import _encode_planned, _encode_view, _plan
+from tables.push import _encode_planned, _encode_view, _plan, encode_message
 
 JSON = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(),
+    st.none()
+    | st.booleans()
+    # Views hold 64-bit integers at most (beyond, a field falls back to json's encoder).
+    | st.integers(min_value=-(2**63), max_value=2**64 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)  # JSON has neither
+    | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
     max_leaves=20,
 )
+
+
+def compact(message: object) -> str:
+    """The message encoded whole, in one call: what the text put together field by field must
+    be, byte for byte; and it must read back as the message."""
+    text = encode_message(message)
+    assert json.loads(text) == message
+    return text
+
+
 VIEWS = st.dictionaries(st.sampled_from(["center", "legal", "seat", "players", "é"]), JSON)
 
 
@@ -23,14 +38,14 @@ VIEWS = st.dictionaries(st.sampled_from(["center", "legal", "seat", "players", "
 def test_each_seats_text_is_exactly_json_dumps_of_its_view(views):
     shared: dict = {}
     for view in views:
-        assert _encode_view(view, shared) == json.dumps({"type": "view", "view": view})
+        assert _encode_view(view, shared) == compact({"type": "view", "view": view})
 
 
 def test_equal_values_that_encode_apart_are_each_encoded():
     # False == 0 and 1 == 1.0 in Python, but not in JSON (hypothesis found this one).
     shared: dict = {}
     for view in ({"players": [False, {}]}, {"players": [0, {}]}, {"players": [0.0, {}]}):
-        assert _encode_view(view, shared) == json.dumps({"type": "view", "view": view})
+        assert _encode_view(view, shared) == compact({"type": "view", "view": view})
 
 
 def test_a_field_shared_with_an_earlier_seats_view_is_not_encoded_again():
@@ -42,7 +57,7 @@ def test_a_field_shared_with_an_earlier_seats_view_is_not_encoded_again():
     second = {"center": center, "legal": [], "seat": 1}
     text = _encode_view(second, shared)
     assert shared["center"][1] is kept  # the first seat's encoding, reused
-    assert text == json.dumps({"type": "view", "view": second})
+    assert text == compact({"type": "view", "view": second})
 
 
 @given(
@@ -57,14 +72,14 @@ def test_a_plan_encodes_each_seats_view_as_exactly_its_json(own_parts, public):
     for view in views:
         text = _encode_planned(view, plan)
         assert json.loads(text) == {"type": "view", "view": view}
-        assert text.startswith('{"type": "view", "view": {')
+        assert text.startswith('{"type":"view","view":{')
 
 
 def test_a_plan_encodes_what_every_seat_shares_once():
     center = [{"top": 3}]
     views = [{"center": center, "legal": [], "seat": seat} for seat in range(3)]
     common, names = _plan(views)
-    assert common == '"center": [{"top": 3}]' and names == ["legal", "seat"]
+    assert common == '"center":[{"top":3}]' and names == ["legal", "seat"]
     # Equal is not the same: a value equal to another seat's is still that seat's own.
     views[2]["center"] = [{"top": 3}]
     assert _plan(views)[1] == ["center", "legal", "seat"]
