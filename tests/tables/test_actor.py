@@ -7,6 +7,7 @@ import random
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connection
 from django.db.models import F
 
 from games.engine import IllegalAction
@@ -104,7 +105,8 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(setti
     room = await _room(game="ligretto", bots=3)
     before = actor.written["raw"]
     await _bot_moves(room.pk, random.Random(3), 30)
-    assert (actor.written["raw"] > before) is raw
+    # (On PostgreSQL, the scale run, every batch goes through Django's connection.)
+    assert (actor.written["raw"] > before) is (raw and connection.vendor == "sqlite")
     rows = await sync_to_async(
         lambda: list(
             ActionLog.objects.filter(match__room_id=room.pk, refused="").values_list(
