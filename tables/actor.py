@@ -449,6 +449,7 @@ class RawSqlite:
     def __init__(self, name: str, timeout: float) -> None:
         self.db = sqlite3.connect(name, timeout=timeout, isolation_level=None)
         self.db.execute("PRAGMA synchronous = NORMAL")
+        self.db.execute("PRAGMA foreign_keys = ON")  # as Django's connections check them
         self.name = name
 
     @classmethod

@@ -82,6 +82,23 @@ async def test_replaying_the_log_after_the_last_snapshot_arrives_at_the_live_sta
     assert table.view(0) == live.view(0)
 
 
+async def test_snapshots_written_between_round_ends_recover_the_live_state(monkeypatch):
+    # A snapshot every few moves: most are written by the writer's own SQLite connection.
+    monkeypatch.setattr(actor, "SNAPSHOT_EVERY", 3)
+    room = await _room(rounds=10)
+    await _bot_moves(room.pk, random.Random(11), 25)
+    live = (await actor.actor_for(room.pk)).table
+
+    def recovered():
+        match = Match.objects.get(room_id=room.pk)
+        rnd = match.rounds.order_by("-number").first()
+        return match, rnd.version, current.recover(match)
+
+    match, snapshot_at, table = await sync_to_async(recovered)()
+    assert match.version == live.version and snapshot_at > 0
+    assert table.game.dump(table.state) == live.game.dump(live.state)
+
+
 async def test_a_move_is_acknowledged_only_once_its_log_row_is_durable():
     room = await _room()
     table = (await actor.actor_for(room.pk)).table
