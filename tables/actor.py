@@ -249,7 +249,7 @@ def _round_no(state: Any) -> int:
 # --------------------------------------------------------------------------- writing
 
 
-# Transactions written each way (for the tests and the figures).
+# Transactions written each way (tests check which way a batch went).
 written: collections.Counter[str] = collections.Counter()
 
 

@@ -26,6 +26,13 @@ async def _room(game: str = "ligretto", bots: int = 3, **options):
     return room
 
 
+def _recovered(room_id: int):
+    """The match row, its last snapshot's version, and its table rebuilt from the database."""
+    match = Match.objects.get(room_id=room_id)
+    rnd = match.rounds.order_by("-number").first()
+    return match, rnd.version, current.recover(match)
+
+
 async def _bot_moves(room_id: int, rng: random.Random, rounds: int) -> int:
     """Let every seat play as a bot, all at once, for `rounds` rounds of choices."""
     accepted = 0
@@ -69,13 +76,7 @@ async def test_replaying_the_log_after_the_last_snapshot_arrives_at_the_live_sta
             break
         await _bot_moves(room.pk, rng, 1)
     live = (await actor.actor_for(room.pk)).table
-
-    def recovered():
-        match = Match.objects.get(room_id=room.pk)
-        rnd = match.rounds.order_by("-number").first()
-        return match, rnd.version, current.recover(match)
-
-    match, snapshot_at, table = await sync_to_async(recovered)()
+    match, snapshot_at, table = await sync_to_async(_recovered)(room.pk)
     assert match.version == live.version
     assert snapshot_at < live.version  # the state came from the log, not from a snapshot
     assert table.game.dump(table.state) == live.game.dump(live.state)
@@ -86,16 +87,14 @@ async def test_snapshots_written_between_round_ends_recover_the_live_state(monke
     # A snapshot every few moves: most are written by the writer's own SQLite connection.
     monkeypatch.setattr(actor, "SNAPSHOT_EVERY", 3)
     room = await _room(rounds=10)
+    before = actor.written["raw"]
     await _bot_moves(room.pk, random.Random(11), 25)
     live = (await actor.actor_for(room.pk)).table
-
-    def recovered():
-        match = Match.objects.get(room_id=room.pk)
-        rnd = match.rounds.order_by("-number").first()
-        return match, rnd.version, current.recover(match)
-
-    match, snapshot_at, table = await sync_to_async(recovered)()
-    assert match.version == live.version and snapshot_at > 0
+    match, snapshot_at, table = await sync_to_async(_recovered)(room.pk)
+    assert match.version == live.version
+    # The last snapshot is at most two moves old: written between round ends, not only at them.
+    assert live.version - snapshot_at < 3
+    assert (actor.written["raw"] > before) is (connection.vendor == "sqlite")
     assert table.game.dump(table.state) == live.game.dump(live.state)
 
 
