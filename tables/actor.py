@@ -614,6 +614,8 @@ async def act(
                 raise
             entry.future = loop.create_future()
             _writer.submit(entry)
+            # While its row is written: what the push will send, so that it only sends then.
+            push.prepare(entry.table)
         result = await entry.future
         if result is not RETRY:
             return entry

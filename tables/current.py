@@ -30,6 +30,9 @@ class Table:
     state: State
     round: Round | None = None  # the current round's row, without its state (see recover)
     game: Game = field(init=False)
+    # The Board API messages of this very table per seat, encoded by tables.push.prepare
+    # while the move that made it was being written (a copy starts without).
+    texts: dict[int | None, str] | None = field(default=None, init=False, compare=False)
 
     def __post_init__(self) -> None:
         self.game = GAMES[self.match.game]

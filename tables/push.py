@@ -259,11 +259,32 @@ class _Encoded:
     planned: frozenset[int | None] = frozenset()
 
 
+def prepare(table: Table) -> None:
+    """Encode every seat's Board API message of a move's `table` while the move is written.
+
+    Nothing is sent before the move is durable; this only moves the work of the push that
+    follows (`view_text`) ahead of the commit, so that the push itself just sends. Only for a
+    room whose sockets here are all streams: browsers' parts are drawn after the commit.
+    """
+    if _html_wanted(table.match.room_id):
+        return
+    seats = [p.seat for p in table.players]
+    if len(seats) < 2:
+        return
+    views = table.views(seats)
+    plan = _plan([views[s] for s in seats])
+    table.texts = {s: _encode_planned(views[s], plan) for s in seats}
+
+
 def view_text(table: Table, seat: int | None) -> str:
     """The Board API stream's message for `seat`'s view of `table`, encoded once per version.
 
-    The first seat asked builds every seat's view at once (`Table.views`: what they share is
-    built once); each is encoded when its seat's socket asks."""
+    A move's table comes with its seats' messages (`prepare`). Otherwise the first seat asked
+    builds every seat's view at once (`Table.views`: what they share is built once); each is
+    encoded when its seat's socket asks."""
+    texts = table.texts
+    if texts is not None and seat in texts:
+        return texts[seat]
     key = cache_key(table.match)
     cached = _encoded.get(key)
     if cached is None or cached.version != table.version:

@@ -3,6 +3,7 @@ seat's `Table.view`, in every game, while playing and during a countdown."""
 
 from __future__ import annotations
 
+import json
 import random
 from datetime import timedelta
 
@@ -10,6 +11,7 @@ import pytest
 from django.utils import timezone
 
 from games.registry import GAMES
+from tables import push
 from tables.current import Table
 from tables.models import Match, Player, Round
 
@@ -42,3 +44,44 @@ def test_every_seats_view_built_together_is_its_own_view(game, seats):
         action, _ = rules.bot_choose(rules.player_view(state, seat), "normal", rng)
         if action is not None:
             state, _ = rules.apply(state, seat, action)
+
+
+@pytest.mark.parametrize(("game", "seats"), [("ligretto", 4), ("ligretto", 12), ("allegra", 3)])
+def test_a_prepared_move_carries_each_seats_message_as_its_view_encodes(game, seats, monkeypatch):
+    # tables.push.prepare runs while a move is written: what the push then sends must be
+    # exactly what view_text would have built after the commit, seat by seat.
+    monkeypatch.setattr(push, "_encoded", {})  # these tables share one match id and seed
+    rules = GAMES[game]
+    state = rules.new_match(seats, None, 7)
+    rng = random.Random(2)
+    for step in range(30):
+        table = _table(game, seats, state, step)
+        push.prepare(table)
+        assert table.texts is not None
+        for seat in range(seats):
+            expected = push.encode_message({"type": "view", "view": table.view(seat)})
+            assert json.loads(push.view_text(table, seat)) == json.loads(expected)
+        assert push.view_text(table, None) == push.encode_message(
+            {"type": "view", "view": table.view(None)}
+        )
+        seat = rng.randrange(seats)
+        action, _ = rules.bot_choose(rules.player_view(state, seat), "normal", rng)
+        if action is not None:
+            state, _ = rules.apply(state, seat, action)
+
+
+def test_a_room_with_a_browser_socket_here_is_not_prepared():
+    # Browsers' parts are drawn after the commit, from the last parts pushed (tables.push).
+    class Browser:
+        seat = 0
+        wants_html = True
+
+    rules = GAMES["ligretto"]
+    table = _table("ligretto", 4, rules.new_match(4, None, 7), 1)
+    socket = Browser()
+    push.listen(table.match.room_id, socket)
+    try:
+        push.prepare(table)
+    finally:
+        push.unlisten(table.match.room_id, socket)
+    assert table.texts is None
