@@ -32,7 +32,7 @@ stats = {"cached": 0, "loaded": 0}
 MESSAGE = {"type": wire.text(20, ascii_word=True), "action": lambda value: value}
 
 
-class ApiStreamConsumer(sockets.SendNow, AsyncWebsocketConsumer):
+class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsumer):
     wants_html = False  # its views are JSON, built per seat (tables.push draws no HTML for it)
     room_id: int
     user: Any = None
@@ -53,6 +53,7 @@ class ApiStreamConsumer(sockets.SendNow, AsyncWebsocketConsumer):
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
         query = _query(self.scope.get("query_string", b""))
         # Accept first: a close code (4401, 4404) only reaches a client on an open socket.
+        self.take_frames()  # its frames wait until the first view is out (frames_ready)
         await self.accept()
         token = await database_sync_to_async(auth.token_for)(query.get("token"))
         if token is None:
@@ -71,6 +72,7 @@ class ApiStreamConsumer(sockets.SendNow, AsyncWebsocketConsumer):
             await self.channel_layer.group_add(group, self.channel_name)
         push.listen(self.room_id, self)  # this process's changes come straight here
         await self._send_current()
+        self.frames_ready()
 
     def _groups(self) -> list[str]:
         return [

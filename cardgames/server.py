@@ -24,7 +24,10 @@ What it adds, inside the server process where the bytes are, before the applicat
   `extensions["cardgames.send_now"]["send"](text)` writes one text frame at once, as the
   application's `websocket.send` would (Daphne's reply, autobahn's framing), without their
   Python per message; tables.sockets.SendNow uses it for every frame a site socket sends.
-  Small text frames from clients (moves) are read the same way (`small_text_frames`).
+  Small text frames from clients (moves) are read the same way (`small_text_frames`), and
+  `extensions["cardgames.receive_now"]["take"](receiver)` has every later text frame handed
+  to `receiver(text)` as it is read, instead of through Daphne's queue and the application's
+  dispatch (tables.sockets.ReceiveNow).
 - The event loop is uvloop's (`SERVER_LOOP=asyncio`: asyncio's own).
 - Close codes 1011/1012/1013 from the application pass through (autobahn alone refuses them); they
   are the codes that make htmx's ws extension reconnect.
@@ -41,6 +44,7 @@ import os
 import struct
 import sys
 import termios
+import time
 
 if os.environ.get("SERVER_LOOP", "uvloop") == "uvloop":
     # Daphne makes its loop with asyncio.new_event_loop() when daphne.server is imported, and
@@ -73,6 +77,8 @@ RECONNECT_CODES = (1011, 1012, 1013)
 TRY_AGAIN_LATER = 1013
 # The scope extension through which an application writes text frames at once (send_now).
 SEND_NOW = "cardgames.send_now"
+# The scope extension through which an application reads text frames as they come (receive_now).
+RECEIVE_NOW = "cardgames.receive_now"
 
 
 def body_limit(path: bytes) -> int:
@@ -185,6 +191,7 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
 
     unchecked = 0  # bytes sent since the backlog was last measured
     backlog_limit = DEFAULT_BACKLOG_LIMIT
+    receiver = None  # the application's own reader of text frames (receive_now)
 
     def connectionMade(self):  # noqa: ANN201
         # Frames are small and each one is a move someone waits for: no Nagle delay (Twisted
@@ -197,6 +204,18 @@ class BoundedWebSocketProtocol(WebSocketProtocol):
     def dataReceived(self, data: bytes) -> None:  # noqa: N802 - Twisted's name
         # autobahn's own formats a debug line (colours and all) for every read, logged or not.
         self._dataReceived(data)
+
+    def receive_now(self, receiver) -> None:  # noqa: ANN001 - a callable of one str
+        """Hand every text frame read from now on to `receiver(text)`, not to Daphne's queue."""
+        self.receiver = receiver
+
+    def onMessage(self, payload: bytes, isBinary: bool) -> None:  # noqa: N802, N803 - autobahn's
+        receiver = self.receiver
+        if receiver is None or isBinary or self.muted:
+            super().onMessage(payload, isBinary)
+            return
+        self.last_ping = time.time()  # as Daphne's: traffic keeps the socket alive
+        receiver(payload.decode("utf8"))  # autobahn and small_text_frames checked it is UTF-8
 
     def serverSend(self, content, binary=False):  # noqa: ANN001, ANN201
         if self.state in (self.STATE_CLOSING, self.STATE_CLOSED):
@@ -332,6 +351,7 @@ class LimitedServer(daphne.server.Server):
         if scope["type"] == "websocket":
             extensions = scope.setdefault("extensions", {})
             extensions[SEND_NOW] = {"send": protocol.send_now}
+            extensions[RECEIVE_NOW] = {"take": protocol.receive_now}
         return super().create_application(protocol, scope)
 
 

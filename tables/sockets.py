@@ -33,6 +33,10 @@ reconnecting; consumers need nothing for that beyond sending the whole view on c
 
 from __future__ import annotations
 
+import asyncio
+import collections
+import contextvars
+import logging
 from functools import partial
 from importlib import import_module
 from typing import Any
@@ -54,6 +58,8 @@ from django.utils import translation
 from django.utils.html import escape
 
 from tables import languages
+
+log = logging.getLogger(__name__)
 
 # Browser tests and people alike wait for this before trusting the page to be live.
 CONNECTED = '<span id="live-status" class="live" data-connected="true">live</span>'
@@ -158,6 +164,92 @@ class SendNow:
             if now is not None and now(text_data):
                 return
         await super().send(text_data, bytes_data, close)  # type: ignore[misc]
+
+
+# cardgames.server's scope extension: the client's text frames as they are read (RECEIVE_NOW).
+RECEIVE_NOW = "cardgames.receive_now"
+
+
+class ReceiveNow:
+    """A consumer that takes its client's frames straight from the server when it offers it.
+
+    Channels hands each frame through Daphne's queue and its own dispatch: a task and a wait
+    per frame, and a turn of the loop before the consumer sees it. With cardgames.server the
+    scope offers `take(receiver)`, after which the server calls the receiver with each text
+    frame as it reads it. Frames are still handled one at a time, in the order they came, as
+    Channels would: `take_frames()` before accepting, `frames_ready()` once `connect()` has
+    done what the first frame needs; frames that come in between wait. Any other server (and
+    the tests' communicators) gets Channels' way: `receive` per frame, as before.
+    """
+
+    scope: dict[str, Any]
+    _frames: collections.deque | None = None  # frames not handled yet; None: Channels' way
+    _ready = False
+    _drainer: asyncio.Task | None = None
+
+    def take_frames(self) -> None:
+        offered = self.scope.get("extensions", {}).get(RECEIVE_NOW)
+        if offered is None:
+            return
+        self._frames = collections.deque()
+        # The frames are handled in the consumer's context as it stands now (its handlers'
+        # own context, as under Channels' dispatch), not in the server's.
+        self._frames_context = contextvars.copy_context()
+        offered["take"](self._frame)
+
+    def frames_ready(self) -> None:
+        self._ready = True
+        self._drain()
+
+    async def websocket_receive(self, message: dict) -> None:
+        if self._frames is None:
+            await super().websocket_receive(message)  # type: ignore[misc]
+            return
+        # A binary frame still comes through Channels: it keeps its place behind the others.
+        self._frames.append((message.get("text"), message.get("bytes")))
+        self._drain()
+
+    async def websocket_disconnect(self, message: dict) -> None:
+        self._ready = False
+        if self._frames is not None:
+            self._frames.clear()  # the client is gone: what it sent last is not handled
+        await super().websocket_disconnect(message)  # type: ignore[misc]
+
+    def _frame(self, text: str) -> None:
+        assert self._frames is not None
+        self._frames.append((text, None))
+        self._drain()
+
+    def _drain(self) -> None:
+        if not self._ready or not self._frames or self._drainer is not None:
+            return
+        # Eager: a frame is handled right away, inside the server's read, up to the first
+        # thing it waits for (a move: its commit).
+        task = asyncio.Task(
+            self._handle_frames(),
+            loop=asyncio.get_running_loop(),
+            context=self._frames_context,
+            eager_start=True,
+        )
+        if not task.done():
+            self._drainer = task
+
+    async def _handle_frames(self) -> None:
+        frames = self._frames
+        assert frames is not None
+        try:
+            while frames and self._ready:
+                text, data = frames.popleft()
+                try:
+                    await self.receive(text_data=text, bytes_data=data)  # type: ignore[attr-defined]
+                except Exception:
+                    # What Channels' dispatch would do with it: log it, end the socket (1011).
+                    log.exception("a WebSocket frame failed")
+                    self._ready = False
+                    frames.clear()
+                    await self.close(code=1011)  # type: ignore[attr-defined]
+        finally:
+            self._drainer = None
 
 
 class SocketSession:
