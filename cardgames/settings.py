@@ -261,6 +261,9 @@ ACTION_FLUSH_DELAY = float(os.environ.get("ACTION_FLUSH_DELAY", "0"))
 # On SQLite the writer thread writes a batch of plain moves on an sqlite3 connection of its own,
 # without Django's wrappers (tables.actor.RawSqlite); False: always through Django's.
 ACTOR_RAW_SQLITE = envbool("ACTOR_RAW_SQLITE", "True")
+# With it, the WAL file is checkpointed by a thread of its own this often (seconds), not by the
+# commit that happens to fill it: 0 leaves it to SQLite's commits (docs/operations.md).
+ACTOR_CHECKPOINT_SECONDS = float(os.environ.get("ACTOR_CHECKPOINT_SECONDS", "0.5"))
 BOT_DRIVER = envbool("BOT_DRIVER", "True")
 DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
 # Seconds a move forwarded to its room's owner process (tables.owners) waits for the answer;

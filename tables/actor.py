@@ -440,8 +440,9 @@ class RawSqlite:
     moves: the same statements without Django's cursor, transaction and debug wrappers
     (measured: most of the SQL's cost in the thread, and Python that holds the lock every
     thread needs). It takes the write lock as Django's connections here do (BEGIN IMMEDIATE,
-    waiting up to the same timeout), runs in WAL mode with synchronous=NORMAL as they do, and
-    its commits checkpoint the WAL file as theirs do. One per thread; only the writer's uses it.
+    waiting up to the same timeout) and runs in WAL mode with synchronous=NORMAL as they do.
+    Its commits leave the WAL file to a `Checkpointer` (ACTOR_CHECKPOINT_SECONDS; at 0 they
+    checkpoint it as Django's do). One per thread; only the writer's uses it.
     """
 
     _here = threading.local()
@@ -451,6 +452,11 @@ class RawSqlite:
         self.db.execute("PRAGMA synchronous = NORMAL")
         self.db.execute("PRAGMA foreign_keys = ON")  # as Django's connections check them
         self.name = name
+        self.checkpointer = None
+        every = settings.ACTOR_CHECKPOINT_SECONDS
+        if every > 0:
+            self.db.execute("PRAGMA wal_autocheckpoint = 0")
+            self.checkpointer = Checkpointer(name, timeout, every)
 
     @classmethod
     def here(cls) -> RawSqlite | None:
@@ -463,7 +469,7 @@ class RawSqlite:
         raw = getattr(cls._here, "raw", None)
         if raw is None or raw.name != name:
             if raw is not None:
-                raw.db.close()
+                raw.shut()
             timeout = connection.settings_dict.get("OPTIONS", {}).get("timeout", 5)
             raw = cls._here.raw = cls(name, timeout)
         return raw
@@ -479,12 +485,49 @@ class RawSqlite:
             raise
         return again
 
+    def shut(self) -> None:
+        self.db.close()
+        if self.checkpointer is not None:
+            self.checkpointer.stop()
+
     @classmethod
     def close(cls) -> None:
         raw = getattr(cls._here, "raw", None)
         if raw is not None:
-            raw.db.close()
+            raw.shut()
             cls._here.raw = None
+
+
+class Checkpointer:
+    """A thread that checkpoints an SQLite file's WAL every `every` seconds, on its own connection.
+
+    SQLite's own checkpoint runs inside the commit that takes the WAL past 1,000 pages: that
+    move then waits for the pages to be copied and the file synced (measured: the slowest
+    commits, several ms). Here a PASSIVE checkpoint copies what no reader still needs, beside
+    the writer and without its lock, and a page written many times in between is copied once.
+    """
+
+    def __init__(self, name: str, timeout: float, every: float) -> None:
+        self.name, self.timeout, self.every = name, timeout, every
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="actors-checkpoint", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        db = sqlite3.connect(self.name, timeout=self.timeout, isolation_level=None)
+        try:
+            while not self.stopped.wait(self.every):
+                try:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error:
+                    log.exception("checkpointing %s failed; trying again", self.name)
+            db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()  # what the last moves wrote
+        finally:
+            db.close()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=self.timeout + 1)
 
 
 def _record_scores(entry: Entry) -> None:
