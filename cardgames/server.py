@@ -28,7 +28,8 @@ What it adds, inside the server process where the bytes are, before the applicat
   `extensions["cardgames.receive_now"]["take"](receiver)` has every later text frame handed
   to `receiver(text)` as it is read, instead of through Daphne's queue and the application's
   dispatch (tables.sockets.ReceiveNow).
-- The event loop is uvloop's (`SERVER_LOOP=asyncio`: asyncio's own).
+- The event loop is uvloop's (`SERVER_LOOP=asyncio`: asyncio's own), and a socket's reads
+  go from the loop to Twisted's reader without Twisted's log context around each one.
 - Close codes 1011/1012/1013 from the application pass through (autobahn alone refuses them); they
   are the codes that make htmx's ws extension reconnect.
 - The WebSocket scope gets a `scheme` ("wss" behind TLS or, with `--proxy-headers`, when the
@@ -37,6 +38,7 @@ What it adds, inside the server process where the bytes are, before the applicat
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import json
 import logging
@@ -63,7 +65,7 @@ from daphne.cli import CommandLineInterface
 from daphne.http_protocol import HTTPFactory, WebRequest
 from daphne.ws_protocol import WebSocketProtocol
 from django.conf import settings
-from twisted.internet import tcp
+from twisted.internet import asyncioreactor, tcp
 from twisted.internet.interfaces import ISSLTransport
 
 from cardgames.frames import small_text_frames, text_frame
@@ -355,12 +357,46 @@ class LimitedServer(daphne.server.Server):
         return super().create_application(protocol, scope)
 
 
+class DirectReadsReactor(asyncioreactor.AsyncioSelectorReactor):
+    """Twisted's asyncio reactor, calling a reader straight from the loop.
+
+    Twisted registers every reader as `callWithLogger(reader, _readOrWrite, ...)`, which sets
+    a log context (the connection's prefix for Twisted's own log lines) around every read,
+    through three layers of calls and dictionaries: a few per cent of a move's cost, measured
+    (docs/performance.md). The site logs through Python's logging, never Twisted's context;
+    `_readOrWrite` still catches what a read raises and drops that connection, as before.
+    """
+
+    def addReader(self, reader) -> None:  # noqa: ANN001, N802 - Twisted's name
+        if reader in self._readers or reader in self._continuousPolling._readers:
+            return
+        fd = reader.fileno()
+        try:
+            self._asyncioEventloop.add_reader(fd, self._readOrWrite, reader, True)
+            self._readers[reader] = fd
+        except OSError as e:
+            self._unregisterFDInAsyncio(fd)
+            if e.errno == errno.EPERM:  # not pollable (a regular file): Twisted's own way
+                self._continuousPolling.addReader(reader)
+            else:
+                raise
+
+
+def direct_reads() -> None:
+    """Make the installed reactor (daphne.server's) a DirectReadsReactor, before it runs."""
+    from twisted.internet import reactor
+
+    if type(reactor) is asyncioreactor.AsyncioSelectorReactor:
+        reactor.__class__ = DirectReadsReactor  # type: ignore[assignment]
+
+
 class LimitedCommandLineInterface(CommandLineInterface):
     description = "cardgames: Daphne with request-body and WebSocket backlog limits"
     server_class = LimitedServer
 
 
 def main() -> None:
+    direct_reads()
     LimitedCommandLineInterface.entrypoint()
 
 

@@ -26,6 +26,7 @@ import concurrent.futures
 import contextlib
 import logging
 import os
+import queue
 import sqlite3
 import threading
 import time
@@ -557,8 +558,64 @@ _loop: asyncio.AbstractEventLoop | None = None
 _actors: dict[int, RoomActor] = {}  # room id -> its actor, in the bound loop
 _building: dict[int, asyncio.Future] = {}
 _writer: Writer | None = None
+
+
+class OneThread(concurrent.futures.Executor):
+    """One thread that runs what it is handed, in order; started on first use.
+
+    `call(fn, arg, done)` is the writer's way: the thread runs `fn(arg)` and then `done(result,
+    error)`, with no Future between them (a ThreadPoolExecutor's futures, conditions and
+    semaphore were a good part of each batch's cost in the thread, measured:
+    docs/performance.md). `submit` is the Executor's, for `loop.run_in_executor`.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self.jobs: queue.SimpleQueue = queue.SimpleQueue()
+        self.thread: threading.Thread | None = None
+        self.starting = threading.Lock()
+
+    def call(self, fn: Any, arg: Any, done: Any) -> None:
+        if self.thread is None:
+            with self.starting:
+                if self.thread is None:
+                    self.thread = threading.Thread(target=self._run, name=self.name, daemon=True)
+                    self.thread.start()
+        self.jobs.put((fn, arg, done))
+
+    def submit(self, fn: Any, /, *args: Any, **kwargs: Any) -> concurrent.futures.Future:
+        future: concurrent.futures.Future = concurrent.futures.Future()
+
+        def run(_: Any) -> Any:
+            if not future.set_running_or_notify_cancel():
+                return None  # cancelled while it waited
+            try:
+                future.set_result(fn(*args, **kwargs))
+            except BaseException as error:
+                future.set_exception(error)
+            return None
+
+        self.call(run, None, _nothing)
+        return future
+
+    def _run(self) -> None:
+        jobs = self.jobs
+        while True:
+            fn, arg, done = jobs.get()
+            try:
+                result = fn(arg)
+            except BaseException as error:
+                done(None, error)
+            else:
+                done(result, None)
+
+
+def _nothing(result: Any, error: BaseException | None) -> None:
+    pass
+
+
 # One thread for every database write of the actors: a flush, a touch, a rebuild.
-_db = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="actors-db")
+_db = OneThread("actors-db")
 
 
 async def close_connections() -> None:
@@ -732,24 +789,26 @@ class Writer:
         self.writing = True
         loop = asyncio.get_running_loop()
 
-        def back(done: concurrent.futures.Future) -> None:
+        def back(stale: list[Entry] | None, error: BaseException | None) -> None:
             # RuntimeError: the loop has ended (a test's); nobody waits for these any more.
             with contextlib.suppress(RuntimeError):
-                loop.call_soon_threadsafe(self._written, batch, done)
+                loop.call_soon_threadsafe(self._written, batch, stale, error)
 
-        _db.submit(_write_batch, batch).add_done_callback(back)
+        _db.call(_write_batch, batch, back)
 
-    def _written(self, batch: list[Entry], done: concurrent.futures.Future) -> None:
+    def _written(
+        self, batch: list[Entry], stale: list[Entry] | None, error: BaseException | None
+    ) -> None:
         try:
-            self._settle(batch, done)
+            self._settle(batch, stale, error)
         finally:
             self._flush()  # the next batch: what came in while this one was written
 
-    def _settle(self, batch: list[Entry], done: concurrent.futures.Future) -> None:
-        try:
-            stale = done.result()
-        except Exception:
-            log.exception("writing %d moves failed", len(batch))
+    def _settle(
+        self, batch: list[Entry], stale: list[Entry] | None, error: BaseException | None
+    ) -> None:
+        if error is not None or stale is None:
+            log.error("writing %d moves failed", len(batch), exc_info=error)
             for entry in batch:
                 entry.room.stale = True  # its memory is ahead of the database now
                 if entry.future is not None and not entry.future.done():

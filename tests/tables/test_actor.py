@@ -148,6 +148,33 @@ async def test_a_table_changed_behind_the_actor_is_read_again_and_the_move_appli
     assert version == outcome.table.version
 
 
+async def test_a_move_whose_write_fails_is_refused_and_the_next_is_applied_on_the_truth(
+    monkeypatch,
+):
+    # The database refuses one batch (a full disk, say): that move is answered "unavailable",
+    # never pushed or acknowledged, and the actor, now ahead of the database, is rebuilt from
+    # it before the next move, which is written as if the failed one had never been tried.
+    room = await _room()
+    table = (await actor.actor_for(room.pk)).table
+    written = actor.write
+
+    def refuse_once(entries):
+        monkeypatch.setattr(actor, "write", written)
+        raise OSError("disk full")
+
+    monkeypatch.setattr(actor, "write", refuse_once)
+    action, _ = table.game.bot_choose(table.view(1), "normal", random.Random(4))
+    with pytest.raises(actor.PlayError) as refused:
+        await play.act_async(room.pk, 1, action, by_bot=True)
+    assert refused.value.code == "unavailable" and refused.value.status == 503
+    outcome = await play.act_async(room.pk, 1, action, by_bot=True)
+    assert outcome.table.version == table.version + 1
+    rows = await sync_to_async(
+        lambda: list(ActionLog.objects.filter(match__room_id=room.pk).values_list("version"))
+    )()
+    assert rows == [(table.version + 1,)]
+
+
 async def test_a_sync_caller_in_a_thread_hands_its_move_to_the_loop_and_waits():
     room = await _room()
     table = (await actor.actor_for(room.pk)).table
