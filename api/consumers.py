@@ -161,6 +161,24 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
     async def push_private(self, event: dict[str, Any]) -> None:
         pass  # a stream's own view is built from the table, like every other
 
+    def push_now(self, event: dict[str, Any], table: Any) -> bool:
+        """`push_public` without a coroutine, when nothing needs waiting for: the table handed
+        over is that very version, the seat is known from its players, and the server writes
+        frames at once. False: take the push the usual way."""
+        version = event["version"]
+        if version <= self.version:
+            return True  # already sent
+        send = self._send_now
+        if not send or table is None or table.version != version:
+            return False
+        if table.players is not self._seated_in or self.seat != self._seat_there:
+            return False  # the seat is looked up (and presence counted) the usual way
+        if not send(push.view_text(table, self._seat_there)):
+            return False  # not accepted yet
+        self.match_key = current.cache_key(table.match)
+        self.version = version
+        return True
+
     async def push_public(self, event: dict[str, Any], table: Any = None) -> None:
         version = event["version"]
         if version <= self.version:

@@ -414,6 +414,11 @@ async def _send_in_order(messages: list[tuple[str, dict[str, Any]]], order: asyn
 
 def _enqueue(messages: list[tuple[str, dict[str, Any]]]) -> None:
     global _queued
+    if _queued == 0 and _order is not None and not _order.locked():
+        rest = _hand_over_now(messages)
+        if rest is None:
+            return  # every socket took it at once, and no other process needs it
+        messages = rest
     _queued += 1
     if _queued == 1 and _order is not None and not _order.locked():
         # Nothing before it: sent now, up to the first thing it must wait for (if any).
@@ -457,12 +462,44 @@ def _dispatch(
         loop.call_soon_threadsafe(_enqueue, messages)
 
 
+def _hand_over_now(
+    messages: list[tuple[str, dict[str, Any]]],
+) -> list[tuple[str, dict[str, Any]]] | None:
+    """Hand a push to the sockets here that take it at once (`push_now`), without a task.
+
+    Only for one process (no other process needs the push) and a push with nothing private:
+    a Board API stream's frame is its seat's view, already encoded, written straight to its
+    socket. Returns None when every socket took it, else the push for the others (in order:
+    nothing is queued before it).
+    """
+    if not messages or messages[-1][0] != "" or len(messages) != 2:
+        return messages
+    layer = get_channel_layer()
+    if layer is not None and not isinstance(layer, InMemoryChannelLayer):
+        return messages
+    local = messages[-1][1]
+    public = messages[0][1]
+    rest = []
+    for socket in _listeners.get(local["room"], ()):
+        now = getattr(socket, "push_now", None)
+        try:
+            if now is not None and now(public, local["table"]):
+                continue
+        except Exception:  # one broken socket must not keep the frame from the others
+            log.exception("push to a socket failed")
+            continue
+        rest.append(socket)
+    if not rest:
+        return None
+    return [messages[0], ("", {**local, "sockets": rest})]
+
+
 async def _send_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
     layer = get_channel_layer()
     local = messages[-1][1] if messages and messages[-1][0] == "" else None
     if local is not None:
         messages = messages[:-1]
-        await _hand_over(local["room"], messages, local["table"])
+        await _hand_over(local["room"], messages, local["table"], local.get("sockets"))
         if layer is None or isinstance(layer, InMemoryChannelLayer):
             return  # one process: every socket had it already
     if layer is None:
@@ -472,9 +509,12 @@ async def _send_all(messages: list[tuple[str, dict[str, Any]]]) -> None:
 
 
 async def _hand_over(
-    room_id: int, messages: list[tuple[str, dict[str, Any]]], table: Table | None = None
+    room_id: int,
+    messages: list[tuple[str, dict[str, Any]]],
+    table: Table | None = None,
+    only: list[Any] | None = None,
 ) -> None:
-    sockets = list(_listeners.get(room_id, ()))
+    sockets = list(_listeners.get(room_id, ())) if only is None else only
     if not sockets:
         return
     public = messages[-1][1]

@@ -94,9 +94,9 @@ async def test_a_table_renders_its_public_parts_once_per_language_not_per_socket
     handed: list[tuple[str, dict]] = []
     real_hand_over = push._hand_over
 
-    async def recording(room_id, messages, table=None):
+    async def recording(room_id, messages, table=None, only=None):
         handed.extend(messages)
-        await real_hand_over(room_id, messages, table)
+        await real_hand_over(room_id, messages, table, only)
 
     monkeypatch.setattr(push, "_hand_over", recording)
     alice = await sync_to_async(make_user)("alice")
