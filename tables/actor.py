@@ -603,11 +603,13 @@ class OneThread(concurrent.futures.Executor):
         while True:
             fn, arg, done = jobs.get()
             try:
-                result = fn(arg)
-            except BaseException as error:
-                done(None, error)
-            else:
-                done(result, None)
+                result, error = fn(arg), None
+            except BaseException as failure:
+                result, error = None, failure
+            try:
+                done(result, error)
+            except Exception:  # the thread must go on: every later write depends on it
+                log.exception("%s: answering a job failed", self.name)
 
 
 def _nothing(result: Any, error: BaseException | None) -> None:
@@ -715,7 +717,10 @@ async def act(
             entry.future = loop.create_future()
             _writer.submit(entry)
             # While its row is written: what the push will send, so that it only sends then.
-            push.prepare(entry.table)
+            try:
+                push.prepare(entry.table)
+            except Exception:  # the push encodes it after the commit instead
+                log.exception("preparing the push of a move failed")
         result = await entry.future
         if result is not RETRY:
             return entry

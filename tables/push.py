@@ -480,7 +480,7 @@ def _hand_over_now(
     local = messages[-1][1]
     public = messages[0][1]
     rest = []
-    for socket in _listeners.get(local["room"], ()):
+    for socket in list(_listeners.get(local["room"], ())):  # a socket may leave meanwhile
         now = getattr(socket, "push_now", None)
         try:
             if now is not None and now(public, local["table"]):

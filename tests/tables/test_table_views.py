@@ -47,10 +47,15 @@ def test_every_seats_view_built_together_is_its_own_view(game, seats):
 
 
 @pytest.mark.parametrize(("game", "seats"), [("ligretto", 4), ("ligretto", 12), ("allegra", 3)])
-def test_a_prepared_move_carries_each_seats_message_as_its_view_encodes(game, seats, monkeypatch):
+def test_a_prepared_move_carries_each_seats_message_as_its_view_encodes(
+    game, seats, monkeypatch, settings
+):
     # tables.push.prepare runs while a move is written: what the push then sends must be
     # exactly what view_text would have built after the commit, seat by seat.
     monkeypatch.setattr(push, "_encoded", {})  # these tables share one match id and seed
+    # One process (the scale run's Redis layer may carry the change to browsers elsewhere,
+    # whose parts are drawn after the commit: nothing is prepared there, as the test below).
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     rules = GAMES[game]
     state = rules.new_match(seats, None, 7)
     rng = random.Random(2)
@@ -70,8 +75,10 @@ def test_a_prepared_move_carries_each_seats_message_as_its_view_encodes(game, se
             state, _ = rules.apply(state, seat, action)
 
 
-def test_a_room_with_a_browser_socket_here_is_not_prepared():
+def test_a_room_with_a_browser_socket_here_is_not_prepared(settings):
     # Browsers' parts are drawn after the commit, from the last parts pushed (tables.push).
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+
     class Browser:
         seat = 0
         wants_html = True
@@ -84,4 +91,18 @@ def test_a_room_with_a_browser_socket_here_is_not_prepared():
         push.prepare(table)
     finally:
         push.unlisten(table.match.room_id, socket)
+    assert table.texts is None
+
+
+def test_with_other_processes_nothing_is_prepared(settings):
+    # Their browser sockets may want this change drawn (tables.push._html_wanted).
+    settings.CHANNEL_LAYERS = {
+        "default": {
+            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
+            "CONFIG": {"hosts": ["redis://127.0.0.1:6379/0"]},
+        }
+    }
+    rules = GAMES["ligretto"]
+    table = _table("ligretto", 4, rules.new_match(4, None, 7), 1)
+    push.prepare(table)
     assert table.texts is None
