@@ -152,8 +152,8 @@ async def test_a_move_whose_write_fails_is_refused_and_the_next_is_applied_on_th
     monkeypatch,
 ):
     # The database refuses one batch (a full disk, say): that move is answered "unavailable",
-    # never pushed or acknowledged, and the actor, now ahead of the database, is rebuilt from
-    # it before the next move, which is written as if the failed one had never been tried.
+    # and the actor, now ahead of the database, is rebuilt from it before the next move, which
+    # takes the version the failed one would have had and is the only one logged.
     room = await _room()
     table = (await actor.actor_for(room.pk)).table
     written = actor.write

@@ -50,6 +50,7 @@ def test_committed_rows_reach_the_database_file_without_a_commit_copying_them(tm
         db.execute("INSERT INTO log VALUES (500, 'flip')")
         assert reader.execute("SELECT count(*) FROM log").fetchone() == (500,)
         reader.execute("COMMIT")
+        reader.close()
         assert _until(lambda: _in_file_alone(path, scratch) == 501)
     finally:
         checkpointer.stop()
