@@ -162,9 +162,11 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         pass  # a stream's own view is built from the table, like every other
 
     def push_now(self, event: dict[str, Any], table: Any) -> bool:
-        """`push_public` without a coroutine, when nothing needs waiting for: the table handed
-        over is that very version, the seat is known from its players, and the server writes
-        frames at once. False: take the push the usual way."""
+        """`push_public`'s own first step, callable without a coroutine (tables.push hands
+        this process's changes over with it): True when the change needs nothing more, as it
+        was sent before or is sent now (the table handed over is that very version, the seat
+        is known from its players, and the server writes frames at once). False: the rest of
+        `push_public` takes it."""
         version = event["version"]
         if version <= self.version:
             return True  # already sent
@@ -180,9 +182,9 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         return True
 
     async def push_public(self, event: dict[str, Any], table: Any = None) -> None:
+        if self.push_now(event, table):
+            return  # already sent (the answer to our own action, a newer load), or sent now
         version = event["version"]
-        if version <= self.version:
-            return  # already sent (the answer to our own action, or a newer load)
         if table is not None and table.version == version:
             await self._send_table(table)  # handed over by this process's push: no lookup
             return

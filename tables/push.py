@@ -472,7 +472,8 @@ def _hand_over_now(
     socket. Returns None when every socket took it, else the push for the others (in order:
     nothing is queued before it).
     """
-    if not messages or messages[-1][0] != "" or len(messages) != 2:
+    # [the room's public message, the local hand-over]: no seat's own part in it.
+    if len(messages) != 2 or messages[-1][0] != "" or messages[0][1]["type"] != "table.public":
         return messages
     layer = get_channel_layer()
     if layer is not None and not isinstance(layer, InMemoryChannelLayer):
