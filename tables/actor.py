@@ -692,6 +692,18 @@ async def actor_for(room_id: int) -> RoomActor:
     return await actor_for(room_id)
 
 
+def live_table(room_id: int) -> Table | None:
+    """The room's table as its actor in this process holds it now, or None (no actor here).
+
+    It may be a move or two ahead of the database (rows being written): what the room's next
+    move is checked against. Any thread may read it; only the actor replaces it.
+    """
+    actor = _actors.get(room_id)
+    if actor is None or actor.stale:
+        return None
+    return actor.table
+
+
 def _load(room_id: int) -> Table | None:
     close_old_connections()
     match = Match.objects.filter(room_id=room_id).first()

@@ -16,6 +16,7 @@ import logging
 import random
 import time
 from datetime import timedelta
+from collections.abc import Callable
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -46,6 +47,7 @@ class Driver:
         self.id = presence.PROCESS
         self.held: set[int] = set()
         self.tasks: dict[int, asyncio.Task] = {}
+        self.stale: set[int] = set()  # held rooms with a dead process's presence (claim)
         self.stopping = False
 
     async def run(self) -> None:
@@ -87,14 +89,17 @@ class Driver:
         # Every playing room's lease holder: the owner its moves go to (tables.owners).
         rows = list(playing.values_list("room_id", "driver", "driver_until"))
         owners.note(rows)
-        return {room_id for room_id, driver, _ in rows if driver == self.id}
+        held = {room_id for room_id, driver, _ in rows if driver == self.id}
+        # Whose sockets' process died, for all held rooms at once (each room's bots look).
+        self.stale = presence.stale_rooms(now) & held if held else set()
+        return held
 
     def release(self) -> None:
         Match.objects.filter(driver=self.id).update(driver="", driver_until=None)
 
     async def drive(self, room_id: int) -> None:
         """Play one match's bots and timers while this process holds its lease."""
-        bots = MatchBots(room_id, driver=self.id)
+        bots = MatchBots(room_id, driver=self.id, stale=lambda: room_id in self.stale)
         while room_id in self.held and not self.stopping:
             try:
                 wait = await database_sync_to_async(bots.step)()
@@ -109,9 +114,16 @@ class Driver:
 class MatchBots:
     """One match's bots: each bot seat chooses from its view, waits its delay, then acts."""
 
-    def __init__(self, room_id: int, rng: random.Random | None = None, driver: str = "") -> None:
+    def __init__(
+        self,
+        room_id: int,
+        rng: random.Random | None = None,
+        driver: str = "",
+        stale: Callable[[], bool] | None = None,
+    ) -> None:
         self.room_id = room_id
         self.driver = driver
+        self.stale = stale  # whether the room has a dead process's presence (None: read it)
         self.rng = rng or random.Random()
         self.due: dict[int, float] = {}  # seat -> monotonic time of its next action
         self.pending: dict[int, dict[str, Any] | None] = {}
@@ -120,17 +132,23 @@ class MatchBots:
         self.released: int | None = None  # the round whose countdown end was pushed
         self.next_check = 0.0
 
+    def _table(self) -> current.Table | None:
+        # The owner's actor holds the table in memory (the lease holder is the room's owner):
+        # a room's bots, countdown and leavers are looked at without reading the database.
+        return actor.live_table(self.room_id) or current.load_table(self.room_id)
+
     def step(self) -> float | None:
         """Do whatever is due now; return seconds until the next thing is due (None: done)."""
         close_old_connections()
         now = _monotonic()
-        table = current.load_table(self.room_id)
+        table = self._table()
         if table is None or table.match.status == Match.Status.FINISHED:
             return None
         if now >= self.next_check:
             self.next_check = now + RENEW_EVERY
-            if presence.replace_absent(self.room_id, table=table) is not None:
-                table = current.load_table(self.room_id)  # the room took its turn: read again
+            stale = self.stale() if self.stale is not None else None
+            if presence.replace_absent(self.room_id, table=table, stale=stale) is not None:
+                table = self._table()  # the room took its turn: read again
         if table.counting_down():
             left = (table.match.starts_at - timezone.now()).total_seconds()
             return max(left, 0.0) + 0.001
@@ -139,7 +157,7 @@ class MatchBots:
             self.released = round_no
             # The countdown is over: everyone's page must say so (the version grows).
             play.touch(self.room_id, lambda t: t.match.starts_at is not None)
-            table = current.load_table(self.room_id)
+            table = self._table()
         pace = settings.BOT_PACE
         bots = [p for p in table.players if p.is_bot]
         for p in bots:
@@ -176,7 +194,7 @@ class MatchBots:
                     acted = True
                 except IllegalAction:
                     pass  # too slow, or the round ended: the bot looks again
-                table = current.load_table(self.room_id)
+                table = self._table()
                 if table is None or table.match.status == Match.Status.FINISHED:
                     return None
             view = table.view(p.seat)

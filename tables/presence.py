@@ -82,12 +82,17 @@ def disconnected(room_id: int, seat: int) -> None:
 
 
 def replace_absent(
-    room_id: int, now: Any = None, table: current.Table | None = None
+    room_id: int,
+    now: Any = None,
+    table: current.Table | None = None,
+    stale: bool | None = None,
 ) -> list[int] | None:
     """Give a stand-in bot to every human seat away longer than the grace period.
 
-    `table`: the room's table as the caller just read it (no need to read it again). Returns
-    the seats given a stand-in, or None when nothing needed the room's turn (nothing changed).
+    `table`: the room's table as the caller just read it (no need to read it again); `stale`:
+    whether the room has presence rows of a dead process, as the caller just read it
+    (`stale_rooms`; None: read it here). Returns the seats given a stand-in, or None when
+    nothing needed the room's turn (nothing changed).
     """
     now = now or timezone.now()
     grace = settings.LEAVER_GRACE
@@ -118,10 +123,19 @@ def replace_absent(
     table = table or current.load_table(room_id)
     if table is None:
         return None
-    if not any(due(p) for p in table.players) and not _stale_presence(table, now):
+    if stale is None:
+        stale = _stale_presence(table, now)
+    if not any(due(p) for p in table.players) and not stale:
         return None
     play.touch(room_id, change)
     return replaced
+
+
+def stale_rooms(now: Any = None) -> set[int]:
+    """The playing rooms with a presence row its process stopped renewing: one read for all."""
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.DRIVER_LEASE)
+    rows = Presence.objects.filter(seen_at__lt=cutoff, player__match__status=Match.Status.PLAYING)
+    return set(rows.values_list("player__match__room_id", flat=True))
 
 
 def _stale_presence(table: current.Table, now: Any) -> bool:

@@ -181,3 +181,23 @@ async def test_a_sync_caller_in_a_thread_hands_its_move_to_the_loop_and_waits():
     action, _ = table.game.bot_choose(table.view(2), "normal", random.Random(4))
     outcome = await sync_to_async(play.act, thread_sensitive=False)(room.pk, 2, action)
     assert (await actor.actor_for(room.pk)).table.version == outcome.table.version
+
+
+async def test_the_bot_driver_reads_the_table_its_actor_holds_without_the_database(
+    django_assert_num_queries,
+):
+    from tables.driver import MatchBots
+
+    room = await _room(bots=3)
+    held = await actor.actor_for(room.pk)
+    assert actor.live_table(room.pk) is held.table
+    bots = MatchBots(room.pk, rng=random.Random(2), stale=lambda: False)
+    bots.next_check = float("inf")  # this step is not the once-a-second look at leavers
+
+    def step_reads() -> None:
+        with django_assert_num_queries(0):
+            bots._table()
+
+    await sync_to_async(step_reads, thread_sensitive=False)()
+    await sync_to_async(actor.forget)(room.pk)  # changed behind its back: the database rules
+    assert actor.live_table(room.pk) is None

@@ -164,6 +164,36 @@ def test_sockets_of_a_process_that_died_count_as_gone_and_a_stand_in_comes(setti
     assert not current.load_table(room.pk).players[1].is_bot
 
 
+def test_a_driver_reads_a_dead_processs_presence_once_for_all_its_rooms(settings):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from tables.driver import Driver
+    from tables.models import Player, Presence
+
+    settings.LEAVER_GRACE = 30
+    alice, bob, carol, dave = (make_user(n) for n in ("alice", "bob", "carol", "dave"))
+    room, calm = started_room(alice, [bob]), started_room(carol, [dave])
+    for seat in (0, 1):
+        presence.connected(room.pk, seat)
+        presence.connected(calm.pk, seat)
+    presence.heartbeat()
+    driver = Driver()
+    assert driver.claim() == {room.pk, calm.pk} and driver.stale == set()
+
+    long_ago = timezone.now() - timedelta(seconds=60)
+    Presence.objects.filter(player__match__room_id=room.pk, player__seat=1).update(
+        process="dead:1:x", seen_at=long_ago
+    )
+    driver.claim()
+    assert driver.stale == {room.pk}
+    for pk in (room.pk, calm.pk):
+        MatchBots(pk, driver=driver.id, stale=lambda pk=pk: pk in driver.stale).step()
+    assert Player.objects.get(match__room_id=room.pk, seat=1).stand_in
+    assert not Player.objects.filter(match__room_id=calm.pk, stand_in=True).exists()
+
+
 def test_the_action_log_keeps_an_action_without_a_clients_extra_fields():
     alice, bob = make_user("alice"), make_user("bob")
     room = started_room(alice, [bob])
