@@ -15,8 +15,8 @@ import asyncio
 import logging
 import random
 import time
-from datetime import timedelta
 from collections.abc import Callable
+from datetime import timedelta
 from typing import Any
 
 from channels.db import database_sync_to_async
