@@ -191,12 +191,11 @@ async def test_the_bot_driver_reads_the_table_its_actor_holds_without_the_databa
     room = await _room(bots=3)
     held = await actor.actor_for(room.pk)
     assert actor.live_table(room.pk) is held.table
-    bots = MatchBots(room.pk, rng=random.Random(2), stale=lambda: False)
-    bots.next_check = float("inf")  # this step is not the once-a-second look at leavers
+    bots = MatchBots(room.pk)
 
     def step_reads() -> None:
         with django_assert_num_queries(0):
-            bots._table()
+            assert bots._table() is held.table
 
     await sync_to_async(step_reads, thread_sensitive=False)()
     await sync_to_async(actor.forget)(room.pk)  # changed behind its back: the database rules
