@@ -27,13 +27,11 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "bench"))
+from cpuwindow import run_load  # noqa: E402
+
 LOADS = [(10, 4, 10.0), (5, 12, 3.0), (40, 4, 10.0)]
 FIELDS = ("accepted", "refused", "lost", "p50", "p95", "p99", "cpu_ms", "bytes")
-
-
-def cpu_seconds(pid: int) -> float:
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def free_port() -> int:
@@ -68,23 +66,21 @@ def run_bgio(folder: Path, tables: int, players: int, rate: float, seconds: floa
     )
     try:
         time.sleep(1.5)
-        before = cpu_seconds(server.pid)
-        out = subprocess.run(
+        out, cpu = run_load(
             ["node", "load.js", str(port), str(tables), str(players), str(rate), str(seconds), run],
-            cwd=folder,
-            capture_output=True,
-            text=True,
+            [server.pid],
             timeout=seconds + 120,
+            cwd=folder,
         )
-        cpu = cpu_seconds(server.pid) - before
     finally:
         server.send_signal(signal.SIGTERM)
         try:
             server.wait(5)
         except subprocess.TimeoutExpired:
             server.kill()
-    figures = json.loads(out.stdout.strip().splitlines()[-1])
-    figures["cpu_ms"] = cpu / max(figures["accepted"], 1) * 1000
+    figures = json.loads(out.strip().splitlines()[-1])
+    figures["cpu_ms"] = cpu["play"] / max(figures["accepted"], 1) * 1000
+    figures["cpu_all_ms"] = cpu["all"] / max(figures["accepted"], 1) * 1000
     return figures
 
 

@@ -42,6 +42,7 @@ import websockets
 from tests.devserver import ROOT, free_port, start_daphne, stop
 
 sys.path.insert(0, str(ROOT / "bench"))
+from cpuwindow import cpu_seconds, run_load  # noqa: E402
 from lobby_push import fresh_database  # noqa: E402
 
 VERSION = re.compile(r'id="table-version" data-version="(\d+)"')
@@ -80,12 +81,6 @@ for t in range({tables}):
     out.append({{"room": room.pk, "sessions": cookies, "state": table.game.dump(table.state)}})
 print("SETUP" + json.dumps(out))
 """
-
-
-def cpu_seconds(pid: int) -> float:
-    """CPU time a process has used so far (Linux): what an action costs, whatever else runs."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Table:
@@ -344,8 +339,7 @@ def node_load(args: argparse.Namespace, rooms: list, ports: list[int], servers, 
         tables.append({"urls": urls, "headers": headers, "origin": f"http://127.0.0.1:{ports[0]}"})
     spec = workdir / "tables.json"
     spec.write_text(json.dumps({"mode": "api" if args.api else "browser", "tables": tables}))
-    cpu_before = [cpu_seconds(s.pid) for s in servers]
-    out = subprocess.run(
+    out, cpu = run_load(
         [
             "node",
             str(ROOT / "bench" / "ours" / "load.js"),
@@ -353,16 +347,13 @@ def node_load(args: argparse.Namespace, rooms: list, ports: list[int], servers, 
             str(args.rate / args.seats),
             str(args.seconds),
         ],
-        env={**os.environ, "NODE_PATH": str(Path(args.node) / "node_modules")},
-        capture_output=True,
-        text=True,
+        [s.pid for s in servers],
         timeout=args.seconds + 180,
+        env={**os.environ, "NODE_PATH": str(Path(args.node) / "node_modules")},
     )
-    cpu = sum(cpu_seconds(s.pid) - b for s, b in zip(servers, cpu_before, strict=True))
-    if out.returncode != 0:
-        raise SystemExit(f"load.js failed: {out.stderr}")
-    figures = json.loads(out.stdout.strip().splitlines()[-1])
-    figures["cpu_ms"] = cpu / max(figures["accepted"], 1) * 1000
+    figures = json.loads(out.strip().splitlines()[-1])
+    figures["cpu_ms"] = cpu["play"] / max(figures["accepted"], 1) * 1000
+    figures["cpu_all_ms"] = cpu["all"] / max(figures["accepted"], 1) * 1000
     print("NODE " + json.dumps(figures))
 
 

@@ -43,6 +43,7 @@ function expo() {
 }
 
 setTimeout(async () => {
+  process.stderr.write("PLAY\n"); // the server's CPU is read from here (bench/cpuwindow.py)
   const until = now() + seconds * 1000;
   const loops = clients.map(async ({ client }) => {
     while (!client.getState()) await new Promise((r) => setTimeout(r, 50)); // synced first
@@ -55,6 +56,7 @@ setTimeout(async () => {
   });
   await Promise.all(loops);
   await new Promise((r) => setTimeout(r, 2000)); // the last moves' deliveries
+  process.stderr.write("DONE\n"); // ... to here
   let accepted = 0;
   for (let t = 0; t < tables; t++) {
     const state = clients[t * players].client.getState();

@@ -83,6 +83,7 @@ async function main() {
   await Promise.all(tables.map(open));
   await new Promise((r) => setTimeout(r, 2000)); // whole tables and presence changes settle
   for (const t of tables) t.counting = true;
+  process.stderr.write("PLAY\n"); // the server's CPU is read from here (bench/cpuwindow.py)
   const start = now();
   const until = start + seconds * 1000;
   await Promise.all(tables.map((t) => play(t, until)));
@@ -91,6 +92,7 @@ async function main() {
   while (now() < deadline && !tables.every((t) => t.sockets.every((ws) => ws.seen.has(t.next - 1)))) {
     await new Promise((r) => setTimeout(r, 100));
   }
+  process.stderr.write("DONE\n"); // ... to here
   let offered = 0;
   let lost = 0;
   let deliveries = 0;
