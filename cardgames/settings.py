@@ -264,6 +264,10 @@ ACTOR_RAW_SQLITE = envbool("ACTOR_RAW_SQLITE", "True")
 # With it, the WAL file is checkpointed by a thread of its own this often (seconds), not by the
 # commit that happens to fill it: 0 leaves it to SQLite's commits (docs/operations.md).
 ACTOR_CHECKPOINT_SECONDS = float(os.environ.get("ACTOR_CHECKPOINT_SECONDS", "0.5"))
+# With it, a batch of plain moves is committed in the server loop itself on a connection that
+# never waits for the lock (the writer thread takes the batch when another connection holds
+# it); False: every batch in the writer thread (docs/operations.md).
+ACTOR_COMMIT_IN_LOOP = envbool("ACTOR_COMMIT_IN_LOOP", "True")
 BOT_DRIVER = envbool("BOT_DRIVER", "True")
 DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
 # Seconds a move forwarded to its room's owner process (tables.owners) waits for the answer;

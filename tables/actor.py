@@ -436,20 +436,31 @@ def _qmark(statement: str) -> str:
     return statement.replace("%s", "?")
 
 
+class Busy(Exception):
+    """Another connection holds the SQLite file's write lock (a connection that does not wait)."""
+
+
 class RawSqlite:
-    """The writer thread's own sqlite3 connection to the database file, for batches of plain
+    """An sqlite3 connection of the actors' own to the database file, for batches of plain
     moves: the same statements without Django's cursor, transaction and debug wrappers
-    (measured: most of the SQL's cost in the thread, and Python that holds the lock every
-    thread needs). It takes the write lock as Django's connections here do (BEGIN IMMEDIATE,
-    waiting up to the same timeout) and runs in WAL mode with synchronous=NORMAL as they do.
-    Its commits leave the WAL file to a `Checkpointer` (ACTOR_CHECKPOINT_SECONDS; at 0 they
-    checkpoint it as Django's do). One per thread; only the writer's uses it.
+    (measured: most of the SQL's cost, and Python that holds the lock every thread needs).
+    It takes the write lock as Django's connections here do (BEGIN IMMEDIATE) and runs in WAL
+    mode with synchronous=NORMAL as they do. Its commits leave the WAL file to a
+    `Checkpointer` (ACTOR_CHECKPOINT_SECONDS; at 0 they checkpoint it as Django's do).
+
+    Two kinds: the writer thread's (`here`, one per thread), which waits for the lock up to
+    Django's timeout, and the loop's (`for_loop`, the Writer's own), which never waits: if
+    another connection holds the lock, `write` raises `Busy` at once and the batch goes to
+    the thread instead.
     """
 
     _here = threading.local()
 
     def __init__(self, name: str, timeout: float) -> None:
-        self.db = sqlite3.connect(name, timeout=timeout, isolation_level=None)
+        # Used by one thread at a time; closed from whichever ends it (a test's teardown).
+        self.db = sqlite3.connect(
+            name, timeout=timeout, isolation_level=None, check_same_thread=False
+        )
         self.db.execute("PRAGMA synchronous = NORMAL")
         self.db.execute("PRAGMA foreign_keys = ON")  # as Django's connections check them
         self.name = name
@@ -457,16 +468,34 @@ class RawSqlite:
         every = settings.ACTOR_CHECKPOINT_SECONDS
         if every > 0:
             self.db.execute("PRAGMA wal_autocheckpoint = 0")
-            self.checkpointer = Checkpointer(name, timeout, every)
+            # The checkpointer's own connection waits as Django's do, whoever owns this one.
+            wait = connection.settings_dict.get("OPTIONS", {}).get("timeout", 5)
+            self.checkpointer = Checkpointer(name, max(timeout, wait), every)
 
-    @classmethod
-    def here(cls) -> RawSqlite | None:
-        """This thread's, if the default database is an SQLite file and the settings allow."""
+    @staticmethod
+    def file() -> str | None:
+        """The default database's file, if it is an SQLite file and the settings allow."""
         if not settings.ACTOR_RAW_SQLITE or connection.vendor != "sqlite":
             return None
         name = str(connection.settings_dict["NAME"])
         if not name or "memory" in name:
             return None  # an in-memory database is not shared between connections
+        return name
+
+    @classmethod
+    def for_loop(cls) -> RawSqlite | None:
+        """A connection for the server loop's own commits, which never waits for the lock."""
+        name = cls.file()
+        if name is None or not settings.ACTOR_COMMIT_IN_LOOP:
+            return None
+        return cls(name, 0)
+
+    @classmethod
+    def here(cls) -> RawSqlite | None:
+        """This thread's, if the default database is an SQLite file and the settings allow."""
+        name = cls.file()
+        if name is None:
+            return None
         raw = getattr(cls._here, "raw", None)
         if raw is None or raw.name != name:
             if raw is not None:
@@ -477,7 +506,12 @@ class RawSqlite:
 
     def write(self, entries: list[Entry]) -> list[Entry]:
         db = self.db
-        db.execute("BEGIN IMMEDIATE")
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode == sqlite3.SQLITE_BUSY:
+                raise Busy from error
+            raise
         try:
             again = _write_all(entries, _RawSql(db))
             db.execute("COMMIT")
@@ -628,6 +662,8 @@ async def close_connections() -> None:
         RawSqlite.close()
         connections.close_all()
 
+    if _writer is not None:
+        _writer.close()
     await asyncio.get_running_loop().run_in_executor(_db, close_all)
 
 
@@ -645,6 +681,8 @@ def bind(loop: asyncio.AbstractEventLoop) -> None:
     if _loop is loop:
         return
     # Actors of a loop that ended (tests) held nothing that was not written or refused.
+    if _writer is not None:
+        _writer.close()
     _loop, _writer = loop, Writer()
     _actors.clear()
     _building.clear()
@@ -776,26 +814,45 @@ def _touch_write(table: Table, change: Any) -> tuple[Table, bool]:
 class Writer:
     """The one writer of a loop: flushes every pending entry in one transaction, in order.
 
-    No task of its own: the first move submitted goes to the database thread at once, what
-    comes in meanwhile waits as the next batch, and the thread's answer comes back as one
-    callback in the loop (`_written`), which publishes the batch, acknowledges its moves and
-    starts the next one.
+    No task of its own. On an SQLite file, a batch of plain moves is committed in the loop
+    itself (`ACTOR_COMMIT_IN_LOOP`), once the loop has read what this turn brought (every move
+    in it joins the batch): the loop's own connection never waits for the lock, and when
+    another connection holds it the batch goes to the database thread, which waits. Otherwise
+    (PostgreSQL, a deal or a round's end, which go through the ORM) the first move submitted
+    goes to the database thread at once. Either way what comes in meanwhile waits as the next
+    batch, and the answer comes back as one callback in the loop (`_written`), which publishes
+    the batch, acknowledges its moves and starts the next one.
     """
 
     def __init__(self) -> None:
         self.pending: list[Entry] = []
         self.writing = False
-        self.waiting: asyncio.TimerHandle | None = None
+        self.waiting: asyncio.Handle | None = None
+        self.raw: RawSqlite | None = None  # the loop's own connection, made at the first move
+        self.raw_known = False
 
     def submit(self, entry: Entry) -> None:
         self.pending.append(entry)
         if self.writing or self.waiting is not None:
             return
+        loop = asyncio.get_running_loop()
         delay = settings.ACTION_FLUSH_DELAY
         if delay:  # gather what arrives in the next moments
-            self.waiting = asyncio.get_running_loop().call_later(delay, self._flush)
+            self.waiting = loop.call_later(delay, self._flush)
+        elif self._here() is not None:
+            self.waiting = loop.call_soon(self._flush)  # after this turn's other frames
         else:
             self._flush()
+
+    def _here(self) -> RawSqlite | None:
+        if not self.raw_known:
+            self.raw, self.raw_known = RawSqlite.for_loop(), True
+        return self.raw
+
+    def close(self) -> None:
+        if self.raw is not None:
+            self.raw.shut()
+        self.raw, self.raw_known = None, False
 
     def _flush(self) -> None:
         self.waiting = None
@@ -805,6 +862,8 @@ class Writer:
         batch, self.pending = self.pending, []
         self.writing = True
         loop = asyncio.get_running_loop()
+        if self._commit_here(batch, loop):
+            return
 
         def back(stale: list[Entry] | None, error: BaseException | None) -> None:
             # RuntimeError: the loop has ended (a test's); nobody waits for these any more.
@@ -812,6 +871,23 @@ class Writer:
                 loop.call_soon_threadsafe(self._written, batch, stale, error)
 
         _db.call(_write_batch, batch, back)
+
+    def _commit_here(self, batch: list[Entry], loop: asyncio.AbstractEventLoop) -> bool:
+        """Commit a batch of plain moves in the loop; False: the thread takes it."""
+        raw = self._here()
+        if raw is None or any(e.rare for e in batch):
+            return False
+        try:
+            stale, error = raw.write(batch), None
+        except Busy:
+            written["busy"] += 1
+            return False  # another connection writes: the thread waits for the lock
+        except Exception as failure:
+            stale, error = None, failure
+        written["raw"] += 1
+        written["loop"] += 1
+        loop.call_soon(self._written, batch, stale, error)
+        return True
 
     def _written(
         self, batch: list[Entry], stale: list[Entry] | None, error: BaseException | None

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import sqlite3
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -113,16 +114,23 @@ async def test_a_move_is_acknowledged_only_once_its_log_row_is_durable():
     assert version == outcome.table.version
 
 
-@pytest.mark.parametrize("raw", [True, False], ids=["raw-sqlite", "django"])
-async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(settings, raw):
-    # Plain moves go through the writer thread's own sqlite3 connection, or Django's: the same
-    # rows either way (a round's end always goes through Django's).
+@pytest.mark.parametrize(
+    ("raw", "in_loop"),
+    [(True, True), (True, False), (False, False)],
+    ids=["in-the-loop", "raw-sqlite-thread", "django"],
+)
+async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(settings, raw, in_loop):
+    # Plain moves are committed by the loop's own sqlite3 connection, the writer thread's, or
+    # Django's: the same rows either way (a round's end always goes through Django's).
     settings.ACTOR_RAW_SQLITE = raw
+    settings.ACTOR_COMMIT_IN_LOOP = in_loop
     room = await _room(game="ligretto", bots=3)
-    before = actor.written["raw"]
+    before = actor.written.copy()
     await _bot_moves(room.pk, random.Random(3), 30)
     # (On PostgreSQL, the scale run, every batch goes through Django's connection.)
-    assert (actor.written["raw"] > before) is (raw and connection.vendor == "sqlite")
+    sqlite = connection.vendor == "sqlite"
+    assert (actor.written["raw"] > before["raw"]) is (raw and sqlite)
+    assert (actor.written["loop"] > before["loop"]) is (in_loop and sqlite)
     rows = await sync_to_async(
         lambda: list(
             ActionLog.objects.filter(match__room_id=room.pk, refused="").values_list(
@@ -132,6 +140,46 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(setti
     )()
     live = (await actor.actor_for(room.pk)).table
     assert rows == sorted(set(rows)) and rows[-1] == live.version
+
+
+async def test_a_move_waits_in_the_writer_thread_while_another_connection_holds_the_lock():
+    # The loop's own connection never waits for SQLite's write lock: while another connection
+    # holds it (a lobby write, say), the batch goes to the writer thread, which waits, and the
+    # move is acknowledged only once its row is in.
+    room = await _room()
+    table = (await actor.actor_for(room.pk)).table
+    rng = random.Random(5)
+    action, _ = table.game.bot_choose(table.view(1), "normal", rng)
+    before = actor.written.copy()
+    first = await play.act_async(room.pk, 1, action, by_bot=True)
+    if connection.vendor != "sqlite":  # the scale run: PostgreSQL, always the thread
+        assert actor.written["loop"] == before["loop"]
+        return
+    assert actor.written["loop"] == before["loop"] + 1
+    blocker = sqlite3.connect(connection.settings_dict["NAME"], isolation_level=None)
+    try:
+        blocker.execute("BEGIN IMMEDIATE")
+        action, _ = first.table.game.bot_choose(first.table.view(2), "normal", rng)
+        move = asyncio.ensure_future(play.act_async(room.pk, 2, action, by_bot=True))
+        for _ in range(100):
+            await asyncio.sleep(0.01)
+            if actor.written["busy"] > before["busy"]:
+                break
+        assert actor.written["busy"] == before["busy"] + 1
+        await asyncio.sleep(0.05)
+        assert not move.done()  # not acknowledged while its row cannot be written
+        blocker.execute("COMMIT")
+        second = await asyncio.wait_for(move, 5)
+    finally:
+        blocker.close()
+    assert second.table.version == first.table.version + 1
+    rows = await sync_to_async(
+        lambda: list(
+            ActionLog.objects.filter(match__room_id=room.pk).values_list("version", flat=True)
+        )
+    )()
+    assert rows == [first.table.version, second.table.version]
+    assert actor.written["loop"] == before["loop"] + 1  # the second went through the thread
 
 
 async def test_a_table_changed_behind_the_actor_is_read_again_and_the_move_applied_there():
@@ -154,15 +202,16 @@ async def test_a_move_whose_write_fails_is_refused_and_the_next_is_applied_on_th
     # The database refuses one batch (a full disk, say): that move is answered "unavailable",
     # and the actor, now ahead of the database, is rebuilt from it before the next move, which
     # takes the version the failed one would have had and is the only one logged.
+    # Whether the batch is committed in the loop or in the writer thread, both run _write_all.
     room = await _room()
     table = (await actor.actor_for(room.pk)).table
-    written = actor.write
+    write_all = actor._write_all
 
-    def refuse_once(entries):
-        monkeypatch.setattr(actor, "write", written)
+    def refuse_once(entries, sql):
+        monkeypatch.setattr(actor, "_write_all", write_all)
         raise OSError("disk full")
 
-    monkeypatch.setattr(actor, "write", refuse_once)
+    monkeypatch.setattr(actor, "_write_all", refuse_once)
     action, _ = table.game.bot_choose(table.view(1), "normal", random.Random(4))
     with pytest.raises(actor.PlayError) as refused:
         await play.act_async(room.pk, 1, action, by_bot=True)
