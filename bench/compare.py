@@ -7,8 +7,10 @@ boardgame.io is installed from npm into a scratch folder (bench/bgio/ holds the 
 everyone moves at once with ignoreStaleStateID, a per-player secret stripped by playerView, and
 its load driver). Ours is measured by bench/table_push.py over the Board API stream and over the
 browser's table sockets. Loads are tables x players @ moves per second per player; a delivery
-is a socket's receipt of the version a move made. Prints the side-by-side table (medians of the
-runs) and Allegra's throughput on one process.
+is a socket's receipt of the version a move made. Server CPU per accepted move is read from the
+first move to the last delivery (bench/cpuwindow.py); "(all)" is the whole run, the clients'
+connections and first views included. Prints the side-by-side table (medians of the runs) and
+Allegra's throughput on one process.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from cpuwindow import run_load  # noqa: E402
 
 LOADS = [(10, 4, 10.0), (5, 12, 3.0), (40, 4, 10.0)]
-FIELDS = ("accepted", "refused", "lost", "p50", "p95", "p99", "cpu_ms", "bytes")
+FIELDS = ("accepted", "refused", "lost", "p50", "p95", "p99", "cpu_ms", "cpu_all_ms", "bytes")
 
 
 def free_port() -> int:
@@ -158,7 +160,7 @@ def line(name: str, f: dict) -> str:
     return (
         f"  {name:<22} {f['offered'] / f['seconds']:>6.0f}/s {per_s:>6.0f}/s {f['refused']:>6.0f}"
         f" {f['lost']:>6.0f}  {f['p50']:>8.1f} {f['p95']:>8.1f} {f['p99']:>8.1f}"
-        f"  {f['cpu_ms']:>6.2f} {f['bytes']:>7.0f}"
+        f"  {f['cpu_ms']:>6.2f} {f['cpu_all_ms']:>6.2f} {f['bytes']:>7.0f}"
     )
 
 
@@ -173,7 +175,7 @@ def main() -> None:
         print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print(
             "  system                 offered accepted refused  lost      p50      p95      p99"
-            "  cpu ms   bytes"
+            "  cpu ms (all)   bytes"
         )
         for tables, players, rate in LOADS:
             print(f"{tables} x {players} @ {rate:g}/s per player ({args.runs} run(s), median)")
@@ -204,6 +206,7 @@ def main() -> None:
                     f"  {name} / boardgame.io: accepted x{carried:.2f}"
                     f", p50 x{ours['p50'] / max(ref['p50'], 1e-9):.2f}"
                     f", p95 x{ours['p95'] / max(ref['p95'], 1e-9):.2f}"
+                    f", CPU per move x{ours['cpu_ms'] / max(ref['cpu_ms'], 1e-9):.2f}"
                 )
         allegra = run_ours(10, 4, 10.0, args.seconds, True, game="allegra")
         print(
