@@ -316,6 +316,7 @@ _UPDATE_MATCH = (
     "UPDATE games_match SET version = %s, starts_at = %s, status = %s, finished_at = %s"
     " WHERE id = %s AND version = %s"
 )
+_UPDATE_VERSION = "UPDATE games_match SET version = %s WHERE id = %s AND version = %s"
 _INSERT_LOG = (
     "INSERT INTO games_actionlog"
     " (match_id, round_id, seat, action, version, by_bot, driver, refused, created_at)"
@@ -325,9 +326,15 @@ _UPDATE_SNAPSHOT = "UPDATE games_round SET state = %s, version = %s WHERE id = %
 
 
 def _fence(sql: _DjangoSql | _RawSql, ops: Any, items: list[Entry]) -> bool:
-    """Move the match row to the entries' last version, if it still holds their first one."""
+    """Move the match row to the entries' last version, if it still holds their first one.
+
+    Plain moves change the version only (a deal, a round's end and the match's end are rare):
+    then only the version is set, which leaves the row's status index alone.
+    """
     applied = [e for e in items if not e.refused]
     match = (applied[-1] if applied else items[0]).table.match
+    if not any(e.rare for e in applied):
+        return sql.update(_UPDATE_VERSION, (match.version, match.pk, items[0].before)) == 1
     params = (
         match.version,
         ops.adapt_datetimefield_value(match.starts_at),

@@ -142,7 +142,11 @@ class ActionLog(models.Model):
     produced no version (`version` is the one it was judged at), but a replay shows it.
     """
 
-    match = models.ForeignKey(Match, on_delete=models.CASCADE, related_name="actions")
+    # No index of its own: the (match, version) one below serves every lookup by match, and
+    # each index is one more page every move's commit writes (docs/performance.md).
+    match = models.ForeignKey(
+        Match, on_delete=models.CASCADE, related_name="actions", db_index=False
+    )
     round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="actions")
     seat = models.PositiveSmallIntegerField()
     action = models.JSONField()
