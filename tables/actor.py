@@ -516,7 +516,7 @@ class RawSqlite:
         try:
             db.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
-            if error.sqlite_errorcode == sqlite3.SQLITE_BUSY:
+            if error.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY:  # SQLITE_BUSY_*: the same
                 raise Busy from error
             raise
         try:
