@@ -443,6 +443,11 @@ def _qmark(statement: str) -> str:
     return statement.replace("%s", "?")
 
 
+def _sqlite_timeout() -> float:
+    """How long Django's SQLite connections wait for the write lock (seconds)."""
+    return connection.settings_dict.get("OPTIONS", {}).get("timeout", 5)
+
+
 class Busy(Exception):
     """Another connection holds the SQLite file's write lock (a connection that does not wait)."""
 
@@ -476,8 +481,7 @@ class RawSqlite:
         if every > 0:
             self.db.execute("PRAGMA wal_autocheckpoint = 0")
             # The checkpointer's own connection waits as Django's do, whoever owns this one.
-            wait = connection.settings_dict.get("OPTIONS", {}).get("timeout", 5)
-            self.checkpointer = Checkpointer(name, max(timeout, wait), every)
+            self.checkpointer = Checkpointer(name, _sqlite_timeout(), every)
 
     @staticmethod
     def file() -> str | None:
@@ -507,8 +511,7 @@ class RawSqlite:
         if raw is None or raw.name != name:
             if raw is not None:
                 raw.shut()
-            timeout = connection.settings_dict.get("OPTIONS", {}).get("timeout", 5)
-            raw = cls._here.raw = cls(name, timeout)
+            raw = cls._here.raw = cls(name, _sqlite_timeout())
         return raw
 
     def write(self, entries: list[Entry]) -> list[Entry]:
