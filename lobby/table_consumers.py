@@ -34,6 +34,8 @@ class TableConsumer(LiveConsumer):
     seat: int | None = None
     version = 0
     pending: tuple[int, str] | None = None  # this seat's part, waiting for its public frame
+    drawing = False  # the whole table is being drawn and sent (`_send_whole`)
+    redraw = False  # asked for again while drawing
     # A token bucket per socket: people send a few actions a second; a flood is refused here,
     # before it queues for the database and delays everybody else's moves.
     tokens = 0.0
@@ -41,6 +43,7 @@ class TableConsumer(LiveConsumer):
 
     async def connect(self) -> None:
         self.tokens, self.refilled = float(settings.TABLE_ACTION_RATE), time.monotonic()
+        self.held: list[tuple[bool, dict[str, Any], Any]] = []  # pushes during a drawing
         self.acting: set[asyncio.Task] = set()
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
         self.user = self.scope.get("user")
@@ -64,9 +67,10 @@ class TableConsumer(LiveConsumer):
             await self.join_group(push.seat_group(self.room_id, self.seat))
             self.present = True
             await database_sync_to_async(presence.connected)(self.room_id, self.seat)
+        extras = await self.join_room_extras(self.room_id)
+        self.drawing = True  # pushes from here on wait until the whole table is out
         push.listen(self.room_id, self)  # this process's changes come straight here
-        self.version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
-        await self.send_view(html + await self.join_room_extras(self.room_id))
+        await self._send_whole(extras, accept=True)
 
     async def disconnect(self, code: int) -> None:
         # Groups are left by LiveConsumer; the seat's count of open sockets goes down here.
@@ -168,10 +172,16 @@ class TableConsumer(LiveConsumer):
             await self.push_public(event)
 
     async def push_private(self, event: dict[str, Any]) -> None:
+        if self.drawing:
+            self.held.append((True, event, None))
+            return
         self.pending = (event["version"], languages.pick(event, self.language))
 
     async def push_public(self, event: dict[str, Any], table: Any = None) -> None:
         version = event["version"]
+        if self.drawing:
+            self.held.append((False, event, table))  # after the whole table (_send_whole)
+            return
         if version <= self.version:
             return  # already shown (a full render overtook it)
         own = self.seat is not None and self.seat in event["private"]
@@ -192,10 +202,47 @@ class TableConsumer(LiveConsumer):
         await self.send(text_data=languages.pick(event, self.language))
 
     async def _send_full(self) -> None:
-        version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
-        self.version = version
-        self.pending = None
-        await self.send(text_data=html + CONNECTED)
+        if self.drawing:
+            # Already drawing the whole table (a sync, a seat change meanwhile): it draws
+            # once more when that is out, with what is true then.
+            self.redraw = True
+            return
+        await self._send_whole()
+
+    async def _send_whole(self, extras: str = "", accept: bool = False) -> None:
+        """Send the whole table; the changes pushed meanwhile follow it, never go before it.
+
+        The table is drawn in the database thread while changes keep coming: each is held
+        (`push_private`, `push_public`) and, once the table is out, those newer than it are
+        handled as they would have been. Sent at once instead, a frame with every public part
+        (nothing before it to compare with, so no gap to see) could go out before the older
+        whole table, and the page showed that until the next change.
+        """
+        self.drawing = True
+        try:
+            while True:
+                self.redraw = False
+                version, html = await database_sync_to_async(_render_full)(
+                    self.room_id, self.seat
+                )
+                self.version, self.pending = version, None
+                if accept:
+                    await self.send_view(html + extras)  # accepts the socket first
+                    accept = False
+                else:
+                    await self.send(text_data=html + CONNECTED)
+                if not self.redraw:
+                    break
+        finally:
+            self.drawing = False
+            held, self.held = self.held, []
+        for private, event, table in held:
+            if event["version"] <= self.version:
+                continue  # in the table that went out
+            if private:
+                await self.push_private(event)
+            else:
+                await self.push_public(event, table)
 
     async def _refused(self, code: str, message: str, trigger: Any) -> None:
         target = escape(trigger) if isinstance(trigger, str) else ""

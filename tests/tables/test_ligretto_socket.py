@@ -285,3 +285,38 @@ async def test_a_change_from_another_process_arrives_by_the_group_and_one_from_h
     await layer.group_send(push.table_group(room.pk), {**frame, "html": html, "origin": "other"})
     assert "elsewhere" in await e.receive_from()
     await e.disconnect()
+
+
+async def test_a_change_pushed_while_the_whole_table_is_drawn_comes_after_it(monkeypatch):
+    # A socket listens before its whole table is drawn (so that no change falls between), and
+    # a change may be pushed while it is drawn; here one whose frame has every public part
+    # (this process had no earlier drawing of the table to compare with). That frame must
+    # follow the whole table, never go before it: the older table after it showed the page
+    # an old state until the next change (a player "away" who was there).
+    from lobby import table_consumers
+    from tables import play, push
+
+    alice, bob, eve, room = await _cast()
+    drawn = table_consumers._render_full
+    changed: list[int] = []
+
+    def render_then_change(room_id, seat):
+        version, html = drawn(room_id, seat)
+        if not changed:  # the first drawing only: a change lands right after it
+            table = current.load_table(room_id)
+            push._last.pop(current.cache_key(table.match), None)
+            changed.append(play.touch(room_id, lambda t: True).version)
+        return version, html
+
+    monkeypatch.setattr(table_consumers, "_render_full", render_then_change)
+    e = await table_socket(room.pk, eve)
+    frames = [await e.receive_from()]
+    while not await e.receive_nothing(timeout=0.2):
+        frames.append(await e.receive_from())
+    assert 'data-connected="true"' in frames[0]  # the whole table first
+    versions = [version_of(f) for f in frames]
+    assert versions == sorted(versions)
+    assert versions[-1] == changed[0] == versions[0] + 1
+    now = await sync_to_async(lambda: current.load_table(room.pk).version)()
+    assert versions[-1] == now
+    await e.disconnect()
