@@ -222,9 +222,7 @@ class TableConsumer(LiveConsumer):
         try:
             while True:
                 self.redraw = False
-                version, html = await database_sync_to_async(_render_full)(
-                    self.room_id, self.seat
-                )
+                version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
                 self.version, self.pending = version, None
                 if accept:
                     await self.send_view(html + extras)  # accepts the socket first
