@@ -67,10 +67,9 @@ class TableConsumer(LiveConsumer):
             await self.join_group(push.seat_group(self.room_id, self.seat))
             self.present = True
             await database_sync_to_async(presence.connected)(self.room_id, self.seat)
-        extras = await self.join_room_extras(self.room_id)
         self.drawing = True  # pushes from here on wait until the whole table is out
         push.listen(self.room_id, self)  # this process's changes come straight here
-        await self._send_whole(extras, accept=True)
+        await self._send_whole(await self.join_room_extras(self.room_id), accept=True)
 
     async def disconnect(self, code: int) -> None:
         # Groups are left by LiveConsumer; the seat's count of open sockets goes down here.
