@@ -171,6 +171,8 @@ class TableConsumer(LiveConsumer):
             await self.push_public(event)
 
     async def push_private(self, event: dict[str, Any]) -> None:
+        if event.get("seat") != self.seat:
+            return  # another seat's part (this socket gave that seat up meanwhile): never kept
         if self.drawing:
             self.held.append((True, event, None))
             return

@@ -320,3 +320,44 @@ async def test_a_change_pushed_while_the_whole_table_is_drawn_comes_after_it(mon
     now = await sync_to_async(lambda: current.load_table(room.pk).version)()
     assert versions[-1] == now
     await e.disconnect()
+
+
+async def test_a_part_of_another_seat_is_never_shown_even_when_it_reaches_the_socket():
+    # Seat groups route each seat's own part; should one reach a socket of another seat (it
+    # gave that seat up while the part was on its way), the socket drops it and, missing its
+    # own part for that version, gets the whole table again.
+    from channels.layers import get_channel_layer
+
+    from tables import push
+
+    alice, bob, eve, room = await _cast()
+    a = await table_socket(room.pk, alice)
+    await _settle(a)
+    layer = get_channel_layer()
+    now = await sync_to_async(lambda: current.load_table(room.pk).version)()
+    await layer.group_send(
+        push.seat_group(room.pk, 0),
+        {
+            "type": "table.private",
+            "version": now + 1,
+            "seat": 1,
+            "html": "<p>bob's hand</p>",
+            "origin": "other",
+        },
+    )
+    html = push.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
+    await layer.group_send(
+        push.table_group(room.pk),
+        {
+            "type": "table.public",
+            "version": now + 1,
+            "full": True,
+            "private": [0],
+            "html": html,
+            "origin": "other",
+        },
+    )
+    frame = await a.receive_from()
+    assert "bob's hand" not in frame
+    assert 'data-connected="true"' in frame and 'id="lg-me" class="me' in frame
+    await a.disconnect()
