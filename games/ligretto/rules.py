@@ -58,6 +58,17 @@ class Player:
     stack: tuple[Card, ...]
     hand: tuple[Card, ...]
     waste: tuple[Card, ...]
+    # Derived: the tableau a view shows of this player, with what it was built for (seat, own
+    # cards in the centre). A move builds new Players only for what it changes, so the others'
+    # are built once, not once per view. Never dumped or compared; `replace` starts without.
+    _view: tuple[int, int, dict[str, Any]] | None = field(
+        default=None, init=False, compare=False, repr=False
+    )
+    # Derived too: its legal plays, with the seat and the centre's wanted cards they were
+    # listed for (a flip of someone else's keeps both, so his list is not made again).
+    _legal: tuple[int, dict[tuple[str, int], int], bool, list[Action]] | None = field(
+        default=None, init=False, compare=False, repr=False
+    )
 
 
 @dataclass(slots=True)
@@ -67,6 +78,11 @@ class Pile:
     color: str
     cards: tuple[Card, ...]
     closed: bool = False
+    # Derived, as Player._view: the pile as a view shows it, and its cards per owner seat.
+    _view: tuple[int, bool, dict[str, Any]] | None = field(
+        default=None, init=False, compare=False, repr=False
+    )
+    _owners: tuple[int, ...] | None = field(default=None, init=False, compare=False, repr=False)
 
 
 @dataclass(slots=True)
@@ -374,6 +390,11 @@ def _settle(state: State, events: list[Event]) -> tuple[State, list[Event]]:
 
 def legal_actions(state: State, seat: int) -> list[Action]:
     """List every action `seat` may send now, plays without piles (L12+)."""
+    return [dict(action) for action in _legal(state, seat)]
+
+
+def _legal(state: State, seat: int) -> list[Action]:
+    """`legal_actions`, kept on the seat's Player: a view shares the list (never changed)."""
     if not _is_int(seat) or not 0 <= seat < state.seats:
         return []
     if state.status == "round_over":
@@ -382,6 +403,10 @@ def legal_actions(state: State, seat: int) -> list[Action]:
         return []
     p = state.players[seat]
     wanted = _wanted(state)
+    variant = state.options["row_variant"]
+    known = p._legal
+    if known is not None and known[0] == seat and known[1] is wanted and known[2] == variant:
+        return known[3]
     out: list[Action] = []
     for i, slot in enumerate(p.row):
         if slot and _fits(slot[-1], wanted):
@@ -390,7 +415,7 @@ def legal_actions(state: State, seat: int) -> list[Action]:
         out.append({"type": "play", "from": "stack"})
     if p.waste and _fits(p.waste[-1], wanted):
         out.append({"type": "play", "from": "waste"})
-    if state.options["row_variant"]:
+    if variant:
         for source, top in (("stack", p.stack[-1:]), ("waste", p.waste[-1:])):
             if not top:
                 continue
@@ -399,6 +424,7 @@ def legal_actions(state: State, seat: int) -> list[Action]:
                     out.append({"type": "play", "from": source, "to": "row", "index": i})
     if p.hand or p.waste:
         out.append({"type": "flip"})
+    p._legal = (seat, wanted, variant, out)
     return out
 
 
@@ -631,11 +657,22 @@ def _after_move(state: State, seat: int, events: list[Event]) -> tuple[State, li
 
 def in_center(state: State) -> list[int]:
     """Return how many of each seat's cards lie in the centre, closed piles included."""
-    counts = [0] * state.seats
-    for pile in state.center:
+    seats = state.seats
+    if not state.center:
+        return [0] * seats
+    owners = [_owners(pile, seats) for pile in state.center]
+    return [sum(column) for column in zip(*owners, strict=True)]
+
+
+def _owners(pile: Pile, seats: int) -> tuple[int, ...]:
+    """How many of `pile`'s cards each seat owns (kept on the pile: a move makes one new pile)."""
+    known = pile._owners
+    if known is None or len(known) != seats:
+        counts = [0] * seats
         for card in pile.cards:
             counts[card.owner] += 1
-    return counts
+        known = pile._owners = tuple(counts)
+    return known
 
 
 def round_points(state: State) -> list[int]:
@@ -755,38 +792,53 @@ def _card(card: Card | None) -> dict[str, Any] | None:
     return None if card is None else {"color": card.color, "value": card.value}
 
 
+def _pile_view(pid: int, pile: Pile, playing: bool) -> dict[str, Any]:
+    """Pile `pid` as a view shows it, built once per pile (a caller copies before changing it)."""
+    known = pile._view
+    if known is not None and known[0] == pid and known[1] == playing:
+        return known[2]
+    view = {
+        "pile": pid,
+        "color": pile.color,
+        "top": pile.cards[-1].value,
+        "count": len(pile.cards),
+        "closed": pile.closed,
+        # Centre cards lie face up and each back shows its owner (L15 counts them per player):
+        # whose card tops each pile is public, and so is, once the round is over, whose cards
+        # each pile holds.
+        "owner": pile.cards[-1].owner,
+        **({} if playing else {"owners": [c.owner for c in pile.cards]}),
+    }
+    pile._view = (pid, playing, view)
+    return view
+
+
+def _tableau(seat: int, p: Player, in_centre: int) -> dict[str, Any]:
+    """What everyone sees of seat `seat`'s cards, built once per Player (as `_pile_view`)."""
+    known = p._view
+    if known is not None and known[0] == seat and known[1] == in_centre:
+        return known[2]
+    view = {
+        "seat": seat,
+        "row": [_card(slot[-1]) if slot else None for slot in p.row],
+        "row_depth": [len(slot) for slot in p.row],
+        "stack_top": _card(p.stack[-1]) if p.stack else None,
+        "stack_count": len(p.stack),
+        "hand_count": len(p.hand),
+        "waste_top": _card(p.waste[-1]) if p.waste else None,
+        "waste_count": len(p.waste),
+        "in_center": in_centre,
+    }
+    p._view = (seat, in_centre, view)
+    return view
+
+
 def player_view(state: State, seat: int | None) -> View:
     """Return everything `seat` (None: a spectator) may see; hidden cards never appear."""
     counts = in_center(state)
-    center = [
-        {
-            "pile": pid,
-            "color": pile.color,
-            "top": pile.cards[-1].value,
-            "count": len(pile.cards),
-            "closed": pile.closed,
-            # Centre cards lie face up and each back shows its owner (L15 counts them per
-            # player): whose card tops each pile is public, and so is, once the round is
-            # over, whose cards each pile holds.
-            "owner": pile.cards[-1].owner,
-            **({"owners": [c.owner for c in pile.cards]} if state.status != "playing" else {}),
-        }
-        for pid, pile in enumerate(state.center)
-    ]
-    tableaus = [
-        {
-            "seat": s,
-            "row": [_card(slot[-1]) if slot else None for slot in p.row],
-            "row_depth": [len(slot) for slot in p.row],
-            "stack_top": _card(p.stack[-1]) if p.stack else None,
-            "stack_count": len(p.stack),
-            "hand_count": len(p.hand),
-            "waste_top": _card(p.waste[-1]) if p.waste else None,
-            "waste_count": len(p.waste),
-            "in_center": counts[s],
-        }
-        for s, p in enumerate(state.players)
-    ]
+    playing = state.status == "playing"
+    center = [_pile_view(pid, pile, playing) for pid, pile in enumerate(state.center)]
+    tableaus = [_tableau(s, p, counts[s]) for s, p in enumerate(state.players)]
     view: View = {
         "game": state.preset,
         "options": dict(state.options),
@@ -794,7 +846,7 @@ def player_view(state: State, seat: int | None) -> View:
         "round": state.round,
         "center": center,
         "tableaus": tableaus,
-        "legal": legal_actions(state, seat) if seat is not None else [],
+        "legal": _legal(state, seat) if seat is not None else [],
         "scores": [{"round": i + 1, "points": list(p)} for i, p in enumerate(state.scores)],
         "totals": totals(state),
         "ready": list(state.ready),
@@ -818,7 +870,7 @@ def player_views(state: State, seats: list[int | None]) -> dict[int | None, View
         if seat is None:
             views[seat] = public
         else:
-            views[seat] = {**public, "legal": legal_actions(state, seat), "seat": seat}
+            views[seat] = {**public, "legal": _legal(state, seat), "seat": seat}
     return views
 
 
