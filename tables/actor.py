@@ -24,6 +24,7 @@ import asyncio
 import collections
 import concurrent.futures
 import contextlib
+import json
 import logging
 import os
 import queue
@@ -32,7 +33,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.conf import settings
@@ -287,7 +288,6 @@ def _write_all(entries: list[Entry], sql: _DjangoSql | _RawSql) -> list[Entry]:
         groups.setdefault(entry.table.match.pk, []).append(entry)
     again: list[Entry] = []
     logs: list[tuple[Any, ...]] = []
-    ops = connection.ops
     for pk in sorted(groups):  # one lock order for every writer: no deadlock
         fresh = [e for e in groups[pk] if not e.room.stale]
         again += [e for e in groups[pk] if e.room.stale]
@@ -295,10 +295,10 @@ def _write_all(entries: list[Entry], sql: _DjangoSql | _RawSql) -> list[Entry]:
         again += fresh[len(items) :]
         if not items:
             continue
-        if not _fence(sql, ops, items):
+        if not _fence(sql, items):
             again += items
             continue
-        logs += _write_match(items, sql, ops)
+        logs += _write_match(items, sql)
     if logs:
         sql.insert_logs(logs)
     return again
@@ -325,7 +325,7 @@ _INSERT_LOG = (
 _UPDATE_SNAPSHOT = "UPDATE games_round SET state = %s, version = %s WHERE id = %s"
 
 
-def _fence(sql: _DjangoSql | _RawSql, ops: Any, items: list[Entry]) -> bool:
+def _fence(sql: _DjangoSql | _RawSql, items: list[Entry]) -> bool:
     """Move the match row to the entries' last version, if it still holds their first one.
 
     Plain moves change the version only (a deal, a round's end and the match's end are rare):
@@ -335,6 +335,7 @@ def _fence(sql: _DjangoSql | _RawSql, ops: Any, items: list[Entry]) -> bool:
     match = (applied[-1] if applied else items[0]).table.match
     if not any(e.rare for e in applied):
         return sql.update(_UPDATE_VERSION, (match.version, match.pk, items[0].before)) == 1
+    ops = connection.ops  # a rare entry: Django's cursor (write sends none of them the raw way)
     params = (
         match.version,
         ops.adapt_datetimefield_value(match.starts_at),
@@ -346,13 +347,12 @@ def _fence(sql: _DjangoSql | _RawSql, ops: Any, items: list[Entry]) -> bool:
     return sql.update(_UPDATE_MATCH, params) == 1
 
 
-def _write_match(items: list[Entry], sql: _DjangoSql | _RawSql, ops: Any) -> list[tuple[Any, ...]]:
+def _write_match(items: list[Entry], sql: _DjangoSql | _RawSql) -> list[tuple[Any, ...]]:
     """The log rows of one match's entries, and what rare changes they made (ORM)."""
     logs = []
     last: Entry | None = None
     snapshot = False
-    json_field = ActionLog._meta.get_field("action")
-    now = ops.adapt_datetimefield_value(timezone.now())
+    now = sql.now()
     for entry in items:
         if entry.action is not None:
             logs.append(
@@ -360,7 +360,7 @@ def _write_match(items: list[Entry], sql: _DjangoSql | _RawSql, ops: Any) -> lis
                     entry.table.match.pk,
                     entry.played_in.pk,
                     entry.seat,
-                    json_field.get_db_prep_value(entry.action, connection),
+                    sql.action_text(entry.action),
                     entry.version,
                     entry.by_bot,
                     entry.driver,
@@ -409,6 +409,14 @@ class _DjangoSql:
     def __init__(self, cursor: Any) -> None:
         self.cursor = cursor
 
+    @staticmethod
+    def action_text(action: Action) -> Any:
+        return ActionLog._meta.get_field("action").get_db_prep_value(action, connection)
+
+    @staticmethod
+    def now() -> Any:
+        return connection.ops.adapt_datetimefield_value(timezone.now())
+
     def update(self, statement: str, params: tuple[Any, ...]) -> int:
         self.cursor.execute(statement, params)
         return self.cursor.rowcount
@@ -427,6 +435,16 @@ class _RawSql:
 
     def __init__(self, db: sqlite3.Connection) -> None:
         self.db = db
+
+    # What Django's SQLite backend stores, without its wrappers (and the lookups of the
+    # thread's connection they take): a JSONField without an encoder is json.dumps of the value
+    # (adapt_json_value), an aware datetime its naive UTC text (adapt_datetimefield_value, with
+    # the database's time zone UTC as settings.TIME_ZONE says). tests/tables check both.
+    action_text = staticmethod(json.dumps)
+
+    @staticmethod
+    def now() -> str:
+        return str(datetime.now(UTC).replace(tzinfo=None))
 
     def update(self, statement: str, params: tuple[Any, ...]) -> int:
         return self.db.execute(_qmark(statement), params).rowcount

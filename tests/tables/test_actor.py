@@ -142,6 +142,43 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(setti
     assert rows == sorted(set(rows)) and rows[-1] == live.version
 
 
+@pytest.mark.parametrize(
+    ("raw", "in_loop"),
+    [(True, True), (True, False), (False, False)],
+    ids=["in-the-loop", "raw-sqlite-thread", "django"],
+)
+async def test_a_log_row_holds_the_text_django_would_store_whichever_way_it_was_written(
+    settings, raw, in_loop
+):
+    settings.ACTOR_RAW_SQLITE = raw
+    settings.ACTOR_COMMIT_IN_LOOP = in_loop
+    room = await _room(game="ligretto", bots=3)
+    await _bot_moves(room.pk, random.Random(5), 4)
+
+    def stored():
+        rows = list(ActionLog.objects.filter(match__room_id=room.pk).order_by("pk"))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT action, CAST(created_at AS TEXT) FROM games_actionlog"
+                " WHERE match_id = %s ORDER BY id",
+                [rows[0].match_id],
+            )
+            return rows, cursor.fetchall()
+
+    rows, texts = await sync_to_async(stored)()
+    assert len(rows) == len(texts) > 0
+    if connection.vendor != "sqlite":
+        # The scale run: every batch went through Django's cursor, whose columns are typed.
+        assert all(isinstance(action, dict) and action.get("type") for action, _ in texts)
+        return
+    field = ActionLog._meta.get_field("action")
+    for row, (action, created_at) in zip(rows, texts, strict=True):
+        # What the ORM would write for the value read back is, text for text, what is there.
+        assert action == field.get_db_prep_value(row.action, connection)
+        assert created_at == connection.ops.adapt_datetimefield_value(row.created_at)
+        assert row.created_at.tzinfo is not None
+
+
 async def test_a_move_waits_in_the_writer_thread_while_another_connection_holds_the_lock():
     # The loop's own connection never waits for SQLite's write lock: while another connection
     # holds it (a lobby write, say), the batch goes to the writer thread, which waits, and the
