@@ -5,7 +5,6 @@ Apart from the write path (`tables.play`), so that pushes and readers use it wit
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass, field
 from datetime import timedelta
 from typing import Any
@@ -195,11 +194,16 @@ def copy_of(table: Table, players: bool = True) -> Table:
 
 
 def clone(row: Any) -> Any:
-    """A shallow copy of a model instance: what copy.copy does, without pickling's detour."""
+    """A shallow copy of a model instance: what copy.copy does, without pickling's detour
+    (for its ModelState too: copy.copy takes its __getstate__, which leaves out `peers`)."""
     new = object.__new__(type(row))
     new.__dict__ = row.__dict__.copy()
-    new._state = copy.copy(row._state)
-    new._state.fields_cache = {}
+    state = object.__new__(type(row._state))
+    fields = row._state.__dict__.copy()
+    fields.pop("peers", None)
+    fields["fields_cache"] = {}
+    state.__dict__ = fields
+    new._state = state
     return new
 
 
