@@ -102,3 +102,39 @@ def test_an_action_limited_user_cannot_open_rooms_either(alice, settings):
     response = open_room(client)
     assert response.status_code == 429
     assert b"You are going too fast" in response.content
+
+
+def test_a_window_counts_to_its_limit_and_starts_afresh_once_it_ends(monkeypatch):
+    # Whichever cache holds the counts (this process's memory, or Redis on the scale path).
+    from lobby import ratelimit
+
+    clock = [1000.0]
+    monkeypatch.setattr(ratelimit, "clock", lambda: clock[0])
+    assert [ratelimit.hit("chat", 7, 2, 10) for _ in range(3)] == [True, True, False]
+    assert ratelimit.hit("chat", 8, 2, 10)  # another user's window
+    assert ratelimit.hit("reports", 7, 2, 10)  # another limit's
+    if ratelimit._windows.local():
+        clock[0] += 10  # the window ended
+        assert [ratelimit.hit("chat", 7, 2, 10) for _ in range(3)] == [True, True, False]
+
+
+def test_windows_counted_in_memory_are_dropped_once_ended_and_many(monkeypatch):
+    from lobby import ratelimit
+
+    windows = ratelimit._Windows()
+    clock = [0.0]
+    monkeypatch.setattr(ratelimit, "clock", lambda: clock[0])
+    for user in range(windows.PRUNE_AT):
+        windows.count(f"chat:{user}", 5)
+    clock[0] = 6.0  # every one of them ended
+    assert windows.count("chat:new", 5) == 1
+    assert list(windows.windows) == ["chat:new"]
+
+
+def test_the_counts_are_in_memory_only_with_the_local_memory_cache(settings):
+    from lobby import ratelimit
+
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    assert ratelimit._windows.local()
+    settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
+    assert not ratelimit._windows.local()
