@@ -2,7 +2,8 @@
 
 The cache is the local-memory one in a single process and Redis when `REDIS_URL` is set, so
 several Daphne processes share the counts. Counters use add() and incr(), which both caches do
-atomically; the limits themselves are settings (see docs/operations.md).
+atomically; with the local-memory cache, `hit`'s fixed windows are counted beside it in the
+process's own memory (`_Windows`). The limits themselves are settings (docs/operations.md).
 """
 
 from __future__ import annotations
