@@ -28,6 +28,15 @@ async def _room(game: str = "ligretto", bots: int = 3, **options):
     return room
 
 
+# The three ways plain moves are committed: the loop's own sqlite3 connection, the writer
+# thread's, or Django's (a round's end always goes through Django's).
+WRITE_PATHS = pytest.mark.parametrize(
+    ("raw", "in_loop"),
+    [(True, True), (True, False), (False, False)],
+    ids=["in-the-loop", "raw-sqlite-thread", "django"],
+)
+
+
 def _recovered(room_id: int):
     """The match row, its last snapshot's version, and its table rebuilt from the database."""
     match = Match.objects.get(room_id=room_id)
@@ -115,11 +124,7 @@ async def test_a_move_is_acknowledged_only_once_its_log_row_is_durable():
     assert version == outcome.table.version
 
 
-@pytest.mark.parametrize(
-    ("raw", "in_loop"),
-    [(True, True), (True, False), (False, False)],
-    ids=["in-the-loop", "raw-sqlite-thread", "django"],
-)
+@WRITE_PATHS
 async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(settings, raw, in_loop):
     # Plain moves are committed by the loop's own sqlite3 connection, the writer thread's, or
     # Django's: the same rows either way (a round's end always goes through Django's).
@@ -143,11 +148,7 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(setti
     assert rows == sorted(set(rows)) and rows[-1] == live.version
 
 
-@pytest.mark.parametrize(
-    ("raw", "in_loop"),
-    [(True, True), (True, False), (False, False)],
-    ids=["in-the-loop", "raw-sqlite-thread", "django"],
-)
+@WRITE_PATHS
 async def test_a_log_row_holds_the_text_django_would_store_whichever_way_it_was_written(
     settings, raw, in_loop
 ):
