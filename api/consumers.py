@@ -138,7 +138,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
                 "not_seated", _("You have no seat at this table; spectators only watch.")
             )
         try:
-            views.throttle_action(self.user)  # the cache's counter, no database
+            await views.athrottle_action(self.user)  # the cache's counter, no database
         except views.ApiError as refusal:
             return _refusal(refusal.code, refusal.message)
         try:

@@ -257,6 +257,13 @@ def throttle_action(user: Any) -> None:
         raise _too_many(_("Too many actions; try again in %(seconds)d s."), window)
 
 
+async def athrottle_action(user: Any) -> None:
+    """`throttle_action` for the stream, in the event loop: the same count, never blocking it."""
+    window = settings.API_ACTION_WINDOW
+    if not await ratelimit.ahit("api-actions", user.pk, settings.API_ACTIONS_PER_USER, window):
+        raise _too_many(_("Too many actions; try again in %(seconds)d s."), window)
+
+
 def act(room_id: int, seat: int, action: dict[str, Any], user: Any) -> dict[str, Any]:
     """Play `action` through the one write path: {"view"}, or {"error", "view", "status"}.
 

@@ -8,13 +8,17 @@ process's own memory (`_Windows`). The limits themselves are settings (docs/oper
 
 from __future__ import annotations
 
+import asyncio
 import math
 import threading
 import time
+import weakref
+from typing import Any
 
 from django.conf import settings
 from django.core.cache import cache, caches
 from django.core.cache.backends.locmem import LocMemCache
+from django.core.cache.backends.redis import RedisCache
 from django.core.signals import setting_changed
 from django.http import HttpRequest
 
@@ -61,6 +65,54 @@ def hit(scope: str, key: object, limit: int, window: int) -> bool:
     if _windows.local():
         return _windows.count(f"{scope}:{key}", window) <= limit
     return _count(f"rl:{scope}:{key}", window) <= limit
+
+
+async def ahit(scope: str, key: object, limit: int, window: int) -> bool:
+    """`hit` for code in the server's event loop: the same windows, and the same keys, so an
+    action counted here and one counted by `hit` fall in one window. With Redis the count is
+    one round trip that the loop awaits (`hit` would hold the loop, and every room of the
+    process with it, while Redis answers); in this process's memory it is `hit` itself."""
+    if _windows.local() or not isinstance(caches["default"], RedisCache):
+        return hit(scope, key, limit, window)  # no round trip to wait for (or no Redis)
+    return await _redis.count(f"rl:{scope}:{key}", window) <= limit
+
+
+class _AsyncRedis:
+    """A Redis client for each event loop that counts `ahit`'s windows (a client's
+    connections belong to the loop that opened them), on the server the cache names."""
+
+    def __init__(self) -> None:
+        self.clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
+            weakref.WeakKeyDictionary()
+        )
+
+    async def count(self, key: str, window: int) -> int:
+        backend = caches["default"]
+        loop = asyncio.get_running_loop()
+        client = self.clients.get(loop)
+        if client is None:
+            import redis.asyncio
+
+            # Django's Redis cache writes to the first of its servers.
+            servers: list[str] = backend._servers  # type: ignore[attr-defined]
+            client = self.clients[loop] = redis.asyncio.Redis.from_url(servers[0])
+        full = backend.make_and_validate_key(key)
+        # What `_count` does in two calls (add with the window's timeout, or incr), in one
+        # round trip: open the window at 0 unless it is open, then count. Django's Redis cache
+        # keeps an int as the number itself, so `hit` and this count the same key.
+        async with client.pipeline(transaction=True) as pipe:
+            pipe.set(full, 0, ex=window, nx=True)
+            pipe.incr(full)
+            _opened, count = await pipe.execute()
+        return int(count)
+
+    def reset(self, **kwargs: object) -> None:
+        if kwargs.get("setting") == "CACHES":
+            self.clients = weakref.WeakKeyDictionary()
+
+
+_redis = _AsyncRedis()
+setting_changed.connect(_redis.reset)
 
 
 class _Windows:

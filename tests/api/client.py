@@ -53,7 +53,10 @@ class Client:
         acted = 0  # the version this client last chose from: older views are stale
         answer_view: dict[str, Any] | None = None
         url = self.base.replace("http", "ws", 1) + f"/ws/api/v1/rooms/{room_id}/?token="
-        with connect(url + self.token, origin=self.base, open_timeout=10) as ws:
+        # max_queue=None: the connection's own thread reads every frame as it comes and keeps
+        # it here until `recv` (by default it stops reading after 16, and a player busy with an
+        # HTTP call on a loaded machine then fills the server's backlog: closed with 1013).
+        with connect(url + self.token, origin=self.base, open_timeout=10, max_queue=None) as ws:
             while True:
                 if answer_view is not None:
                     view, answer_view = answer_view, None

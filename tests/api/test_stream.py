@@ -233,3 +233,24 @@ async def test_a_ban_closes_the_users_streams_with_4401():
     while (output := await a.receive_output(timeout=5))["type"] != "websocket.close":
         pass
     assert output["code"] == 4401
+
+
+async def test_stream_moves_and_http_moves_count_against_one_limit(settings):
+    # The stream counts a move in the server's loop, HTTP in a thread: one limit for both.
+    settings.API_ACTIONS_PER_USER = 2
+    (alice, bob), (ta, _) = await _cast("alice", "bob")
+    room = await sync_to_async(started_room)(alice, [bob])
+    flip = {"action": {"type": "flip"}}
+    first = await sync_to_async(lambda: Api(alice).post(f"rooms/{room.pk}/actions", flip))()
+    assert first.status_code == 200
+    a = await stream(room.pk, ta)
+    await next_of(a, "view")
+    await a.send_to(text_data=json.dumps({"type": "action", **flip}))
+    while (await next_of(a, "view"))["view"]["tableaus"][0]["waste_count"] < 6:
+        pass  # the second flip: its own view (presence changes may come before it)
+    await a.send_to(text_data=json.dumps({"type": "action", **flip}))
+    refusal = await next_of(a, "error")
+    assert refusal["error"]["code"] == "too_many_requests"
+    third = await sync_to_async(lambda: Api(alice).post(f"rooms/{room.pk}/actions", flip))()
+    assert third.status_code == 429
+    await a.disconnect()

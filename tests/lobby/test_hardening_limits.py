@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
@@ -138,3 +140,37 @@ def test_the_counts_are_in_memory_only_with_the_local_memory_cache(settings):
     assert ratelimit._windows.local()
     settings.CACHES = {"default": {"BACKEND": "django.core.cache.backends.dummy.DummyCache"}}
     assert not ratelimit._windows.local()
+
+
+@pytest.mark.asyncio
+async def test_the_event_loops_count_and_the_threads_fall_in_one_window():
+    # The stream counts a move in the server's loop (`ahit`: on Redis a round trip the loop
+    # awaits), HTTP in a thread (`hit`): one user's actions over both share his limit.
+    from lobby import ratelimit
+
+    counted = [
+        ratelimit.hit("api-actions", 41, 3, 60),
+        await ratelimit.ahit("api-actions", 41, 3, 60),
+    ]
+    counted += [
+        await ratelimit.ahit("api-actions", 41, 3, 60),
+        ratelimit.hit("api-actions", 41, 3, 60),
+    ]
+    assert counted == [True, True, True, False]
+    assert not await ratelimit.ahit("api-actions", 41, 3, 60)
+    assert await ratelimit.ahit("api-actions", 42, 3, 60)  # another user's window
+    assert await ratelimit.ahit("chat", 41, 3, 60)  # another limit's
+
+
+@pytest.mark.asyncio
+async def test_a_window_counted_in_the_event_loop_ends_with_its_time(monkeypatch):
+    from lobby import ratelimit
+
+    clock = [1000.0]
+    monkeypatch.setattr(ratelimit, "clock", lambda: clock[0])
+    assert [await ratelimit.ahit("chat", 43, 1, 1) for _ in range(2)] == [True, False]
+    if ratelimit._windows.local():
+        clock[0] += 1
+    else:
+        await asyncio.sleep(1.1)  # Redis ends the window itself (the key's expiry)
+    assert await ratelimit.ahit("chat", 43, 1, 1)
