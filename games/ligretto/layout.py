@@ -16,6 +16,13 @@ TEMPLATE = "games/ligretto/table.html"
 _SEAT = re.compile(r"\b[Ss]eats? (\d+(?:, \d+)*)")
 
 
+# A part's data is the view's own objects, not a copy or a text of them: views are never
+# changed once made (a caller that changes one copies it first), and the engine keeps each
+# pile's and each tableau's object for as long as it does not change, so the comparison with
+# the last version's data (`!=`) meets the very same object for every part a move left alone
+# and stops there.
+
+
 def public_parts(view: dict[str, Any]) -> dict[str, Any]:
     """Each public part of the page, mapped to the data it is drawn from (compared per version)."""
     parts: dict[str, Any] = {
@@ -26,21 +33,21 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
             view.get("starts_at"),
             tuple(view.get("ready", ())),
         ),
-        "scores": (repr(view["players"]), repr(view["scores"])),
-        "center": repr(view["center"]),
+        "scores": (view["players"], view["scores"]),
+        "center": view["center"],
     }
     players = {p["seat"]: p for p in view["players"]}
     for t in view["tableaus"]:
         # The seat's header draws its player's name, marks and total: a round's end changes
         # every total, and each seat's part must be redrawn then, not only the ender's.
-        parts[f"seat-{t['seat']}"] = repr((t, players.get(t["seat"])))
+        parts[f"seat-{t['seat']}"] = (t, players.get(t["seat"]))
     return parts
 
 
 def private_part(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> Any:
     """The data of `seat`'s own part (`me`), from that seat's view."""
     return (
-        repr(view["tableaus"][seat]),
+        view["tableaus"][seat],
         view["status"],
         view["round"],
         seat in view.get("ready", ()),
@@ -58,16 +65,16 @@ def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int)
     return {
         "me": (status, view["round"], seat in view.get("ready", ()), view.get("starts_at")),
         "me_row": (
-            repr(t["row"]),
-            repr(t["row_depth"]),
+            t["row"],
+            t["row_depth"],
             status,
             # The row variant's buttons under each slot put the stack or waste top there.
             row_variant and (t["stack_top"] is None, t["waste_top"] is None),
         ),
         "me_piles": (
-            repr(t["stack_top"]),
+            t["stack_top"],
             t["stack_count"],
-            repr(t["waste_top"]),
+            t["waste_top"],
             t["waste_count"],
             t["hand_count"],
             status,

@@ -1,0 +1,133 @@
+"""A page kept up by the pushes alone is the page drawn afresh, after every move.
+
+A browser's table gets the whole table once and then only the parts a change redraws, swapped
+in by id (htmx's ws extension). A part whose data compared equal while its drawing changed
+would leave the page wrong until the next whole table; this plays matches through the one
+write path and, after every move, holds each seat's page and a spectator's, patched by every
+pushed part, against `render_full` of the table as it stands.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from tables import current, play, push
+from tests.conftest import make_user
+from tests.tables.helpers import started_room
+
+pytestmark = pytest.mark.django_db
+
+VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
+GLOW = re.compile(r" just(?=[\s\"])")  # the change's glow: drawn with the change, not after it
+
+
+class _Ids(HTMLParser):
+    """Where each element with an id starts and ends in a text of HTML."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=False)
+        self.lines = [0]
+        for line in text.splitlines(keepends=True):
+            self.lines.append(self.lines[-1] + len(line))
+        self.open: list[tuple[str, str | None, int]] = []
+        self.found: dict[str, tuple[int, int]] = {}
+        self.top: list[str] = []  # ids of the elements at the outermost level, in order
+        self.feed(text)
+        self.close()
+
+    def _at(self) -> int:
+        line, col = self.getpos()
+        return self.lines[line - 1] + col
+
+    def handle_starttag(self, tag, attrs):
+        start, ident = self._at(), dict(attrs).get("id")
+        if tag in VOID:
+            end = start + len(self.get_starttag_text())
+            if ident:
+                self.found[ident] = (start, end)
+                if not self.open:
+                    self.top.append(ident)
+            return
+        self.open.append((tag, ident, start))
+
+    def handle_startendtag(self, tag, attrs):
+        self.handle_starttag("input", attrs)  # a self-closed element: ends where it starts
+
+    def handle_endtag(self, tag):
+        closed, ident, start = self.open.pop()
+        assert closed == tag, f"</{tag}> closes <{closed}>"
+        end = self._at() + len(f"</{tag}>")
+        if ident:
+            self.found[ident] = (start, end)
+            if not self.open:
+                self.top.append(ident)
+
+
+def _swap(page: str, html: str) -> str:
+    """Swap each outermost element of `html` into `page` by its id, as the ws extension does."""
+    pieces = _Ids(html)
+    for ident in pieces.top:
+        start, end = pieces.found[ident]
+        at = _Ids(page).found.get(ident)
+        assert at is not None, f"a pushed #{ident} has no place on the page"
+        page = page[: at[0]] + html[start:end] + page[at[1] :]
+    return page
+
+
+def _drawn(page: str) -> str:
+    return GLOW.sub("", page)
+
+
+@pytest.mark.parametrize(
+    ("game", "seats", "seed", "options", "most"),
+    [
+        ("ligretto-mini", 2, 1, {}, 400),  # to the match's end
+        ("ligretto-mini", 2, 3, {"row_variant": True}, 400),
+        ("ligretto", 3, 2, {}, 120),  # a long round: its first moves
+    ],
+)
+def test_a_page_patched_by_every_push_is_the_page_drawn_afresh(
+    game, seats, seed, options, most, monkeypatch, django_capture_on_commit_callbacks
+):
+    users = [make_user(name) for name in ("alice", "bob", "carol")[:seats]]
+    room = started_room(users[0], users[1:], game=game, **options)
+    pushed: list[dict] = []
+    monkeypatch.setattr(push, "_html_wanted", lambda room_id: True)  # as if a browser listened
+    monkeypatch.setattr(
+        push,
+        "_dispatch",
+        lambda messages, room_id=None, table=None: pushed.extend(m for _group, m in messages),
+    )
+    table = current.load_table(room.pk)
+    pages = {seat: push.render_full(table, seat) for seat in (None, *range(seats))}
+    rng = random.Random(seed)
+    moves = 0
+    statuses = set()
+    while moves < most and table.match.status != "finished":
+        choices = [
+            (seat, action)
+            for seat in range(seats)
+            for action in table.game.legal_actions(table.state, seat)
+        ]
+        seat, action = rng.choice(choices)
+        with django_capture_on_commit_callbacks(execute=True):  # the push after the commit
+            play.act(room.pk, seat, action)
+        moves += 1
+        for message in pushed:
+            if message["type"] == "table.public":
+                for page in pages:
+                    pages[page] = _swap(pages[page], message["html"])
+            elif message["type"] == "table.private":
+                pages[message["seat"]] = _swap(pages[message["seat"]], message["html"])
+        pushed.clear()
+        table = current.load_table(room.pk)
+        statuses.add(table.status())
+        for page, html in pages.items():
+            assert _drawn(html) == _drawn(push.render_full(table, page)), (moves, page, action)
+    assert moves >= 60
+    if game == "ligretto-mini":
+        assert {"round_over", "finished"} <= statuses  # a round's end redraws every seat
