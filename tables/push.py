@@ -18,6 +18,7 @@ import json
 import logging
 import re
 import secrets
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from itertools import compress
 from operator import is_not
@@ -103,12 +104,23 @@ def _render(table: Table, context: dict[str, Any], part: str) -> str:
     return _SPACES.sub(" ", render_to_string(f"{layout.TEMPLATE}#{partial}", context))
 
 
+def outer(layout: ModuleType, names: Iterable[str]) -> list[str]:
+    """`names` without the parts drawn inside another of them (a layout's `container`): a
+    part inside one that is drawn anyway comes with it."""
+    container = getattr(layout, "container", None)
+    names = list(names)
+    if container is None:
+        return names
+    drawn = set(names)
+    return [name for name in names if container(name) not in drawn]
+
+
 def render_full(table: Table, seat: int | None) -> str:
     """The whole live table for one connection: every public part and the seat's own."""
     view = table.view(None)
     layout = layout_for(table.match.game)
     public = render_context(table, view, None)  # built once for every public part
-    parts = [_render(table, public, name) for name in layout.public_parts(view)]
+    parts = [_render(table, public, name) for name in outer(layout, layout.public_parts(view))]
     if seat is not None:
         parts.append(render_part(table, table.view(seat), "me", seat))
     else:
@@ -140,7 +152,7 @@ def table_changed(table: Table, events: list[dict[str, Any]]) -> None:
     full = cached is None or cached[0] != version - 1
     if cached is None or cached[0] < version:
         _last[key] = (version, public, private)
-    changed = [k for k, v in public.items() if full or cached[1].get(k) != v]
+    changed = outer(layout, [k for k, v in public.items() if full or cached[1].get(k) != v])
     mine = [s for s in seats if full or cached[2].get(s) != private[s]]
 
     # Each part is rendered once per language its readers use (noted by their sockets), never

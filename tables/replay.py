@@ -187,7 +187,7 @@ def render_step(replay: Replay, index: int) -> str:
     view = table.view(None)
     layout = push.layout_for(replay.match.game)
     events = replay.events[index]
-    names = list(layout.public_parts(view))
+    names = push.outer(layout, layout.public_parts(view))
     # The players' parts ("seat-2", "grid-0", ...) side by side, the shared ones around them.
     seats = [n for n in names if _NUMBERED.search(n)]
     side = [n for n in names if n == "scores"]

@@ -39,9 +39,27 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
     players = {p["seat"]: p for p in view["players"]}
     for t in view["tableaus"]:
         # The seat's header draws its player's name, marks and total: a round's end changes
-        # every total, and each seat's part must be redrawn then, not only the ender's.
-        parts[f"seat-{t['seat']}"] = (t, players.get(t["seat"]))
+        # every total, and each seat's part must be redrawn then, not only the ender's. A card
+        # played changes `in_center`, so the seat that played is redrawn whole (it glows).
+        seat = t["seat"]
+        parts[f"seat-{seat}"] = (
+            t["row"],
+            t["stack_top"],
+            t["stack_count"],
+            t["in_center"],
+            players.get(seat),
+        )
+        # Inside it, what a flip changes: redrawn alone when the rest of the seat is not.
+        parts[f"seat-{seat}-flip"] = (t["waste_top"], t["waste_count"], t["hand_count"])
     return parts
+
+
+def container(part: str) -> str | None:
+    """The part that `part` is drawn inside of (None: a part of its own). A page drawn whole
+    draws only the outer parts; a push that redraws an outer part leaves out what is in it."""
+    if part.startswith("seat-") and part.endswith("-flip"):
+        return part.removesuffix("-flip")
+    return None
 
 
 def private_part(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> Any:
@@ -57,8 +75,8 @@ def private_part(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -
 
 def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> dict[str, Any]:
     """`seat`'s own part in pieces that are redrawn alone when only they change: the row
-    (`me_row`) and the stack, waste and hand (`me_piles`, all a flip changes); "me" is what
-    lies around them (the round, its status, the ready button)."""
+    (`me_row`), the stack (`me_stack`), and the waste and the hand (`me_flip`, all a flip
+    changes); "me" is what lies around them (the round, its status, the ready button)."""
     t = view["tableaus"][seat]
     status = view["status"]
     row_variant = bool((view.get("options") or {}).get("row_variant"))
@@ -71,14 +89,8 @@ def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int)
             # The row variant's buttons under each slot put the stack or waste top there.
             row_variant and (t["stack_top"] is None, t["waste_top"] is None),
         ),
-        "me_piles": (
-            t["stack_top"],
-            t["stack_count"],
-            t["waste_top"],
-            t["waste_count"],
-            t["hand_count"],
-            status,
-        ),
+        "me_stack": (t["stack_top"], t["stack_count"], status),
+        "me_flip": (t["waste_top"], t["waste_count"], t["hand_count"], status),
     }
 
 
@@ -108,8 +120,9 @@ def context(
 def partial(context: dict[str, Any], part: str) -> str:
     """Name the partial that draws `part`, setting in `context` what it draws."""
     if part.startswith("seat-"):
-        context["t"] = context["tableaus"][int(part.removeprefix("seat-"))]
-        return "seat"
+        seat, _, piece = part.removeprefix("seat-").partition("-")
+        context["t"] = context["tableaus"][int(seat)]
+        return f"seat_{piece}" if piece else "seat"
     return part
 
 

@@ -92,7 +92,8 @@ async def test_a_flip_pushes_only_the_piles_of_the_movers_own_part():
     await a.receive_from(), await b.receive_from()
     await a.send_to(text_data=json.dumps({"type": "flip"}))
     mine, theirs = await a.receive_from(), await b.receive_from()
-    assert mine.startswith('<div class="my-piles" id="lg-me-piles">')  # stack, waste, hand
+    assert mine.startswith('<button type="button" id="me-waste"')  # the waste and the hand
+    assert 'id="me-flip"' in mine and 'id="me-stack"' not in mine
     assert 'id="lg-me-row"' not in mine and 'id="lg-me" class="me' not in mine
     assert mine.endswith(theirs) and 'id="lg-me' not in theirs
     for s in (a, b):
