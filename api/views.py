@@ -253,15 +253,19 @@ def throttle_action(user: Any) -> None:
     """Count one action of `user` (HTTP and stream together) against his limit, or raise 429."""
     window = settings.API_ACTION_WINDOW
     if not ratelimit.hit("api-actions", user.pk, settings.API_ACTIONS_PER_USER, window):
-        # The window started with its first action: the wait is at most the whole window.
-        raise _too_many(_("Too many actions; try again in %(seconds)d s."), window)
+        raise _too_many_actions(window)
 
 
 async def athrottle_action(user: Any) -> None:
     """`throttle_action` for the stream, in the event loop: the same count, never blocking it."""
     window = settings.API_ACTION_WINDOW
     if not await ratelimit.ahit("api-actions", user.pk, settings.API_ACTIONS_PER_USER, window):
-        raise _too_many(_("Too many actions; try again in %(seconds)d s."), window)
+        raise _too_many_actions(window)
+
+
+def _too_many_actions(window: int) -> ApiError:
+    # The window started with its first action: the wait is at most the whole window.
+    return _too_many(_("Too many actions; try again in %(seconds)d s."), window)
 
 
 def act(room_id: int, seat: int, action: dict[str, Any], user: Any) -> dict[str, Any]:
