@@ -285,6 +285,9 @@ QUICK_PLAY_BAND = envint("QUICK_PLAY_BAND", 300)
 QUICK_PLAY_TIMER = envbool("QUICK_PLAY_TIMER", "True")
 # Actions a second one table socket may send (a burst of as many); more are refused at once.
 TABLE_ACTION_RATE = float(os.environ.get("TABLE_ACTION_RATE", "12"))
+# Moves of one table socket being applied at once: a second click while the first is on its
+# way is fine, a backlog is not (a late move is a wrong move); one more is refused at once.
+TABLE_MOVES_IN_FLIGHT = envint("TABLE_MOVES_IN_FLIGHT", 2)
 
 # The Board API (api/): actions per user (HTTP and stream together) within a window of so many
 # seconds; over it, 429. Ten a second on average: more than the fastest hands (and bots) play,

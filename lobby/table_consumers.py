@@ -21,15 +21,11 @@ from django.utils.translation import gettext as _
 from games.engine import IllegalAction
 from lobby import access
 from tables import authority, current, languages, play, presence, push, wire
-from tables.sockets import CONNECTED, NOT_FOUND, LiveConsumer
+from tables.sockets import CONNECTED, NOT_FOUND, LiveConsumer, ReceiveNow
 from tables.words import refusal_text
 
-# Moves of one socket being applied at once: a second click while the first is on its way is
-# fine, a backlog is not.
-MAX_IN_FLIGHT = 2
 
-
-class TableConsumer(LiveConsumer):
+class TableConsumer(ReceiveNow, LiveConsumer):
     room_id: int
     seat: int | None = None
     version = 0
@@ -42,6 +38,9 @@ class TableConsumer(LiveConsumer):
     refilled = 0.0
 
     async def connect(self) -> None:
+        # A move's frame is read straight from the server (no queue and dispatch per frame);
+        # frames wait until the whole table is out (`frames_ready`), as they would in Channels.
+        self.take_frames()
         self.tokens, self.refilled = float(settings.TABLE_ACTION_RATE), time.monotonic()
         self.held: list[tuple[bool, dict[str, Any], Any]] = []  # pushes during a drawing
         self.acting: set[asyncio.Task] = set()
@@ -70,6 +69,7 @@ class TableConsumer(LiveConsumer):
         self.drawing = True  # pushes from here on wait until the whole table is out
         push.listen(self.room_id, self)  # this process's changes come straight here
         await self._send_whole(await self.join_room_extras(self.room_id), accept=True)
+        self.frames_ready()
 
     async def disconnect(self, code: int) -> None:
         # Groups are left by LiveConsumer; the seat's count of open sockets goes down here.
@@ -103,7 +103,7 @@ class TableConsumer(LiveConsumer):
         if not self._take_token():
             await self._refused("too_fast", _("Slow down: too many actions at once."), trigger)
             return
-        if len(self.acting) >= MAX_IN_FLIGHT:
+        if len(self.acting) >= settings.TABLE_MOVES_IN_FLIGHT:
             # Never queue a socket's moves behind each other: a late move is a wrong move.
             await self._refused("too_fast", _("Slow down: too many actions at once."), trigger)
             return

@@ -1,10 +1,15 @@
-"""The cast (alice, bob, carol, dave; eve watches) and a guard that no test skips silently."""
+"""The cast (alice, bob, carol, dave; eve watches), a real server for the tests that need one,
+and a guard that no test skips silently."""
 
 from __future__ import annotations
 
+import os
 import uuid
+from collections.abc import Iterator
 
 import pytest
+
+from tests.devserver import serve_site
 
 PASSWORD = "correct horse battery staple"
 
@@ -85,3 +90,24 @@ def _fresh_limits(settings):
     from tables import languages
 
     languages._memo.clear()
+
+
+@pytest.fixture(scope="session")
+def live_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """A real Daphne serving the site (and its bot driver) on a free port: its base URL."""
+    db = tmp_path_factory.mktemp("api") / "site.sqlite3"
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"sqlite:///{db}",
+        "DEBUG": "True",
+        "DJANGO_SETTINGS_MODULE": "cardgames.settings",
+        # Bots at full speed and a short countdown: the matches take seconds.
+        "BOT_PACE": "0",
+        "TABLE_COUNTDOWN": "0.2",
+        # These clients are the test's own: no limit should stop them.
+        "SIGNUPS_PER_ADDRESS": "1000",
+        "API_ACTIONS_PER_USER": "1000000",
+    }
+    env.pop("REDIS_URL", None)
+    with serve_site(env) as url:
+        yield url

@@ -235,6 +235,25 @@ async def test_a_flood_of_actions_is_refused_before_it_reaches_the_table(setting
     await a.disconnect()
 
 
+async def test_a_move_past_those_in_flight_is_refused_not_queued(settings):
+    settings.TABLE_ACTION_RATE = 100  # the bucket refuses none of these
+    settings.TABLE_MOVES_IN_FLIGHT = 2
+    settings.ACTION_FLUSH_DELAY = 0.3  # each move waits that long to be written: in flight
+    alice, bob, eve, room = await _cast()
+    a = await table_socket(room.pk, alice)
+    await _settle(a)
+    before = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
+    for _ in range(4):
+        await a.send_to(text_data=json.dumps({"type": "flip"}))
+    frames = []
+    while not await a.receive_nothing(timeout=0.8):
+        frames.append(await a.receive_from())
+    refused = sum('data-code="too_fast"' in f for f in frames)
+    after = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
+    assert (after - before, refused) == (2, 2)
+    await a.disconnect()
+
+
 async def test_with_the_row_variant_a_stack_top_goes_onto_a_row_card_by_its_button_l16():
     alice = await sync_to_async(make_user)("alice")
     bob = await sync_to_async(make_user)("bob")

@@ -1,0 +1,89 @@
+"""A real server hands a table socket's frames straight to it (cardgames.server's receive_now,
+tables.sockets.ReceiveNow), as it does a Board API stream's: frames sent at once after
+connecting wait for the whole table, each is answered once, in the order sent, in the
+socket's own language."""
+
+from __future__ import annotations
+
+import http.cookiejar
+import json
+import re
+import time
+import urllib.parse
+import urllib.request
+
+from websockets.sync.client import connect
+
+from tests.api.client import Client
+from tests.conftest import PASSWORD
+
+FLIP = json.dumps({"type": "flip", "HEADERS": {"HX-Trigger": "me-flip"}})
+
+
+def _session(base: str, username: str) -> str:
+    """Sign `username` in through the site's own login form; return his session cookie."""
+    jar = http.cookiejar.CookieJar()
+    opener = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    with opener.open(f"{base}/accounts/login/", timeout=10) as page:
+        token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.read().decode())
+    form = {"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token.group(1)}
+    opener.open(f"{base}/accounts/login/", urllib.parse.urlencode(form).encode(), timeout=10)
+    return next(c.value for c in jar if c.name == "sessionid")
+
+
+def _playing(host: Client, room_id: int) -> None:
+    """Wait until the countdown is over (asked over HTTP: a socket's coming and going would
+    change the table's version too)."""
+    while host.call("GET", f"rooms/{room_id}/view")["status"] != "playing":
+        time.sleep(0.05)
+
+
+def _version(frame: str) -> int:
+    return int(re.search(r'id="table-version" data-version="(\d+)"', frame).group(1))
+
+
+def _table(base: str, room_id: int, session: str, language: str):
+    url = base.replace("http", "ws", 1) + f"/ws/rooms/{room_id}/table/"
+    headers = {"Cookie": f"sessionid={session}", "Accept-Language": language}
+    return connect(url, origin=base, additional_headers=headers, open_timeout=10)
+
+
+def _flash(frame: str) -> tuple[str, str]:
+    found = re.search(r'id="table-flash"[^>]*data-code="([^"]+)"[^>]*>([^<]*)<', frame)
+    assert found, frame
+    return found.group(1), found.group(2)
+
+
+def test_frames_sent_at_once_are_answered_after_the_whole_table_in_order(live_api):
+    host, guest = Client(live_api, "frames-a"), Client(live_api, "frames-b")
+    room = host.call("POST", "rooms", {"game": "ligretto-mini", "seats": 2})["id"]
+    guest.call("POST", f"rooms/{room}/join")
+    host.call("POST", f"rooms/{room}/start")
+    _playing(host, room)
+    with _table(live_api, room, _session(live_api, "frames-a"), "de") as ws:
+        for frame in ("[not json", FLIP):
+            ws.send(frame)  # neither awaited: both on their way before the table is drawn
+        whole, refusal, flipped = (ws.recv(timeout=10) for _ in range(3))
+        ws.send(FLIP)
+        again = ws.recv(timeout=10)
+    assert 'data-connected="true"' in whole
+    assert _flash(refusal)[0] == "bad_json"
+    # Each flip's push: the next version, with the flipper's own waste and hand in it.
+    assert _version(flipped) == _version(whole) + 1
+    assert _version(again) == _version(whole) + 2
+    assert 'id="me-flip"' in flipped and 'id="me-flip"' in again
+
+
+def test_a_spectators_move_is_refused_in_his_own_language(live_api):
+    host, guest = Client(live_api, "frames-c"), Client(live_api, "frames-d")
+    Client(live_api, "frames-eve")
+    room = host.call("POST", "rooms", {"game": "ligretto-mini", "seats": 2})["id"]
+    guest.call("POST", f"rooms/{room}/join")
+    host.call("POST", f"rooms/{room}/start")
+    _playing(host, room)
+    with _table(live_api, room, _session(live_api, "frames-eve"), "de") as ws:
+        ws.send(FLIP)
+        assert 'data-connected="true"' in ws.recv(timeout=10)
+        code, sentence = _flash(ws.recv(timeout=10))
+    assert code == "spectator"
+    assert sentence == "Du schaust an diesem Tisch zu; nur Spieler sind am Zug."
