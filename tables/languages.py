@@ -109,7 +109,11 @@ def present_many(places: list[str], default: bool = False) -> dict[str, list[str
 def render_each(languages: Iterable[str], render: Callable[[], str]) -> dict[str, str]:
     """Call `render` once per language, each under that language."""
     out = {}
+    active = translation.get_language()
     for code in languages:
+        if code == active:
+            out[code] = render()  # already under it: no switch there and back
+            continue
         with translation.override(code):
             out[code] = render()
     return out

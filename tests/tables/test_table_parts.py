@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import copy
+import re
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from hypothesis import given
+from hypothesis import strategies as st
 
 from games.ligretto import layout
 from tables import current, push
@@ -61,3 +64,13 @@ def test_an_away_player_shows_when_his_stand_in_comes(settings):
     html = push.render_part(table, view, "seat-1")
     assert f'data-until="{view["players"][1]["away_until"]}"' in html
     assert "a bot plays in" in html
+
+
+@given(st.text(alphabet=st.sampled_from(["a", "<", ">", " ", "\n", "\t", "\r", "\xa0", "é"])))
+def test_a_part_is_squeezed_as_a_whitespace_run_replaced_by_one_space_would_be(text):
+    assert push.squeeze(text) == re.sub(r"\s+", " ", text)
+
+
+@given(st.text())
+def test_any_text_is_squeezed_so(text):
+    assert push.squeeze(text) == re.sub(r"\s+", " ", text)
