@@ -92,6 +92,30 @@ def _fresh_limits(settings):
     languages._memo.clear()
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Before the last test's fixtures end (the test database is dropped then), end the
+    PostgreSQL sessions that other threads of this process still hold on it (Django's
+    connections are per thread, and only the main thread's are closed): PostgreSQL refuses to
+    drop a database someone is connected to."""
+    if nextitem is not None:
+        return
+    from django.db import connection
+
+    if connection.vendor != "postgresql" or not connection.settings_dict["NAME"].startswith(
+        "test_"
+    ):
+        return
+    import psycopg
+
+    params = connection.get_connection_params()
+    with psycopg.connect(**params, autocommit=True) as admin:
+        admin.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+
+
 @pytest.fixture(scope="session")
 def live_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """A real Daphne serving the site (and its bot driver) on a free port: its base URL."""
