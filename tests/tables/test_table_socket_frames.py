@@ -27,14 +27,18 @@ def _session(base: str, username: str) -> str:
     with opener.open(f"{base}/accounts/login/", timeout=10) as page:
         token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page.read().decode())
     form = {"username": username, "password": PASSWORD, "csrfmiddlewaretoken": token.group(1)}
-    opener.open(f"{base}/accounts/login/", urllib.parse.urlencode(form).encode(), timeout=10)
+    data = urllib.parse.urlencode(form).encode()
+    with opener.open(f"{base}/accounts/login/", data, timeout=10):
+        pass
     return next(c.value for c in jar if c.name == "sessionid")
 
 
 def _playing(host: Client, room_id: int) -> None:
     """Wait until the countdown is over (asked over HTTP: a socket's coming and going would
     change the table's version too)."""
+    deadline = time.monotonic() + 10
     while host.call("GET", f"rooms/{room_id}/view")["status"] != "playing":
+        assert time.monotonic() < deadline, "the countdown never ended"
         time.sleep(0.05)
 
 
