@@ -682,6 +682,12 @@ def _nothing(result: Any, error: BaseException | None) -> None:
 _db = OneThread("actors-db")
 
 
+async def in_db_thread(fn: Any, *args: Any) -> Any:
+    """`fn(*args)` in the actors' database thread, which never waits for the loop (Channels'
+    one database thread may: a bot driver's step waits there for a touch of the loop's)."""
+    return await asyncio.get_running_loop().run_in_executor(_db, fn, *args)
+
+
 async def close_connections() -> None:
     """Close the writer thread's database connection (a test database is dropped after)."""
     from django.db import connections

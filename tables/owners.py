@@ -35,6 +35,7 @@ from django.utils.translation import gettext_noop
 from games.engine import Action, IllegalAction, Sentence, ngettext
 from tables import actor, authority
 from tables.actor import PlayError
+from tables.models import Match
 
 log = logging.getLogger(__name__)
 
@@ -119,6 +120,32 @@ def elsewhere(room_id: int) -> str | None:
     if process is None or process == me() or not reaches_others():
         return None
     return process
+
+
+async def elsewhere_now(room_id: int) -> str | None:
+    """`elsewhere`, with a lease that ran out since the last read read again first.
+
+    The owner renews its lease every second and this process reads it every second, so the
+    lease end last read can pass while the owner is alive and has renewed it: the owner is
+    only known to be gone once the database says so. One query, for a move that lands in that
+    window (or while a dead owner's room waits for its taker), never on the common path.
+    """
+    global _owners
+    process = elsewhere(room_id)
+    if process is not None or not reaches_others():
+        return process
+    row = _owners.get(room_id)
+    if row is None or not row[0] or row[0] == me():
+        return None  # no owner yet, or this process: applied here
+    fresh = await actor.in_db_thread(_lease, room_id)
+    if fresh is not None:
+        _owners = {**_owners, room_id: fresh}  # replaced whole, as `note` does
+    return elsewhere(room_id)
+
+
+def _lease(room_id: int) -> tuple[str, datetime | None] | None:
+    row = Match.objects.filter(room_id=room_id).values_list("driver", "driver_until").first()
+    return (row[0], row[1]) if row is not None else None
 
 
 # --------------------------------------------------------------------------- the inbox

@@ -169,7 +169,7 @@ async def _apply(
 ) -> Outcome:
     # Here or at the room's owner: the one place that decides (tables.owners).
     actor.bind(asyncio.get_running_loop())
-    owner = owners.elsewhere(room_id)
+    owner = await owners.elsewhere_now(room_id)
     # A check that cannot travel as data is run here, on this process's table (the fence on
     # the match's version keeps that correct): never dropped.
     if owner is not None and (check is None or isinstance(check, authority.Holder)):

@@ -108,11 +108,15 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return
     import psycopg
 
+    # The main thread's own session stays: the last test's teardown still uses it (a
+    # transactional test flushes the tables through it), and Django closes it itself.
+    mine = connection.connection.info.backend_pid if connection.connection is not None else 0
     params = connection.get_connection_params()
     with psycopg.connect(**params, autocommit=True) as admin:
         admin.execute(
             "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid() AND pid <> %s",
+            (mine,),
         )
 
 

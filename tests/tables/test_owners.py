@@ -144,6 +144,43 @@ async def test_a_check_that_cannot_travel_is_applied_here_not_dropped(elsewhere,
     assert refused.value.code == "not_seated"  # not forwarded (that would time out)
 
 
+def _lease_in_db(room_id: int, process: str, seconds: float) -> None:
+    Match.objects.filter(room_id=room_id).update(
+        driver=process, driver_until=timezone.now() + timedelta(seconds=seconds)
+    )
+
+
+async def test_a_lease_that_ran_out_since_the_last_read_is_read_again_before_a_move(elsewhere):
+    # The owner renews every second and this process reads every second: the lease end it
+    # last read can pass while the owner lives on, renewed. The move still goes to the owner.
+    alice, bob, room = await _cast()
+    owners.note([(room.pk, OWNER, timezone.now() - timedelta(seconds=0.1))])
+    assert owners.elsewhere(room.pk) is None  # by the last read, the lease ran out
+    await sync_to_async(_lease_in_db)(room.pk, OWNER, 60)  # but the owner has renewed it
+    owners.ensure_serving(OWNER)
+    before = await sync_to_async(_version)(room.pk)
+
+    outcome = await play.act_async(room.pk, 0, {"type": "flip"}, check=authority.holder(0, alice))
+
+    assert outcome.table is None and outcome.version == before + 1
+    assert await sync_to_async(_log)(room.pk) == [(0, before + 1, "", OWNER)]
+    assert owners.elsewhere(room.pk) == OWNER  # the fresh read is kept: no query per move
+
+
+async def test_an_owner_whose_lease_ran_out_in_the_database_too_is_gone_and_the_move_is_here(
+    elsewhere,
+):
+    alice, bob, room = await _cast()
+    owners.note([(room.pk, "gone-host:1:dead", timezone.now() - timedelta(seconds=0.1))])
+    await sync_to_async(_lease_in_db)(room.pk, "gone-host:1:dead", -0.1)
+    before = await sync_to_async(_version)(room.pk)
+
+    outcome = await play.act_async(room.pk, 0, {"type": "flip"}, check=authority.holder(0, alice))
+
+    assert outcome.table is not None and outcome.version == before + 1
+    assert await sync_to_async(_log)(room.pk) == [(0, before + 1, "", owners.me())]
+
+
 async def test_sentences_in_params_and_events_travel_as_parts():
     eight = Sentence("an %(value)d", value=8)
     cards = ngettext("%(n)d card", "%(n)d cards", 3, n=3)
