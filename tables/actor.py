@@ -701,6 +701,16 @@ async def close_connections() -> None:
     await asyncio.get_running_loop().run_in_executor(_db, close_all)
 
 
+def shut_sqlite() -> None:
+    """Close the actors' own SQLite connections and stop their checkpointers, from any thread
+    once no loop uses them (a test database file is deleted after: a checkpointer left running
+    would report a disk error every few milliseconds until the process ends)."""
+    if _writer is not None:
+        _writer.close()
+    if _db.thread is not None:
+        _db.submit(RawSqlite.close).result(timeout=10)
+
+
 def serving_loop() -> asyncio.AbstractEventLoop | None:
     """The server loop the actors live in, or None (no server here: act inline)."""
     loop = _loop

@@ -123,29 +123,29 @@ def elsewhere(room_id: int) -> str | None:
 
 
 async def elsewhere_now(room_id: int) -> str | None:
-    """`elsewhere`, with a lease that ran out since the last read read again first.
+    """`elsewhere`, with what the last read cannot tell read again from the database first.
 
-    The owner renews its lease every second and this process reads it every second, so the
-    lease end last read can pass while the owner is alive and has renewed it: the owner is
-    only known to be gone once the database says so. One query, for a move that lands in that
-    window (or while a dead owner's room waits for its taker), never on the common path.
+    The owner renews its lease every second and this process reads the leases every second,
+    so the lease end last read can pass while the owner is alive and has renewed it: the owner
+    is only known to be gone once the database says so. And a match started by another process
+    in the last second is not in the last read at all. One query for a move in either case
+    (the answer is kept), never on the common path: a room owned here or elsewhere, as read.
     """
     global _owners
     process = elsewhere(room_id)
     if process is not None or not reaches_others():
         return process
     row = _owners.get(room_id)
-    if row is None or not row[0] or row[0] == me():
-        return None  # no owner yet, or this process: applied here
+    if row is not None and (not row[0] or owner(room_id) == me()):
+        return None  # nobody holds it (applied here, the fence keeps it right), or this one
     fresh = await actor.in_db_thread(_lease, room_id)
-    if fresh is not None:
-        _owners = {**_owners, room_id: fresh}  # replaced whole, as `note` does
+    _owners = {**_owners, room_id: fresh}  # replaced whole, as `note` does
     return elsewhere(room_id)
 
 
-def _lease(room_id: int) -> tuple[str, datetime | None] | None:
+def _lease(room_id: int) -> tuple[str, datetime | None]:
     row = Match.objects.filter(room_id=room_id).values_list("driver", "driver_until").first()
-    return (row[0], row[1]) if row is not None else None
+    return (row[0], row[1]) if row is not None else ("", None)
 
 
 # --------------------------------------------------------------------------- the inbox

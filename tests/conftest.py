@@ -94,14 +94,17 @@ def _fresh_limits(settings):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """Before the last test's fixtures end (the test database is dropped then), end the
-    PostgreSQL sessions that other threads of this process still hold on it (Django's
-    connections are per thread, and only the main thread's are closed): PostgreSQL refuses to
-    drop a database someone is connected to."""
+    """Before the last test's fixtures end (the test database is dropped then), close the
+    room actors' own SQLite connections, and end the PostgreSQL sessions that other threads
+    of this process still hold on it (Django's connections are per thread, and only the main
+    thread's are closed): PostgreSQL refuses to drop a database someone is connected to."""
     if nextitem is not None:
         return
     from django.db import connection
 
+    from tables import actor
+
+    actor.shut_sqlite()
     if connection.vendor != "postgresql" or not connection.settings_dict["NAME"].startswith(
         "test_"
     ):

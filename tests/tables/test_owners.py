@@ -167,6 +167,21 @@ async def test_a_lease_that_ran_out_since_the_last_read_is_read_again_before_a_m
     assert owners.elsewhere(room.pk) == OWNER  # the fresh read is kept: no query per move
 
 
+async def test_a_match_the_last_read_did_not_have_yet_goes_to_the_owner_the_database_names(
+    elsewhere,
+):
+    # Started by another process a moment ago: this one's driver has not read its lease yet.
+    alice, bob, room = await _cast()
+    await sync_to_async(_lease_in_db)(room.pk, OWNER, 60)
+    owners.ensure_serving(OWNER)
+    before = await sync_to_async(_version)(room.pk)
+
+    outcome = await play.act_async(room.pk, 0, {"type": "flip"}, check=authority.holder(0, alice))
+
+    assert outcome.table is None
+    assert await sync_to_async(_log)(room.pk) == [(0, before + 1, "", OWNER)]
+
+
 async def test_an_owner_whose_lease_ran_out_in_the_database_too_is_gone_and_the_move_is_here(
     elsewhere,
 ):
