@@ -96,6 +96,9 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "django.template.context_processors.i18n",
             ],
+            # The site's templates `{% load i18n_kept %}`: Django's i18n tags, with what they
+            # render kept per language and values (cardgames.i18n_tags).
+            "libraries": {"i18n_kept": "cardgames.i18n_tags"},
         },
     },
 ]

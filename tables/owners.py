@@ -29,6 +29,7 @@ from typing import Any
 
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
+from django.db import close_old_connections
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
@@ -144,6 +145,7 @@ async def elsewhere_now(room_id: int) -> str | None:
 
 
 def _lease(room_id: int) -> tuple[str, datetime | None]:
+    close_old_connections()  # as the thread's other jobs do (tables.actor._load)
     row = Match.objects.filter(room_id=room_id).values_list("driver", "driver_until").first()
     return (row[0], row[1]) if row is not None else ("", None)
 
