@@ -11,8 +11,8 @@ escape every value each time: at 40 tables x 4 players, a fifth of the server lo
 
 Only plain values are keys (text, whole numbers, booleans, None, each with its type: a safe
 string is escaped differently from the same text unmarked); a node that reads anything else
-renders as Django's does, every time. Floats and decimals are not kept (equal ones can print
-differently: 1.0 and 1.00).
+renders as Django's does, every time. Floats and decimals are not kept: equal ones can print
+differently (Decimal("1.0") and Decimal("1.00"), 0.0 and -0.0).
 """
 
 from __future__ import annotations
