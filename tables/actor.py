@@ -698,7 +698,7 @@ async def close_connections() -> None:
 
     if _writer is not None:
         _writer.close()
-    await asyncio.get_running_loop().run_in_executor(_db, close_all)
+    await in_db_thread(close_all)
 
 
 def shut_sqlite() -> None:
