@@ -6,9 +6,14 @@ Rules modules are pure: no Django, no clock, no global random. State is plain da
 
 from __future__ import annotations
 
-from typing import Any, Protocol
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Protocol, TypeVar
 
+# A game's state is its own (a dataclass of its rules module); shared code holds it without
+# looking inside and hands it back to the same game's rules. `Progress` is what it may know.
 State = Any
+S = TypeVar("S")
 Action = dict[str, Any]
 Event = dict[str, Any]
 View = dict[str, Any]
@@ -65,28 +70,96 @@ class IllegalAction(Exception):  # noqa: N818 - the name is part of the public i
         super().__init__(text or code)
 
 
-class Rules(Protocol):
-    """What `games.registry.rules_for(slug)` returns: one game bound to its preset.
+@dataclass(frozen=True)
+class Progress:
+    """What the site needs to know of a state, asked of its rules (`progress(state)`), never
+    read off the state by shape: the round being played, how many rounds have been scored,
+    the seed its round was dealt from, and whether the match is over."""
 
-    - `new_match(seats, options, seed)` deals round 1 from the seed.
+    round: int
+    rounds_scored: int
+    seed: int
+    status: str  # "playing" | "round_over" | "finished"
+
+    @property
+    def finished(self) -> bool:
+        return self.status == "finished"
+
+
+class RulesModule(Protocol[S]):
+    """A game's `rules` module: pure (no Django, no clock, no global random), deterministic.
+
+    - `check_options(seats, options, preset)` returns the checked options (or raises
+      ValueError with a sentence); `new_match(seats, options, seed, preset)` deals round 1.
     - `legal_actions(state, seat)` lists every action `seat` may send now, fully spelled out.
     - `apply(state, seat, action)` returns `(new_state, events)` or raises `IllegalAction`,
       leaving `state` unchanged. Events are dicts with a past-tense `"type"`; an event that
-      ends a round carries a human `"message"` saying why.
+      ends a round carries a `"message"` (a `Sentence`) saying why.
     - `player_view(state, seat | None)` is everything `seat` (None: a spectator) may see:
-      the game's view fields of the Board API plus `status`, `round`, `legal`, `scores`.
-    - `dump(state)` / `load(data)` convert to and from JSON-native data.
+      the game's view fields of the Board API plus `status`, `round`, `legal`, `scores`;
+      `player_views(state, seats)` the same for several seats, what they share built once.
+    - `progress(state)`: round, rounds scored, seed and status (see `Progress`).
+    - `dump(state)` / `load(data)` convert to and from JSON-native data (G0).
+
+    Each game's package checks its rules against this protocol (mypy, games/registry.py).
     """
 
-    slug: str
-    name: str
-    min_seats: int
-    max_seats: int
+    # Read-only members (properties), so that a module's narrower constant still conforms.
+    @property
+    def SEAT_LIMITS(self) -> Mapping[str, tuple[int, int]]: ...  # noqa: N802 - module constants
+    @property
+    def OPTION_FIELDS(self) -> Mapping[str, tuple[str, ...]]: ...  # noqa: N802
+    @property
+    def ROUNDS_HELP(self) -> Mapping[str, str]: ...  # noqa: N802
+    @property
+    def LOWEST_WINS(self) -> bool: ...  # noqa: N802
 
-    def check_options(self, seats: int, options: dict[str, Any] | None) -> dict[str, Any]: ...
-    def new_match(self, seats: int, options: dict[str, Any] | None, seed: int) -> State: ...
-    def legal_actions(self, state: State, seat: int) -> list[Action]: ...
-    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]: ...
-    def player_view(self, state: State, seat: int | None) -> View: ...
-    def dump(self, state: State) -> dict[str, Any]: ...
-    def load(self, data: dict[str, Any]) -> State: ...
+    def check_options(
+        self, seats: int, options: dict[str, Any] | None, preset: str = ...
+    ) -> dict[str, Any]: ...
+    def new_match(
+        self, seats: int, options: dict[str, Any] | None, seed: int, preset: str = ...
+    ) -> S: ...
+    def legal_actions(self, state: S, seat: int) -> list[Action]: ...
+    def apply(self, state: S, seat: int, action: Action) -> tuple[S, list[Event]]: ...
+    def player_view(self, state: S, seat: int | None) -> View: ...
+    def player_views(self, state: S, seats: list[int | None]) -> dict[int | None, View]: ...
+    def progress(self, state: S) -> Progress: ...
+    def last_round_points(self, state: S) -> list[int]: ...
+    def describe_end(self, options: dict[str, Any]) -> str: ...
+    def dump(self, state: S) -> dict[str, Any]: ...
+    def load(self, data: dict[str, Any]) -> S: ...
+
+
+class BotsModule(Protocol):
+    """A game's `bots` module: `choose(view, level, rng)` -> (action or None, delay in s)."""
+
+    @property
+    def LEVELS(self) -> tuple[str, ...]: ...  # noqa: N802 - a module constant
+
+    def choose(self, view: View, level: str, rng: Any) -> tuple[Action | None, float]: ...
+
+
+class LayoutModule(Protocol):
+    """A game's `layout` module: how the site draws its table from views (pure, no Django).
+
+    - `TEMPLATE`: the template whose partials are the page's pieces and the pushed parts.
+    - `public_parts(view)`: part name -> the data it is drawn from (the spectator's view);
+      a part is drawn again only when its data changed.
+    - `private_pieces(view, legal, seat)`: the seat's own part, {"me": data} or, for a part
+      redrawn in pieces, each piece's data (and under "me" what lies around them).
+    - `container(part)`: the part a piece lies inside (None: a part of its own).
+    - `context(view, seat, legal, events)`: the template context the layout adds.
+    - `partial(context, part)`: the partial that draws `part` (it may set what it draws).
+    """
+
+    @property
+    def TEMPLATE(self) -> str: ...  # noqa: N802 - a module constant
+
+    def public_parts(self, view: View) -> dict[str, Any]: ...
+    def private_pieces(self, view: View, legal: list[Action], seat: int) -> dict[str, Any]: ...
+    def container(self, part: str) -> str | None: ...
+    def context(
+        self, view: View, seat: int | None, legal: list[Action], events: list[Event]
+    ) -> dict[str, Any]: ...
+    def partial(self, context: dict[str, Any], part: str) -> str: ...

@@ -12,10 +12,34 @@ import importlib
 import random
 from dataclasses import dataclass
 from functools import cached_property
-from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from games.engine import Action, Event, State, View
+from games.engine import (
+    Action,
+    BotsModule,
+    Event,
+    LayoutModule,
+    Progress,
+    RulesModule,
+    State,
+    View,
+)
+
+if TYPE_CHECKING:
+    # Each game's modules are checked against the protocols they are used through (mypy).
+    from games.allegra import bots as _allegra_bots
+    from games.allegra import layout as _allegra_layout
+    from games.allegra import rules as _allegra_rules
+    from games.ligretto import bots as _ligretto_bots
+    from games.ligretto import layout as _ligretto_layout
+    from games.ligretto import rules as _ligretto_rules
+
+    _RULES: tuple[RulesModule[_ligretto_rules.State], RulesModule[_allegra_rules.State]] = (
+        _ligretto_rules,
+        _allegra_rules,
+    )
+    _BOTS: tuple[BotsModule, ...] = (_ligretto_bots, _allegra_bots)
+    _LAYOUTS: tuple[LayoutModule, ...] = (_ligretto_layout, _allegra_layout)
 
 
 @dataclass(frozen=True)
@@ -27,19 +51,19 @@ class Game:
     package: str  # a module path: <package>.rules / .bots / .layout
 
     @cached_property
-    def rules(self) -> ModuleType:
+    def rules(self) -> RulesModule[Any]:
         """The rules module itself (`<package>.rules`): for the conformance suite and tools."""
-        return importlib.import_module(f"{self.package}.rules")
+        return cast(RulesModule[Any], importlib.import_module(f"{self.package}.rules"))
 
     @cached_property
-    def bots(self) -> ModuleType:
+    def bots(self) -> BotsModule:
         """The bots module (`<package>.bots`)."""
-        return importlib.import_module(f"{self.package}.bots")
+        return cast(BotsModule, importlib.import_module(f"{self.package}.bots"))
 
     @cached_property
-    def layout(self) -> ModuleType:
+    def layout(self) -> LayoutModule:
         """How the site draws this game's table (`<package>.layout`), pure like the rules."""
-        return importlib.import_module(f"{self.package}.layout")
+        return cast(LayoutModule, importlib.import_module(f"{self.package}.layout"))
 
     @property
     def min_seats(self) -> int:
@@ -99,14 +123,14 @@ class Game:
     def player_views(self, state: State, seats: list[int | None]) -> dict[int | None, View]:
         """`player_view` of each of `seats` (a push needs every seat's view of one state).
 
-        A rules module may offer `player_views(state, seats)` that builds what the seats share
-        once; the views must equal `player_view`'s (tests/games/test_conformance.py checks it).
+        The rules build what the seats share once; the views must equal `player_view`'s
+        (tests/games/test_conformance.py checks it).
         """
-        many = getattr(self.rules, "player_views", None)
-        if many is not None:
-            views: dict[int | None, View] = many(state, seats)
-            return views
-        return {seat: self.rules.player_view(state, seat) for seat in seats}
+        return self.rules.player_views(state, seats)
+
+    def progress(self, state: State) -> Progress:
+        """The round, the rounds scored, the deal's seed and the status of `state`."""
+        return self.rules.progress(state)
 
     def dump(self, state: State) -> dict[str, Any]:
         data: dict[str, Any] = self.rules.dump(state)

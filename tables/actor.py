@@ -197,29 +197,26 @@ class RoomActor:
             request=request,
         )
         rnd = table.round
-        if _round_no(new) != rnd.number:
+        before, progress = table.progress, table.game.progress(new)
+        if progress.round != rnd.number:
             # The next round was dealt: its own row (seed and state), starting at a countdown.
             rnd = Round(
                 match_id=match.pk,
-                number=_round_no(new),
-                seed=getattr(new, "seed", match.seed),
+                number=progress.round,
+                seed=progress.seed,
                 version=after.version,
             )
             entry.new_round = rnd
             entry.closed_state = table.state
             after.round = rnd
             after.match.starts_at = timezone.now() + timedelta(seconds=settings.TABLE_COUNTDOWN)
-        old_scores, new_scores = (
-            len(getattr(table.state, "scores", ())),
-            len(getattr(new, "scores", ())),
-        )
-        if new_scores > old_scores:
+        if progress.rounds_scored > before.rounds_scored:
             entry.scores = list(table.game.last_round_points(new))
             entry.end_reason = (
                 next((e.get("reason", "") for e in events if e.get("type") == "round_ended"), "")
                 or ""
             )
-        if getattr(new, "status", "") == "finished":
+        if progress.finished:
             after.match.status = Match.Status.FINISHED
             after.match.finished_at = timezone.now()
             entry.winners = next(
@@ -242,10 +239,6 @@ class RoomActor:
         self.table = after
         self.last = entry
         return entry
-
-
-def _round_no(state: Any) -> int:
-    return getattr(state, "round", 1)
 
 
 # --------------------------------------------------------------------------- writing

@@ -12,7 +12,7 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
-from games.engine import State, View
+from games.engine import Progress, State, View
 from games.registry import GAMES, Game
 from tables.models import ActionLog, Match, Player, Round
 
@@ -40,6 +40,11 @@ class Table:
     def version(self) -> int:
         return self.match.version
 
+    @property
+    def progress(self) -> Progress:
+        """The round, rounds scored, seed and status of the engine state (its rules say)."""
+        return self.game.progress(self.state)
+
     def seat_of(self, user: Any) -> int | None:
         """Return the seat `user` plays in this match (None: he only watches)."""
         if user is None or not getattr(user, "is_authenticated", False):
@@ -53,7 +58,7 @@ class Table:
         """The engine's status, `starting` while the countdown runs (L7+), `closed` if stopped."""
         if self.match.status == Match.Status.CLOSED:
             return "closed"
-        status = self.state.status if hasattr(self.state, "status") else "playing"
+        status = self.progress.status
         if status == "playing" and self.counting_down(now):
             return "starting"
         return status

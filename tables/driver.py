@@ -152,7 +152,7 @@ class MatchBots:
         if table.counting_down():
             left = (table.match.starts_at - timezone.now()).total_seconds()
             return max(left, 0.0) + 0.001
-        round_no = getattr(table.state, "round", 1)
+        round_no = table.progress.round
         if self.released != round_no:
             self.released = round_no
             # The countdown is over: everyone's page must say so (the version grows).

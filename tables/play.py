@@ -20,7 +20,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games.engine import Action, State
+from games.engine import Action
 from games.registry import GAMES
 from tables import actor, authority, current, owners, wire
 from tables.actor import ACTION_KEYS, Check, PlayError
@@ -68,17 +68,13 @@ def start_match(room: Any, seats: list[Any]) -> Match:
         for seat in seats
     )
     Round.objects.create(
-        match=match, number=_round_no(state), seed=seed, state=game.dump(state), version=1
+        match=match, number=game.progress(state).round, seed=seed, state=game.dump(state), version=1
     )
     return match
 
 
 def _countdown_end() -> Any:
     return timezone.now() + timedelta(seconds=settings.TABLE_COUNTDOWN)
-
-
-def _round_no(state: State) -> int:
-    return getattr(state, "round", 1)
 
 
 # --------------------------------------------------------------------------- the write path

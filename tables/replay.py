@@ -120,7 +120,7 @@ def _build(match: Match, number: int) -> Replay:
     steps: list[Step] = []
     for row in mine:
         new, evs = _apply(game, state, row, match)
-        deals = getattr(new, "round", number) != getattr(state, "round", number)
+        deals = game.progress(new).round != game.progress(state).round
         steps.append(
             Step(
                 number=len(steps) + 1,

@@ -613,3 +613,13 @@ def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
         elif kind == "turn_skipped":
             out.append(f"{who} has no card left and skips their turn.")
     return out
+
+
+def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> dict[str, Any]:
+    """The seat's own part is drawn whole (no pieces of its own)."""
+    return {"me": private_part(view, legal, seat)}
+
+
+def container(part: str) -> str | None:
+    """Every part is a part of its own (no piece inside another)."""
+    return None

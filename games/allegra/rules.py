@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from games.engine import Action, IllegalAction, gettext_noop
+from games.engine import Action, IllegalAction, Progress, View, gettext_noop
 
 SEAT_LIMITS = {"allegra": (2, 6)}
 DEFAULT_ROUNDS = 3
@@ -988,3 +988,15 @@ def redeal_hidden(state: State, seat: int | None, rng: random.Random) -> State:
         t.grids[i][r][c] = (pool.pop(), False)
     t.deck, t.discard = pool[: len(t.deck)], pool[len(t.deck) :] + t.discard[-1:]
     return t
+
+
+def progress(state: State) -> Progress:
+    """The round being played, the rounds scored, the deal's seed and the status (the site's)."""
+    return Progress(
+        round=state.round, rounds_scored=len(state.scores), seed=state.seed, status=state.status
+    )
+
+
+def player_views(state: State, seats: list[int | None]) -> dict[int | None, View]:
+    """`player_view` of each of `seats` (every Allegra seat sees its own face-down cards)."""
+    return {seat: player_view(state, seat) for seat in seats}

@@ -9,7 +9,7 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, TypeGuard
 
-from games.engine import Action, Event, IllegalAction, View, gettext_noop
+from games.engine import Action, Event, IllegalAction, Progress, View, gettext_noop
 
 SEAT_LIMITS = {"ligretto-mini": (2, 2), "ligretto": (2, 12)}
 COLORS = {"ligretto-mini": ("red", "green", "blue"), "ligretto": ("red", "yellow", "green", "blue")}
@@ -996,4 +996,11 @@ def load(data: dict[str, Any]) -> State:
             tuple(None if k is None else tuple(k) for k in key)
             for key in data.get("standstills", ())
         ),
+    )
+
+
+def progress(state: State) -> Progress:
+    """The round being played, the rounds scored, the deal's seed and the status (the site's)."""
+    return Progress(
+        round=state.round, rounds_scored=len(state.scores), seed=state.seed, status=state.status
     )

@@ -49,3 +49,13 @@ def partial(context: dict[str, Any], part: str) -> str:
         context["h"] = context["hands"][int(part.removeprefix("seat-"))]
         return "seat"
     return part
+
+
+def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> dict[str, Any]:
+    """The seat's own part is drawn whole (no pieces of its own)."""
+    return {"me": private_part(view, legal, seat)}
+
+
+def container(part: str) -> str | None:
+    """Every part is a part of its own (no piece inside another)."""
+    return None

@@ -12,7 +12,7 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from games.engine import Action, Event, IllegalAction, View
+from games.engine import Action, Event, IllegalAction, Progress, View
 
 SEAT_LIMITS = {"highcard": (2, 4)}
 DECK = tuple(range(1, 13))
@@ -279,3 +279,15 @@ def load(data: dict[str, Any]) -> State:
         ready=tuple(data["ready"]),
         message=data["message"],
     )
+
+
+def progress(state: State) -> Progress:
+    """The round being played, the rounds scored, the deal's seed and the status (the site's)."""
+    return Progress(
+        round=state.round, rounds_scored=len(state.scores), seed=state.seed, status=state.status
+    )
+
+
+def player_views(state: State, seats: list[int | None]) -> dict[int | None, View]:
+    """`player_view` of each of `seats`."""
+    return {seat: player_view(state, seat) for seat in seats}
