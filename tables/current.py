@@ -174,15 +174,36 @@ def recover(match: Match) -> Table:
     The round row holds the state as it was at `Round.version`; every move applied since is in
     the action log, and the rules are deterministic (G1), so replaying those moves in order
     arrives at exactly the state the room actor held (tests/tables/test_actor.py proves it).
+
+    What it reads is the table at the version the match row said, never a mix: the log is
+    replayed up to that version only, and when a round row, a snapshot or a player row newer
+    than that was written meanwhile (the match row is read again at the end: every change
+    anyone can see bumps it), it reads again from a fresh match row (no torn read).
     """
     game = GAMES[match.game]
-    rnd = match.rounds.order_by("-number").first()
-    state = game.load(rnd.state)
-    moves = ActionLog.objects.filter(round=rnd, version__gt=rnd.version, refused="")
-    for seat, action in moves.order_by("version").values_list("seat", "action"):
-        state, _ = game.apply(state, seat, action)
-    rnd.state = None  # the table keeps the engine's state only once, as `state`
-    return Table(match=match, players=list(match.players.all()), state=state, round=rnd)
+    for _ in range(RECOVER_TRIES):
+        rnd = match.rounds.order_by("-number").first()
+        if rnd is None:
+            raise Match.DoesNotExist(f"match {match.pk} has no round")
+        players = list(match.players.all())
+        if rnd.version <= match.version:
+            moves = ActionLog.objects.filter(
+                round=rnd, version__gt=rnd.version, version__lte=match.version, refused=""
+            )
+            state = game.load(rnd.state)
+            for seat, action in moves.order_by("version").values_list("seat", "action"):
+                state, _ = game.apply(state, seat, action)
+            now = Match.objects.filter(pk=match.pk).values_list("version", flat=True).first()
+            if now == match.version:
+                rnd.state = None  # the table keeps the engine's state only once, as `state`
+                return Table(match=match, players=players, state=state, round=rnd)
+        match.refresh_from_db()
+    raise RuntimeError(f"match {match.pk} kept changing while it was read")
+
+
+# How often `recover` reads again when the match changed while it read (each time it changed
+# under it; moves come in milliseconds apart, a read takes about one).
+RECOVER_TRIES = 20
 
 
 def copy_of(table: Table, players: bool = True) -> Table:
