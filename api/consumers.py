@@ -1,10 +1,11 @@
 """The Board API's live stream: `/ws/api/v1/rooms/{id}/?token=…`, JSON views of one room.
 
-It sends the caller's view at once and after every change (the `table.public` signal that
-tables.push sends after each commit), and takes actions through the one write path. A change
-is pushed to every socket of the room at once, so the view is built from this process's
-cached table when it holds that very version (no query per recipient); only a change made by
-another process, or a socket that fell behind, loads the table.
+Parse → act → send. It sends the caller's view at once and after every change of the room
+(tables.live: this process's by `deliver`, another's by the `table.public` group message),
+through the socket's gate (tables.live.outbox.Gate), and takes actions through the room's one
+door (tables.live.rooms.act). A change is built from the very table the room handed over, or
+this process's memory of that version (no query per recipient); only a change made by another
+process, or a socket that fell behind, loads the table.
 """
 
 from __future__ import annotations
@@ -20,12 +21,15 @@ from django.utils.translation import gettext as _
 
 from api import auth, views
 from api.serialize import room_json
-from games.engine import IllegalAction
+from games.engine import IllegalAction, View
 from lobby import access, live
 from lobby.models import Room
-from tables import authority, current, play, presence, push, sockets, wire
+from tables import authority, current, presence, sockets, wire
+from tables.live import outbox, render, rooms
+from tables.live.outbox import Frame, Gate
+from tables.live.room import Delivery
 
-# How views reached this process's sockets: from the cache, or loaded (for the figures).
+# How views reached this process's sockets: from memory, or loaded (for the figures).
 stats = {"cached": 0, "loaded": 0}
 
 # What a stream message may carry; the action inside is checked by tables.wire.action.
@@ -33,24 +37,24 @@ MESSAGE = {"type": wire.text(20, ascii_word=True), "action": lambda value: value
 
 
 class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsumer):
-    wants_html = False  # its views are JSON, built per seat (tables.push draws no HTML for it)
+    wants_html = False  # its views are JSON, built per seat (no HTML is drawn for it)
     room_id: int
     user: Any = None
     token_id = 0
     revoked = False  # set when the token is revoked while the socket is open
     invite: str | None = None
     seat: int | None = None  # the seat whose presence this socket counts
-    match_key: tuple[int, int] | None = None  # current.cache_key of the room's match
+    started = False  # the room's match has started (its first view was sent)
     # The player rows the seat was last looked up in, and that seat (rows change: look again).
     _seated_in: Any = None
     _seat_there: int | None = None
-    version = 0
 
-    async def dispatch(self, message: dict) -> None:
+    async def dispatch(self, message: dict[str, Any]) -> None:
         await sockets.dispatch(self, message)  # no database hop per frame
 
     async def connect(self) -> None:
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
+        self.gate = Gate(self)
         query = _query(self.scope.get("query_string", b""))
         # Accept first: a close code (4401, 4404) only reaches a client on an open socket.
         self.take_frames()  # its frames wait until the first view is out (frames_ready)
@@ -70,13 +74,13 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         # token's own group: revoking it closes this socket at once.
         for group in self._groups():
             await self.channel_layer.group_add(group, self.channel_name)
-        push.listen(self.room_id, self)  # this process's changes come straight here
-        await self._send_current()
+        rooms.listen(self.room_id, self)  # this process's changes come straight here
+        await self.gate.draw()
         self.frames_ready()
 
     def _groups(self) -> list[str]:
         return [
-            push.table_group(self.room_id),
+            render.table_group(self.room_id),
             live.room_group(self.room_id),
             sockets.user_group(self.user.pk),
             auth.token_group(self.token_id),
@@ -84,7 +88,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
 
     async def disconnect(self, code: int) -> None:
         if hasattr(self, "room_id"):
-            push.unlisten(self.room_id, self)
+            rooms.unlisten(self.room_id, self)
         if self.user is None or not hasattr(self, "room_id"):
             return
         for group in self._groups():
@@ -110,8 +114,8 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         if kind == "ready":  # api.md's after-round message, short for the ready action
             message = {"type": "action", "action": {"type": "ready"}}
         elif kind == "sync":
-            self.version = 0
-            await self._send_current()
+            self.gate.version = 0
+            await self.gate.draw()
             return
         elif kind != "action":
             await self._error("bad_message", 'Messages are {"type": "action", "action": {...}}.')
@@ -128,8 +132,8 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
             await self._send_view(answer["view"])
 
     async def _act(self, action: dict[str, Any]) -> dict[str, Any]:
-        # Straight to the room's actor in this loop: no database thread between a move and it.
-        table = await play.table_async(self.room_id)
+        # Straight to the room in this loop: no database thread between a move and it.
+        table = await rooms.table_now(self.room_id)
         if table is None:
             return _refusal("not_started", _("This room has not started yet."))
         seat = table.seat_of(self.user)
@@ -142,62 +146,44 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         except views.ApiError as refusal:
             return _refusal(refusal.code, refusal.message)
         try:
-            outcome = await play.act_async(
+            outcome = await rooms.act(
                 self.room_id, seat, action, check=authority.holder(seat, self.user)
             )
         except IllegalAction as refusal:
             return _refusal(refusal.code, refusal.message)
-        if outcome.version <= self.version:
-            return {}  # its push reached this socket first: that view is the answer
+        if self.gate.shows(outcome.version) or self.gate.drawing:
+            return {}  # its change reached this socket first (or follows the whole view)
         return {"view": outcome.view(seat)}
 
-    # ------------------------------------------------------------------ group messages
+    # ------------------------------------------------------------------ changes
 
-    # A change arrives by the group only from another process; this one's come by push_public.
+    # A change arrives by the group only from another process; this one's come by `deliver`.
     async def table_public(self, event: dict[str, Any]) -> None:
-        if not push.from_here(event):
-            await self.push_public(event)
+        if not outbox.from_here(event):
+            await self.gate.offer(outbox.remote(event, self.room_id))
 
-    async def push_private(self, event: dict[str, Any]) -> None:
+    async def table_private(self, event: dict[str, Any]) -> None:
         pass  # a stream's own view is built from the table, like every other
 
-    def push_now(self, event: dict[str, Any], table: Any) -> bool:
-        """`push_public`'s own first step, callable without a coroutine (tables.push hands
-        this process's changes over with it): True when the change needs nothing more, as it
-        was sent before or is sent now (the table handed over is that very version, the seat
-        is known from its players, and the server writes frames at once). False: the rest of
-        `push_public` takes it."""
-        version = event["version"]
-        if version <= self.version:
+    def deliver_now(self, delivery: Delivery) -> bool:
+        """The change sent in a plain call, when the room handed over that very table and the
+        seat is known from its players (the server writes frames at once): True when it needs
+        nothing more (sent now, or before). False: `deliver` takes it."""
+        version, table = delivery.version, delivery.table
+        if self.gate.shows(version) and not self.gate.drawing:
             return True  # already sent
         send = self._send_now
-        if not send or table is None or table.version != version:
+        if not send or table is None or table.version != version or not self.gate.take_now(version):
             return False
         if table.players is not self._seated_in or self.seat != self._seat_there:
             return False  # the seat is looked up (and presence counted) the usual way
-        if not send(push.view_text(table, self._seat_there)):
+        if not send(render.view_text(rooms.get(self.room_id), table, self._seat_there)):
             return False  # not accepted yet
-        self.match_key = current.cache_key(table.match)
-        self.version = version
+        self.gate.sent_now(version)
         return True
 
-    async def push_public(self, event: dict[str, Any], table: Any = None) -> None:
-        if self.push_now(event, table):
-            return  # already sent (the answer to our own action, a newer load), or sent now
-        version = event["version"]
-        if table is not None and table.version == version:
-            await self._send_table(table)  # handed over by this process's push: no lookup
-            return
-        table = _cached(self.match_key, version)
-        if table is None:
-            # Another process wrote it: the first socket here to load it fills the cache, and
-            # the room's other sockets (queued behind it for the database thread) reuse that.
-            table = await database_sync_to_async(_cached_or_loaded)(
-                self.room_id, self.match_key, version
-            )
-        else:
-            stats["cached"] += 1
-        await self._send_table(table)
+    async def deliver(self, delivery: Delivery) -> None:
+        await self.gate.offer(delivery)
 
     async def token_revoked(self, event: dict[str, Any]) -> None:
         # Revoked on the profile page: this socket spoke for that token, so it stops now. The
@@ -213,8 +199,8 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         if not await database_sync_to_async(_may_watch)(self.room_id, self.user, self.invite):
             await self.close(code=4404)
             return
-        self.version = 0
-        await self._send_current()
+        self.gate.version = 0
+        await self.gate.draw()
 
     async def identity_changed(self, event: dict[str, Any]) -> None:
         # Banned: his tokens no longer work, so neither does this socket. A password change
@@ -232,35 +218,49 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
 
     async def room_changed(self, event: dict[str, Any]) -> None:
         # Before the start the room is all there is; its start deals the first view.
-        if self.match_key is None:
-            await self._send_current()
+        if not self.started:
+            await self.gate.draw()
 
-    # ------------------------------------------------------------------ sending
+    # ------------------------------------------------------------------ the gate's
 
-    async def _send_current(self) -> None:
+    async def whole(self) -> Frame:
         table, room = await database_sync_to_async(_load)(self.room_id, self._base())
         if table is None:
-            await self.send(text_data=json.dumps({"type": "room", "room": room}))
-            return
+            return 0, json.dumps({"type": "room", "room": room})
         stats["loaded"] += 1
-        await self._send_table(table)
+        return await self._framed(table)
 
-    async def _send_table(self, table: current.Table) -> None:
-        self.match_key = current.cache_key(table.match)
+    async def frame(self, delivery: Delivery, shown: int) -> Frame | None:
+        version, table = delivery.version, delivery.table
+        if table is None or table.version != version:
+            table = rooms.durable(self.room_id, version) if settings.API_STREAM_CACHE else None
+            if table is None:
+                # Another process wrote it: the first socket here to load it fills the room's
+                # memory, and the room's other sockets (queued behind it) reuse that.
+                table = await database_sync_to_async(_durable_or_loaded)(self.room_id, version)
+            else:
+                stats["cached"] += 1
+        return await self._framed(table)
+
+    async def _framed(self, table: current.Table) -> Frame:
+        self.started = True
         if table.players is not self._seated_in:  # a move shares its table's player rows
             self._seated_in, self._seat_there = table.players, table.seat_of(self.user)
         seat = self._seat_there
         if seat != self.seat:
             await self._count_presence(seat)
-        if table.version > self.version:
-            self.version = table.version
-            await self.send(text_data=push.view_text(table, seat))  # encoded once per seat
+        if table.version <= self.gate.version:
+            return 0, ""  # nothing newer than what it shows
+        return table.version, render.view_text(rooms.get(self.room_id), table, seat)
 
-    async def _send_view(self, view: dict[str, Any]) -> None:
-        if view["version"] <= self.version:
+    async def send_text(self, text: str) -> None:
+        await self.send(text_data=text)
+
+    async def _send_view(self, view: View) -> None:
+        if self.gate.shows(view["version"]):
             return
-        self.version = view["version"]
-        await self.send(text_data=push.encode_message({"type": "view", "view": view}))
+        self.gate.sent_now(view["version"])
+        await self.send(text_data=render.encode_message({"type": "view", "view": view}))
 
     async def _count_presence(self, seat: int | None) -> None:
         # A player's stream is his presence at the table (no stand-in bot while it is open).
@@ -290,23 +290,20 @@ def _refusal(code: str, message: str) -> dict[str, Any]:
     return {"error": {"code": code, "message": message}}
 
 
-def _cached(key: tuple[int, int] | None, version: int) -> current.Table | None:
-    if key is None or not settings.API_STREAM_CACHE:
-        return None
-    return current.cached_table(key, version)
-
-
-def _cached_or_loaded(room_id: int, key: tuple[int, int] | None, version: int) -> current.Table:
-    table = _cached(key, version)
+def _durable_or_loaded(room_id: int, version: int) -> current.Table:
+    table = rooms.durable(room_id, version) if settings.API_STREAM_CACHE else None
     if table is not None:
         stats["cached"] += 1
         return table
     stats["loaded"] += 1
-    return current.load_table(room_id)
+    loaded = rooms.read(room_id)
+    if loaded is None:
+        raise Room.DoesNotExist(f"room {room_id} has no match")
+    return loaded
 
 
 def _load(room_id: int, base: str) -> tuple[current.Table | None, dict[str, Any] | None]:
-    table = current.load_table(room_id)
+    table = rooms.read(room_id)
     if table is not None:
         return table, None
     room = Room.objects.select_related("host").prefetch_related("seat_set__user").get(pk=room_id)

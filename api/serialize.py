@@ -7,7 +7,7 @@ from typing import Any
 from django.http import HttpRequest
 
 from lobby.models import Room
-from tables import current
+from tables.live import rooms
 from tables.models import Match, RoundScore
 
 # api.md knows three room states; a room everyone left is over, like a finished one.
@@ -80,6 +80,6 @@ def score_sheet(room: Room) -> dict[str, Any]:
     seats = range(len(players))
     sheet["totals"] = [sum(row["points"][s] for row in sheet["rounds"]) for s in seats]
     if match.status == Match.Status.FINISHED:
-        table = current.load_table(room.pk)
+        table = rooms.read(room.pk)
         sheet["winners"] = table.view(None).get("winners") if table is not None else None
     return sheet

@@ -25,6 +25,7 @@ from lobby import access, ratelimit, services
 from lobby.forms import SignupForm
 from lobby.models import Room
 from tables import authority, current, play, wire
+from tables.live import rooms as live_rooms
 from tables.words import refusal_text
 
 # Refusals by the engines that mean "this is not an action at all", not "not now".
@@ -76,7 +77,7 @@ def _room_answer(request: ApiRequest, room_id: int, invite: Any = None) -> dict[
 
 def _table(room_id: int, user: Any, invite: Any = None) -> current.Table:
     _room(room_id, user, invite)
-    table = current.load_table(room_id)
+    table = live_rooms.read(room_id)
     if table is None:
         raise ApiError("not_started", _("This room has not started yet."), 409)
     return table
@@ -277,10 +278,10 @@ def act(room_id: int, seat: int, action: dict[str, Any], user: Any) -> dict[str,
     try:
         outcome = play.act(room_id, seat, action, check=authority.holder(seat, user))
     except IllegalAction as refusal:
-        status = getattr(refusal, "status", 409)
+        status = refusal.status if isinstance(refusal, play.PlayError) else 409
         if refusal.code in MALFORMED:
             status = 400
-        now = current.load_table(room_id)
+        now = live_rooms.read(room_id)
         return {
             # The code stays English for machines; the sentence is in the caller's language.
             "error": {"code": refusal.code, "message": refusal_text(refusal)},

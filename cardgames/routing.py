@@ -1,9 +1,23 @@
+"""The site's WebSocket routes, and the sockets they serve: the lobby's consumers with the chat
+composed in (chat.sockets.ChatSocket), since the chat sits above the lobby's layer."""
+
 from django.urls import path, re_path
 
 from api.consumers import ApiStreamConsumer
-from chat.sockets import RoomSocket, TableSocket
+from chat.sockets import ChatSocket
 from lobby import consumers
+from lobby.consumers import RoomConsumer
+from lobby.table_consumers import TableConsumer
 from tables.sockets import NotFoundConsumer
+
+
+class RoomSocket(ChatSocket, RoomConsumer):
+    """A room page's socket, with its chat."""
+
+
+class TableSocket(ChatSocket, TableConsumer):
+    """A table's socket (lobby/table_consumers.py), with its chat."""
+
 
 websocket_urlpatterns = [
     path("ws/lobby/", consumers.LobbyConsumer.as_asgi()),

@@ -261,9 +261,17 @@ BOT_PACE = float(os.environ.get("BOT_PACE", "1"))
 # at 0 the writer starts at once and the moves that come in while it writes go in its next
 # transaction, which groups them just as well under load (docs/performance.md).
 ACTION_FLUSH_DELAY = float(os.environ.get("ACTION_FLUSH_DELAY", "0"))
-# On SQLite the writer thread writes a batch of plain moves on an sqlite3 connection of its own,
-# without Django's wrappers (tables.actor.RawSqlite); False: always through Django's.
+# The live rooms' store (tables.live.store): on SQLite a batch of plain moves is written on an
+# sqlite3 connection of the store's own, without Django's wrappers (SqliteStore); False: every
+# batch through Django's connection (OrmStore), as on PostgreSQL.
 ACTOR_RAW_SQLITE = envbool("ACTOR_RAW_SQLITE", "True")
+# A snapshot of a live match's state at least this often (moves, seconds); between two,
+# recovery replays the action log (tables.current.recover).
+SNAPSHOT_EVERY = envint("SNAPSHOT_EVERY", 50)
+SNAPSHOT_SECONDS = float(os.environ.get("SNAPSHOT_SECONDS", "5"))
+# Seconds a finished or closed match's live room stays in memory for late readers before the
+# process drops it (tables.live.rooms); a room also goes when another process takes it over.
+LIVE_ROOM_GRACE = float(os.environ.get("LIVE_ROOM_GRACE", "10"))
 # With it, the WAL file is checkpointed by a thread of its own this often (seconds), not by the
 # commit that happens to fill it: 0 leaves it to SQLite's commits (docs/operations.md).
 ACTOR_CHECKPOINT_SECONDS = float(os.environ.get("ACTOR_CHECKPOINT_SECONDS", "0.5"))

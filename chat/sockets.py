@@ -1,7 +1,7 @@
 """The chat part of a room's sockets (room page and table): one mixin, so both stay thin.
 
-`RoomSocket` and `TableSocket` are the lobby's consumers with the chat composed in (the routing
-serves these). Their `join_room_extras(room_id)` in connect() is `chat_join` (it returns the
+The routing (cardgames/routing.py) composes it into the lobby's room and table consumers.
+Their `join_room_extras(room_id)` in connect() is `chat_join` (it returns the
 backlog to send with the view), every decoded message goes to `receive_room_extras(message)`
 first, i.e. `chat_receive` (True: it was chat), and they inherit the group handlers
 `chat_line` and `chat_hidden`, which forward the rendered bytes,
@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING, Any
 from channels.db import database_sync_to_async
 
 from chat import services
-from lobby.consumers import RoomConsumer
-from lobby.table_consumers import TableConsumer
 from tables import languages, wire
 
 # What a chat frame may carry; the services judge the text itself (length, control characters).
@@ -105,11 +103,3 @@ class ChatSocket(_Socket):
 def _call(action, target: int, user, value: Any) -> None:  # noqa: ANN001
     # post(room_id, user, text) and hide(message_id, moderator, reason) share this shape.
     action(target, user, value)
-
-
-class RoomSocket(ChatSocket, RoomConsumer):
-    """A room page's socket, with its chat."""
-
-
-class TableSocket(ChatSocket, TableConsumer):
-    """A table's socket, with its chat."""

@@ -12,7 +12,7 @@ import importlib
 import random
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 from games.engine import (
     Action,
@@ -25,26 +25,10 @@ from games.engine import (
     View,
 )
 
-if TYPE_CHECKING:
-    # Each game's modules are checked against the protocols they are used through (mypy).
-    from games.allegra import bots as _allegra_bots
-    from games.allegra import layout as _allegra_layout
-    from games.allegra import rules as _allegra_rules
-    from games.ligretto import bots as _ligretto_bots
-    from games.ligretto import layout as _ligretto_layout
-    from games.ligretto import rules as _ligretto_rules
-
-    _RULES: tuple[RulesModule[_ligretto_rules.State], RulesModule[_allegra_rules.State]] = (
-        _ligretto_rules,
-        _allegra_rules,
-    )
-    _BOTS: tuple[BotsModule, ...] = (_ligretto_bots, _allegra_bots)
-    _LAYOUTS: tuple[LayoutModule, ...] = (_ligretto_layout, _allegra_layout)
-
 
 @dataclass(frozen=True)
 class Game:
-    """One game of the site: a rules module bound to a preset (see `games.engine.Rules`)."""
+    """One game of the site: a rules module bound to a preset (see `games.engine.RulesModule`)."""
 
     slug: str
     name: str

@@ -344,7 +344,7 @@ def rematch(room_id: int, user) -> Room:
     levels) take the last seats. Asking again, or another player asking, joins that same room:
     a finished room has at most one rematch (`Room.rematch_of`).
     """
-    from tables.push import rematch_opened
+    from tables.live.rooms import rematch_opened
 
     _throttle(user)
     with transaction.atomic():

@@ -7,7 +7,8 @@ from django.shortcuts import render
 
 from games.registry import GAMES
 from lobby.models import Room
-from tables import current, push, ratings
+from tables import current, ratings
+from tables.live import render as live_render
 from tables.words import game_name
 
 
@@ -15,7 +16,7 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
     """Render the room's live table for the signed-in player (or a spectator)."""
     seat = table.seat_of(request.user)
     view = table.view(seat)  # one viewer's page: drawn from his own view
-    context = push.render_context(table, view, seat)
+    context = live_render.render_context(table, view, seat)
     room = table.match.room
     context["can_close"] = (
         request.user.is_authenticated
@@ -28,7 +29,7 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
     context["room_rated"] = room.rated
     if view["status"] == "finished":
         context.update(_rematch_notice(table.match.room_id))
-    return render(request, push.layout_for(table.match.game).TEMPLATE, context)
+    return render(request, live_render.layout_for(table.match.game).TEMPLATE, context)
 
 
 # Each game's page; Ligretto Mini and Ligretto share one that tells them apart.

@@ -21,7 +21,7 @@ from lobby.htmx import is_htmx
 from lobby.models import Room
 from lobby.roomview import room_context
 from lobby.table_views import table_page
-from tables import current
+from tables.live import rooms
 
 
 def index(request: HttpRequest) -> HttpResponse:
@@ -73,7 +73,7 @@ def room_detail(request: HttpRequest, room_id: int) -> HttpResponse:
     if room.quick_fill_at is not None and quickplay.fill_room(room.pk):
         room.refresh_from_db()  # its wait was over and its timer lost: bots took the seats
     if room.status != Room.Status.OPEN:
-        table = current.load_table(room.pk)
+        table = rooms.read(room.pk)
         if table is not None:
             return table_page(request, table)
     return _room_page(request, room)

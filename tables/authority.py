@@ -13,17 +13,15 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from games.engine import IllegalAction
 from tables.current import Table
+from tables.errors import PlayError
 
 
-class NotYourSeat(IllegalAction):
+class NotYourSeat(PlayError):
     """The seat this socket was opened for is no longer the user's (he left, or was banned)."""
 
-    status = 403
-
     def __init__(self) -> None:
-        super().__init__("not_seated", "You no longer hold a seat at this table.")
+        super().__init__("not_seated", "You no longer hold a seat at this table.", 403)
 
 
 def holds(table: Table, seat: int | None, user: Any) -> bool:

@@ -1,6 +1,7 @@
-"""A match as it stands now (`Table`), and each process's memory of the last one it saw.
+"""A match as one moment of it (`Table`), and how it is rebuilt from the database (`recover`).
 
-Apart from the write path (`tables.play`), so that pushes and readers use it without a loop.
+The live rooms (tables.live) keep the newest durable table of each match they serve; readers
+get it through `tables.live.rooms.read`.
 """
 
 from __future__ import annotations
@@ -29,9 +30,6 @@ class Table:
     state: State
     round: Round | None = None  # the current round's row, without its state (see recover)
     game: Game = field(init=False)
-    # The Board API messages of this very table per seat, encoded by tables.push.prepare
-    # while the move that made it was being written (a copy starts without).
-    texts: dict[int | None, str] | None = field(default=None, init=False, compare=False)
 
     def __post_init__(self) -> None:
         self.game = GAMES[self.match.game]
@@ -143,31 +141,6 @@ def _away_until(player: Player) -> dict[str, str]:
 # --------------------------------------------------------------------------- reading
 
 
-# A process keeps the newest durable table of every match it serves (its room actor publishes
-# each one once its change is in the database, tables.actor), so that a reader gets version and
-# content from one consistent moment and, while the row shows that version, no state to load.
-# Keyed by (id, seed): a database that was reset (tests) reuses ids, never a 53-bit seed.
-_cache: dict[tuple[int, int], Table] = {}
-
-
-def load_table(room_id: int) -> Table | None:
-    """Return the room's match as it stands now, or None if the room never started."""
-    match = Match.objects.filter(room_id=room_id).first()
-    if match is None:
-        return None
-    return from_row(match)
-
-
-def from_row(match: Match) -> Table:
-    """Return the table of `match` (a row just read), from memory if current, else recovered."""
-    known = _cache.get(cache_key(match))
-    if known is not None and known.version == match.version:
-        return copy_of(known)
-    table = recover(match)
-    remember(copy_of(table))  # read from the database, so durable: the next reader reuses it
-    return table
-
-
 def recover(match: Match) -> Table:
     """Rebuild the table of `match` from the database: the last snapshot, then the log after it.
 
@@ -235,28 +208,3 @@ def clone(row: Any) -> Any:
 
 def cache_key(match: Match) -> tuple[int, int]:
     return (match.pk, match.seed)
-
-
-def cached_table(key: tuple[int, int], version: int) -> Table | None:
-    """Return the match (by `cache_key`) at exactly `version` from this process's memory.
-
-    No query: for the pushes that follow a change, where every socket of the room wants the
-    table at the version just written (by this process, usually). None means: load it (the
-    change came from another process).
-    """
-    known = _cache.get(key)
-    if known is None or known.version != version:
-        return None
-    return copy_of(known)
-
-
-def remember(table: Table) -> None:
-    """Keep `table`, durable now, as this process's newest view of its match."""
-    known = _cache.get(cache_key(table.match))
-    if known is None or known.version <= table.version:
-        _cache[cache_key(table.match)] = table
-
-
-def forget(match: Match) -> None:
-    """Drop what this process kept of `match`."""
-    _cache.pop(cache_key(match), None)

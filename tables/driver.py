@@ -26,7 +26,8 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games.engine import IllegalAction
-from tables import actor, current, owners, play, presence
+from tables import current, play, presence
+from tables.live import owners, rooms
 from tables.models import Match
 
 log = logging.getLogger(__name__)
@@ -88,7 +89,7 @@ class Driver:
         ).update(driver=self.id, driver_until=until)
         # Every playing room's lease holder: the owner its moves go to (tables.owners).
         rows = list(playing.values_list("room_id", "driver", "driver_until"))
-        owners.note(rows)
+        rooms.moved_threadsafe(owners.note(rows))
         held = {room_id for room_id, driver, _ in rows if driver == self.id}
         # Whose sockets' process died, for all held rooms at once (each room's bots look).
         self.stale = presence.stale_rooms(now) & held if held else set()
@@ -135,7 +136,7 @@ class MatchBots:
     def _table(self) -> current.Table | None:
         # The owner's actor holds the table in memory (the lease holder is the room's owner):
         # a room's bots, countdown and leavers are looked at without reading the database.
-        return actor.live_table(self.room_id) or current.load_table(self.room_id)
+        return rooms.live_table(self.room_id) or rooms.read(self.room_id)
 
     def step(self) -> float | None:
         """Do whatever is due now; return seconds until the next thing is due (None: done)."""
@@ -149,8 +150,11 @@ class MatchBots:
             stale = self.stale() if self.stale is not None else None
             if presence.replace_absent(self.room_id, table=table, stale=stale) is not None:
                 table = self._table()  # the room took its turn: read again
-        if table.counting_down():
-            left = (table.match.starts_at - timezone.now()).total_seconds()
+                if table is None:
+                    return None
+        starts_at = table.match.starts_at
+        if starts_at is not None and table.counting_down():
+            left = (starts_at - timezone.now()).total_seconds()
             return max(left, 0.0) + 0.001
         round_no = table.progress.round
         if self.released != round_no:
@@ -158,6 +162,8 @@ class MatchBots:
             # The countdown is over: everyone's page must say so (the version grows).
             play.touch(self.room_id, lambda t: t.match.starts_at is not None)
             table = self._table()
+            if table is None:
+                return None
         pace = settings.BOT_PACE
         bots = [p for p in table.players if p.is_bot]
         for p in bots:
@@ -243,7 +249,7 @@ def ensure_started() -> None:
     """Start this process's driver in the running loop, once (a new loop gets a new one)."""
     global _driver, _driver_task, _heartbeat_task
     loop = asyncio.get_running_loop()
-    actor.bind(loop)  # the room actors and the pushes live in the server's loop
+    rooms.bind(loop)  # the live rooms and their pushes live in the server's loop
     if owners.reaches_others():
         owners.ensure_serving()  # moves forwarded here by other processes
     if not settings.BOT_DRIVER:

@@ -17,7 +17,8 @@ from django.db import close_old_connections
 from django.db.models import F
 from django.utils import timezone
 
-from tables import current, owners, play
+from tables import current, play
+from tables.live import owners, rooms
 from tables.models import Match, Player, Presence
 
 # This server process, as its presence rows and its bot driver's leases name it (and the
@@ -120,7 +121,7 @@ def replace_absent(
 
     # Looked at every second for every room: only a room with something to do takes the
     # room's turn (a transaction on its match, moves waiting), the rest cost one read.
-    table = table or current.load_table(room_id)
+    table = table or rooms.read(room_id)
     if table is None:
         return None
     if stale is None:

@@ -19,8 +19,8 @@ from games.engine import IllegalAction, State
 from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
 from games.engine import gettext_noop as _
 from games.registry import GAMES
-from tables import push
 from tables.current import Table
+from tables.live import render
 from tables.models import ActionLog, Match, Player, Round
 
 
@@ -185,19 +185,19 @@ def render_step(replay: Replay, index: int) -> str:
     """The board after step `index`: every public part, drawn from the spectator's view only."""
     table = table_at(replay, index)
     view = table.view(None)
-    layout = push.layout_for(replay.match.game)
+    layout = render.layout_for(replay.match.game)
     events = replay.events[index]
-    names = push.outer(layout, layout.public_parts(view))
+    names = render.outer(layout, layout.public_parts(view))
     # The players' parts ("seat-2", "grid-0", ...) side by side, the shared ones around them.
     seats = [n for n in names if _NUMBERED.search(n)]
     side = [n for n in names if n == "scores"]
     head = [n for n in names if n == "status"]
     middle = [n for n in names if n not in seats and n not in side and n not in head]
-    html = [push.render_part(table, view, n, None, events) for n in head]
+    html = [render.render_part(table, view, n, None, events) for n in head]
     html.append('<div class="replay-players">')
-    html += [push.render_part(table, view, n, None, events) for n in seats]
+    html += [render.render_part(table, view, n, None, events) for n in seats]
     html.append("</div>")
-    html += [push.render_part(table, view, n, None, events) for n in middle + side]
+    html += [render.render_part(table, view, n, None, events) for n in middle + side]
     return "".join(html)
 
 

@@ -102,9 +102,9 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
         return
     from django.db import connection
 
-    from tables import actor
+    from tables.live import rooms
 
-    actor.shut_sqlite()
+    rooms.shut_sqlite()
     if connection.vendor != "postgresql" or not connection.settings_dict["NAME"].startswith(
         "test_"
     ):

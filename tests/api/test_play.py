@@ -9,7 +9,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from games.ligretto.rules import UNBLOCKED
-from tables import current
+from tables.live import rooms
 from tables.models import RoundScore
 from tests.api.helpers import Api, error_code
 from tests.conftest import make_user
@@ -79,7 +79,7 @@ def test_a_view_before_the_start_or_of_no_room_is_refused(alice):
 
 
 def test_an_action_answers_the_next_view(alice, table):
-    before = current.load_table(table.pk).version
+    before = rooms.read(table.pk).version
     response = Api(alice).post(
         f"rooms/{table.pk}/actions", {"action": {"type": "play", "from": "row", "index": 0}}
     )
@@ -92,7 +92,7 @@ def test_an_action_answers_the_next_view(alice, table):
 
 def test_a_refused_action_answers_409_with_the_view(alice, table):
     api = Api(alice)
-    version = current.load_table(table.pk).version
+    version = rooms.read(table.pk).version
     misfit = api.post(
         f"rooms/{table.pk}/actions", {"action": {"type": "play", "from": "row", "index": 1}}
     )
@@ -103,7 +103,7 @@ def test_a_refused_action_answers_409_with_the_view(alice, table):
         {"action": {"type": "play", "from": "row", "index": 0, "pile": 9}},
     )
     assert pile.status_code == 409 and error_code(pile) == "no_such_pile"
-    assert current.load_table(table.pk).version == version  # nothing was written
+    assert rooms.read(table.pk).version == version  # nothing was written
 
 
 def test_a_malformed_action_is_400(alice, table):

@@ -14,7 +14,8 @@ from api import consumers
 from api.models import ApiToken
 from cardgames.asgi import application
 from lobby import services
-from tables import current, play, push
+from tables import play
+from tables.live import render, rooms
 from tables.models import Match
 from tests.api.helpers import ORIGIN, Api, next_of, stream
 from tests.conftest import make_user
@@ -85,7 +86,7 @@ async def test_a_stream_counts_as_presence():
         view = await next_of(a, "view")
     assert view["view"]["players"][1]["connected"] is False
     await a.disconnect()
-    table = await sync_to_async(current.load_table)(room.pk)
+    table = await sync_to_async(rooms.read)(room.pk)
     assert table.players[0].connections == 0 and table.players[0].away_since is not None
 
 
@@ -171,10 +172,10 @@ async def test_a_change_from_elsewhere_is_loaded():
     loaded = consumers.stats["loaded"]
     # Written behind this process's back (as another process would): its cache is stale.
     await sync_to_async(set_state)(room.pk, lambda data: data)
-    current._cache.clear()
+    rooms.forget_all()
     await a.send_to(text_data=json.dumps({"type": "sync"}))
     view = await next_of(a, "view")
-    assert view["view"]["version"] == (await sync_to_async(current.load_table)(room.pk)).version
+    assert view["view"]["version"] == (await sync_to_async(rooms.read)(room.pk)).version
     assert consumers.stats["loaded"] == loaded + 1
     await a.disconnect()
 
@@ -208,12 +209,12 @@ async def test_a_change_from_another_process_is_loaded_once_for_all_sockets():
     await _settle(room.pk, *sockets)
     # Another process's write: the database moves on, this process's cache does not know it.
     await sync_to_async(set_state)(room.pk, lambda data: data)
-    current._cache.clear()
+    rooms.forget_all()
     version = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
     loaded = consumers.stats["loaded"]
     layer = get_channel_layer()
     await layer.group_send(
-        push.table_group(room.pk),
+        render.table_group(room.pk),
         {"type": "table.public", "version": version, "html": "", "full": True, "private": []},
     )
     views = [await next_of(s, "view") for s in sockets]

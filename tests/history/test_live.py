@@ -9,8 +9,9 @@ from asgiref.sync import sync_to_async
 from django.test import Client
 
 from lobby import services
-from tables import current, history
+from tables import history
 from tables.driver import MatchBots
+from tables.live import rooms
 from tables.models import Match, RoundScore
 from tests.conftest import client_for, make_user
 from tests.tables.helpers import started_room, table_socket
@@ -37,7 +38,7 @@ def _finished_room(settings, game: str = "ligretto", **options):
 def test_a_played_matchs_sheet_matches_its_score_rows_and_the_engine(settings):
     alice, bob, room = _finished_room(settings, rounds=2)
     match = Match.objects.get(room_id=room.pk)
-    table = current.load_table(room.pk)
+    table = rooms.read(room.pk)
     sheet = history.match_sheet(match)
     assert [list(p) for p in table.state.scores] == [r.points for r in sheet.rounds]
     rows = RoundScore.objects.filter(round__match=match)
@@ -52,7 +53,7 @@ def test_the_live_table_shows_the_running_totals_chart_and_a_link_to_the_sheet(s
     html = client_for(alice).get(f"/rooms/{room.pk}/").content.decode()
     chart = re.search(r'<div class="live-chart" id="al-chart">(.*?)</div>', html, re.S).group(1)
     assert '<svg class="chart totals-chart"' in chart
-    totals = current.load_table(room.pk).view(None)["totals"]
+    totals = rooms.read(room.pk).view(None)["totals"]
     assert f"alice ({totals[0]})" in chart and f"bob ({totals[1]})" in chart
     # Relative links (the page is /rooms/<id>/): a pushed part is the same bytes in every room.
     assert html.count('href="sheet/"') == 2 and 'hx-post="rematch/"' in html
@@ -84,7 +85,7 @@ def test_the_winners_are_the_rules_word_kept_at_the_finish_and_backfilled_by_mig
     from tables.models import Player
 
     _alice, _bob, room = _finished_room(settings, game="allegra", rounds=1)
-    named = current.load_table(room.pk).view(None)["winners"]
+    named = rooms.read(room.pk).view(None)["winners"]
     won = list(Player.objects.filter(match__room=room, won=True).values_list("seat", flat=True))
     assert won == named and named  # marked by the write path from the match_finished event
     Player.objects.filter(match__room=room).update(won=False)

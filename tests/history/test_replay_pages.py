@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from lobby import services
-from tables import current, play
+from tables import play
+from tables.live import rooms
 from tables.models import ActionLog, Match
 from tests.conftest import client_for, make_user
 from tests.tables.helpers import started_room
@@ -69,7 +70,7 @@ def test_a_private_rooms_replay_is_only_for_who_may_see_the_room(alice, bob):
     play.close_match(room.pk, "")
     assert client_for(bob).get(f"/rooms/{room.pk}/replay").status_code == 200
     assert client_for(make_user("eve")).get(f"/rooms/{room.pk}/replay").status_code == 404
-    assert current.load_table(room.pk) is not None
+    assert rooms.read(room.pk) is not None
 
 
 def test_the_sheet_and_the_player_page_link_to_the_replays(alice, bob):

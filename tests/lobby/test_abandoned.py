@@ -6,7 +6,8 @@ import pytest
 
 from lobby import services
 from lobby.models import Room
-from tables import current, history, push
+from tables import history
+from tables.live import render, rooms
 from tables.models import Match
 from tests.conftest import make_user
 from tests.tables.helpers import started_room
@@ -29,9 +30,9 @@ def test_when_the_last_human_leaves_the_match_is_abandoned_at_once():
     assert match.closed_reason == room.closed_reason == services.ABANDONED
 
     # Anyone watching gets the reason instead of a frozen "play!" (the same parts a socket gets).
-    table = current.load_table(room.pk)
+    table = rooms.read(room.pk)
     assert table.view(None)["status"] == "closed"
-    html = push.render_full(table, None)
+    html = render.render_full(table, None)
     assert services.ABANDONED in html and "play!" not in html
     # Closed: no winner, in no one's record or on any leaderboard.
     for user in (alice, bob):

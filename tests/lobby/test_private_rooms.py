@@ -10,8 +10,9 @@ from django.urls import reverse
 from cardgames.asgi import application
 from lobby import live, services
 from lobby.models import Room
-from tables import current, play
+from tables import play
 from tables.driver import Driver
+from tables.live import rooms
 from tables.models import ActionLog, Match
 from tests.api.helpers import Api, error_code
 from tests.conftest import client_for, make_user
@@ -190,7 +191,7 @@ def test_closing_a_playing_room_stops_its_match_with_no_winner(alice, bob):
     services.close_room(room.pk, alice, "")
     match = Match.objects.get(room=room)
     assert match.status == "closed" and match.closed_reason == "Closed by its host."
-    view = current.load_table(room.pk).view(1)
+    view = rooms.read(room.pk).view(1)
     assert view["status"] == "closed" and view["legal"] == []
     assert view["message"] == "Closed by its host."
     with pytest.raises(play.PlayError) as refused:

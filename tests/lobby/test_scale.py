@@ -20,6 +20,7 @@ from django.db import connection, connections
 from cardgames.asgi import application
 from lobby import services
 from lobby.models import Room
+from tables.live import rooms
 from tests.conftest import make_user
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -75,7 +76,6 @@ async def test_moves_from_two_processes_on_one_table_are_all_seen_and_logged_in_
     # alice plays through this process's room actor, bob through another process: each write
     # checks the version it started from, so neither overwrites the other, and every change
     # reaches alice's socket (bob's through Redis).
-    from tables import actor
     from tables.models import ActionLog
     from tests.tables.helpers import started_room, table_socket, version_of
 
@@ -111,7 +111,7 @@ async def test_moves_from_two_processes_on_one_table_are_all_seen_and_logged_in_
     )()
     assert [seat for seat, _ in versions] == [1, 0, 1, 0]
     assert [v for _, v in versions] == sorted(seen)
-    assert (await actor.actor_for(room.pk)).table.version == versions[-1][1]
+    assert (await rooms.room_for(room.pk)).table.version == versions[-1][1]
     await sock.disconnect()
     await sync_to_async(connections.close_all)()
-    await actor.close_connections()
+    await rooms.close_connections()

@@ -12,7 +12,7 @@ from lobby import services as lobby
 from lobby.models import Room, Seat
 from moderation import services
 from moderation.models import AuditEntry, Mute, Report, muted_until
-from tables import current
+from tables.live import rooms as live_rooms
 from tables.models import Match
 from tests.conftest import make_user
 from tests.moderation.helpers import make_moderator
@@ -71,7 +71,7 @@ def test_a_ban_mid_match_gives_his_seat_to_a_bot_at_once(mod, alice, bob):
 
     seat = Seat.objects.get(room=room, index=1)
     assert seat.user is None and seat.is_bot
-    table = current.load_table(room.pk)
+    table = live_rooms.read(room.pk)
     assert table.players[1].left and table.players[1].is_bot
     assert table.players[1].user_id == bob.pk  # the history still knows whose seat it was
     assert table.seat_of(bob) is None

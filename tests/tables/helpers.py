@@ -9,7 +9,8 @@ from channels.testing import WebsocketCommunicator
 from cardgames.asgi import application
 from games.registry import GAMES
 from lobby import services
-from tables import actor, current
+from tables import current
+from tables.live import rooms
 from tables.models import Match
 
 ORIGIN = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
@@ -39,12 +40,12 @@ def set_state(room_id: int, change) -> None:
     rnd.save()
     match.save()
     # Behind the room actor's back: it must read the table again.
-    actor.forget(room_id)
+    rooms.forget(room_id)
 
 
 def dumped_state(room_id: int) -> dict[str, Any]:
     """The room's engine state as JSON, as it stands now (the last snapshot plus the log)."""
-    table = current.load_table(room_id)
+    table = rooms.read(room_id)
     return table.game.dump(table.state)
 
 
@@ -67,4 +68,4 @@ def version_of(html: str) -> int:
 
 
 def table(room_id: int) -> current.Table:
-    return current.load_table(room_id)
+    return rooms.read(room_id)

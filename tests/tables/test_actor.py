@@ -9,11 +9,13 @@ import sqlite3
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.conf import settings as django_settings
 from django.db import connection
 from django.db.models import F
 
 from games.engine import IllegalAction
-from tables import actor, current, play
+from tables import current, play
+from tables.live import rooms, store
 from tables.models import ActionLog, Match
 from tests.conftest import make_user
 from tests.tables.helpers import started_room
@@ -24,7 +26,7 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 async def _room(game: str = "ligretto", bots: int = 3, **options):
     alice = await sync_to_async(make_user)("alice")
     room = await sync_to_async(started_room)(alice, game=game, bots=bots, **options)
-    actor.bind(asyncio.get_running_loop())
+    rooms.bind(asyncio.get_running_loop())
     return room
 
 
@@ -48,7 +50,7 @@ async def _bot_moves(room_id: int, rng: random.Random, rounds: int) -> int:
     """Let every seat play as a bot, all at once, for `rounds` rounds of choices."""
     accepted = 0
     for _ in range(rounds):
-        room = await actor.actor_for(room_id)
+        room = await rooms.room_for(room_id)
         table = room.table
         if table.match.status != Match.Status.PLAYING:
             break
@@ -56,7 +58,7 @@ async def _bot_moves(room_id: int, rng: random.Random, rounds: int) -> int:
         for p in table.players:
             action, _ = table.game.bot_choose(table.view(p.seat), "normal", rng)
             if action is not None:
-                moves.append(play.act_async(room_id, p.seat, action, by_bot=True))
+                moves.append(rooms.act(room_id, p.seat, action, by_bot=True))
         results = await asyncio.gather(*moves, return_exceptions=True)
         for result in results:
             if isinstance(result, IllegalAction):
@@ -69,8 +71,8 @@ async def _bot_moves(room_id: int, rng: random.Random, rounds: int) -> int:
 
 async def test_replaying_the_log_after_the_last_snapshot_arrives_at_the_live_state(monkeypatch):
     # No snapshot but at round ends: recovery has a long log to replay.
-    monkeypatch.setattr(actor, "SNAPSHOT_EVERY", 10_000)
-    monkeypatch.setattr(actor, "SNAPSHOT_SECONDS", 10_000.0)
+    monkeypatch.setattr(django_settings, "SNAPSHOT_EVERY", 10_000)
+    monkeypatch.setattr(django_settings, "SNAPSHOT_SECONDS", 10_000.0)
     room = await _room(rounds=10)  # long enough that the match cannot end (a final snapshot)
     rng = random.Random(7)
     accepted = await _bot_moves(room.pk, rng, 60)
@@ -82,11 +84,11 @@ async def test_replaying_the_log_after_the_last_snapshot_arrives_at_the_live_sta
     # The deal is random: the last move may have ended a round (a snapshot). Play on a little
     # until the live state is ahead of the last snapshot, so recovery must replay the log.
     for _ in range(10):
-        live = (await actor.actor_for(room.pk)).table
+        live = (await rooms.room_for(room.pk)).table
         if await sync_to_async(snapshot_version)() < live.version:
             break
         await _bot_moves(room.pk, rng, 1)
-    live = (await actor.actor_for(room.pk)).table
+    live = (await rooms.room_for(room.pk)).table
     match, snapshot_at, table = await sync_to_async(_recovered)(room.pk)
     assert match.version == live.version
     assert snapshot_at < live.version  # the state came from the log, not from a snapshot
@@ -96,24 +98,24 @@ async def test_replaying_the_log_after_the_last_snapshot_arrives_at_the_live_sta
 
 async def test_snapshots_written_between_round_ends_recover_the_live_state(monkeypatch):
     # A snapshot every few moves: most are written by the writer's own SQLite connection.
-    monkeypatch.setattr(actor, "SNAPSHOT_EVERY", 3)
+    monkeypatch.setattr(django_settings, "SNAPSHOT_EVERY", 3)
     room = await _room(rounds=10)
-    before = actor.written["raw"]
+    before = store.written["raw"]
     await _bot_moves(room.pk, random.Random(11), 25)
-    live = (await actor.actor_for(room.pk)).table
+    live = (await rooms.room_for(room.pk)).table
     match, snapshot_at, table = await sync_to_async(_recovered)(room.pk)
     assert match.version == live.version
     # The last snapshot is at most two moves old: written between round ends, not only at them.
     assert live.version - snapshot_at < 3
-    assert (actor.written["raw"] > before) is (connection.vendor == "sqlite")
+    assert (store.written["raw"] > before) is (connection.vendor == "sqlite")
     assert table.game.dump(table.state) == live.game.dump(live.state)
 
 
 async def test_a_move_is_acknowledged_only_once_its_log_row_is_durable():
     room = await _room()
-    table = (await actor.actor_for(room.pk)).table
+    table = (await rooms.room_for(room.pk)).table
     action, _ = table.game.bot_choose(table.view(1), "normal", random.Random(1))
-    outcome = await play.act_async(room.pk, 1, action, by_bot=True)
+    outcome = await rooms.act(room.pk, 1, action, by_bot=True)
     logged = await sync_to_async(
         lambda: list(
             ActionLog.objects.filter(match__room_id=room.pk).values_list("version", flat=True)
@@ -131,12 +133,12 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(setti
     settings.ACTOR_RAW_SQLITE = raw
     settings.ACTOR_COMMIT_IN_LOOP = in_loop
     room = await _room(game="ligretto", bots=3)
-    before = actor.written.copy()
+    before = store.written.copy()
     await _bot_moves(room.pk, random.Random(3), 30)
     # (On PostgreSQL, the scale run, every batch goes through Django's connection.)
     sqlite = connection.vendor == "sqlite"
-    assert (actor.written["raw"] > before["raw"]) is (raw and sqlite)
-    assert (actor.written["loop"] > before["loop"]) is (in_loop and sqlite)
+    assert (store.written["raw"] > before["raw"]) is (raw and sqlite)
+    assert (store.written["loop"] > before["loop"]) is (in_loop and sqlite)
     rows = await sync_to_async(
         lambda: list(
             ActionLog.objects.filter(match__room_id=room.pk, refused="").values_list(
@@ -144,7 +146,7 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(setti
             )
         )
     )()
-    live = (await actor.actor_for(room.pk)).table
+    live = (await rooms.room_for(room.pk)).table
     assert rows == sorted(set(rows)) and rows[-1] == live.version
 
 
@@ -187,25 +189,25 @@ async def test_a_move_waits_in_the_writer_thread_while_another_connection_holds_
     # holds it (a lobby write, say), the batch goes to the writer thread, which waits, and the
     # move is acknowledged only once its row is in.
     room = await _room()
-    table = (await actor.actor_for(room.pk)).table
+    table = (await rooms.room_for(room.pk)).table
     rng = random.Random(5)
     action, _ = table.game.bot_choose(table.view(1), "normal", rng)
-    before = actor.written.copy()
-    first = await play.act_async(room.pk, 1, action, by_bot=True)
+    before = store.written.copy()
+    first = await rooms.act(room.pk, 1, action, by_bot=True)
     if connection.vendor != "sqlite":  # the scale run: PostgreSQL, always the thread
-        assert actor.written["loop"] == before["loop"]
+        assert store.written["loop"] == before["loop"]
         return
-    assert actor.written["loop"] == before["loop"] + 1
+    assert store.written["loop"] == before["loop"] + 1
     blocker = sqlite3.connect(connection.settings_dict["NAME"], isolation_level=None)
     try:
         blocker.execute("BEGIN IMMEDIATE")
         action, _ = first.table.game.bot_choose(first.table.view(2), "normal", rng)
-        move = asyncio.ensure_future(play.act_async(room.pk, 2, action, by_bot=True))
+        move = asyncio.ensure_future(rooms.act(room.pk, 2, action, by_bot=True))
         for _ in range(100):
             await asyncio.sleep(0.01)
-            if actor.written["busy"] > before["busy"]:
+            if store.written["busy"] > before["busy"]:
                 break
-        assert actor.written["busy"] == before["busy"] + 1
+        assert store.written["busy"] == before["busy"] + 1
         await asyncio.sleep(0.05)
         assert not move.done()  # not acknowledged while its row cannot be written
         blocker.execute("COMMIT")
@@ -219,18 +221,18 @@ async def test_a_move_waits_in_the_writer_thread_while_another_connection_holds_
         )
     )()
     assert rows == [first.table.version, second.table.version]
-    assert actor.written["loop"] == before["loop"] + 1  # the second went through the thread
+    assert store.written["loop"] == before["loop"] + 1  # the second went through the thread
 
 
 async def test_a_table_changed_behind_the_actor_is_read_again_and_the_move_applied_there():
     room = await _room()
-    table = (await actor.actor_for(room.pk)).table
+    table = (await rooms.room_for(room.pk)).table
     # Another process (or an operator) made a change the actor did not see: a new version.
     await sync_to_async(
         lambda: Match.objects.filter(room_id=room.pk).update(version=F("version") + 5)
     )()
     action, _ = table.game.bot_choose(table.view(1), "normal", random.Random(2))
-    outcome = await play.act_async(room.pk, 1, action, by_bot=True)
+    outcome = await rooms.act(room.pk, 1, action, by_bot=True)
     assert outcome.table.version == table.version + 6  # applied after that change, not beside it
     version = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
     assert version == outcome.table.version
@@ -242,21 +244,21 @@ async def test_a_move_whose_write_fails_is_refused_and_the_next_is_applied_on_th
     # The database refuses one batch (a full disk, say): that move is answered "unavailable",
     # and the actor, now ahead of the database, is rebuilt from it before the next move, which
     # takes the version the failed one would have had and is the only one logged.
-    # Whether the batch is committed in the loop or in the writer thread, both run _write_all.
+    # Whether the batch is committed in the loop or in the writer thread, both run store.write_all.
     room = await _room()
-    table = (await actor.actor_for(room.pk)).table
-    write_all = actor._write_all
+    table = (await rooms.room_for(room.pk)).table
+    write_all = store.write_all
 
     def refuse_once(entries, sql):
-        monkeypatch.setattr(actor, "_write_all", write_all)
+        monkeypatch.setattr(store, "write_all", write_all)
         raise OSError("disk full")
 
-    monkeypatch.setattr(actor, "_write_all", refuse_once)
+    monkeypatch.setattr(store, "write_all", refuse_once)
     action, _ = table.game.bot_choose(table.view(1), "normal", random.Random(4))
-    with pytest.raises(actor.PlayError) as refused:
-        await play.act_async(room.pk, 1, action, by_bot=True)
+    with pytest.raises(play.PlayError) as refused:
+        await rooms.act(room.pk, 1, action, by_bot=True)
     assert refused.value.code == "unavailable" and refused.value.status == 503
-    outcome = await play.act_async(room.pk, 1, action, by_bot=True)
+    outcome = await rooms.act(room.pk, 1, action, by_bot=True)
     assert outcome.table.version == table.version + 1
     rows = await sync_to_async(
         lambda: list(ActionLog.objects.filter(match__room_id=room.pk).values_list("version"))
@@ -266,10 +268,10 @@ async def test_a_move_whose_write_fails_is_refused_and_the_next_is_applied_on_th
 
 async def test_a_sync_caller_in_a_thread_hands_its_move_to_the_loop_and_waits():
     room = await _room()
-    table = (await actor.actor_for(room.pk)).table
+    table = (await rooms.room_for(room.pk)).table
     action, _ = table.game.bot_choose(table.view(2), "normal", random.Random(4))
     outcome = await sync_to_async(play.act, thread_sensitive=False)(room.pk, 2, action)
-    assert (await actor.actor_for(room.pk)).table.version == outcome.table.version
+    assert (await rooms.room_for(room.pk)).table.version == outcome.table.version
 
 
 async def test_the_bot_driver_reads_the_table_its_actor_holds_without_the_database(
@@ -278,8 +280,8 @@ async def test_the_bot_driver_reads_the_table_its_actor_holds_without_the_databa
     from tables.driver import MatchBots
 
     room = await _room(bots=3)
-    held = await actor.actor_for(room.pk)
-    assert actor.live_table(room.pk) is held.table
+    held = await rooms.room_for(room.pk)
+    assert rooms.live_table(room.pk) is held.table
     bots = MatchBots(room.pk)
 
     def step_reads() -> None:
@@ -287,5 +289,5 @@ async def test_the_bot_driver_reads_the_table_its_actor_holds_without_the_databa
             assert bots._table() is held.table
 
     await sync_to_async(step_reads, thread_sensitive=False)()
-    await sync_to_async(actor.forget)(room.pk)  # changed behind its back: the database rules
-    assert actor.live_table(room.pk) is None
+    await sync_to_async(rooms.forget)(room.pk)  # changed behind its back: the database rules
+    assert rooms.live_table(room.pk) is None

@@ -7,8 +7,9 @@ import random
 import pytest
 
 from lobby.models import Room
-from tables import current, driver
+from tables import driver
 from tables.driver import MatchBots
+from tables.live import rooms
 from tables.models import ActionLog, Match, RoundScore
 from tests.conftest import make_user
 from tests.tables.allegra_layouts import after_opening
@@ -36,7 +37,7 @@ def test_a_six_seat_allegra_match_with_bots_plays_to_its_end(settings):
     match = Match.objects.get(room_id=room.pk)
     assert match.status == Match.Status.FINISHED
     assert Room.objects.get(pk=room.pk).status == Room.Status.FINISHED
-    table = current.load_table(room.pk)
+    table = rooms.read(room.pk)
     assert table.state.status == "finished" and match.rounds.count() == 3
     view = table.view(None)
     for entry in view["score_sheet"]:  # A9: the rows agree with the engine's sheet

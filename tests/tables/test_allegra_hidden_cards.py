@@ -10,7 +10,7 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
-from tables import current
+from tables.live import rooms as live_rooms
 from tests.conftest import client_for, make_user
 from tests.tables.allegra_layouts import after_opening, place
 from tests.tables.helpers import set_state, started_room, table_socket
@@ -56,7 +56,7 @@ async def test_face_down_values_and_the_deck_never_reach_anyone_on_any_path():
     ]
     for shift, room in enumerate(rooms):
         await sync_to_async(set_state)(room.pk, lambda d, s=shift: after_opening(d, s))
-    states = [await sync_to_async(lambda r=r: current.load_table(r.pk).state)() for r in rooms]
+    states = [await sync_to_async(lambda r=r: live_rooms.read(r.pk).state)() for r in rooms]
     assert states[0].grids != states[1].grids and states[0].deck != states[1].deck
     hidden = [
         (s, r, c)
@@ -84,7 +84,7 @@ async def test_face_down_values_and_the_deck_never_reach_anyone_on_any_path():
     worlds = []
     for room in rooms:
         sockets = [await table_socket(room.pk, u) for u in users]
-        version = await sync_to_async(lambda r=room: current.load_table(r.pk).version)()
+        version = await sync_to_async(lambda r=room: live_rooms.read(r.pk).version)()
         worlds.append((room, sockets, await _until(sockets, version)))
     assert [_normalise(f, worlds[0][0].pk) for f in worlds[0][2]] == [
         _normalise(f, worlds[1][0].pk) for f in worlds[1][2]
@@ -92,7 +92,7 @@ async def test_face_down_values_and_the_deck_never_reach_anyone_on_any_path():
     for seat, action in TURNS:
         frames = []
         for room, sockets, _ in worlds:
-            version = await sync_to_async(lambda r=room: current.load_table(r.pk).version)()
+            version = await sync_to_async(lambda r=room: live_rooms.read(r.pk).version)()
             await sockets[seat].send_to(text_data=json.dumps(action))
             frames.append(await _until(sockets, version + 1))
         timeless = [

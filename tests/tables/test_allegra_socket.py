@@ -9,7 +9,7 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from lobby.models import Room
-from tables import current
+from tables.live import rooms
 from tables.models import Match, RoundScore
 from tests.conftest import make_user
 from tests.tables.allegra_layouts import SHORT_ROUND_TURNS, short_round
@@ -68,12 +68,12 @@ async def test_it_plays_a_short_round_with_a_knock_and_a_triple_through_the_sock
     seen: list[list[str]] = []
     for seat, place in OPENING:
         action = {"type": "reveal", "place": dict(zip(("seat", "row", "col"), place, strict=True))}
-        before = await sync_to_async(lambda: current.load_table(room.pk).version)()
+        before = await sync_to_async(lambda: rooms.read(room.pk).version)()
         await sockets[seat].send_to(text_data=json.dumps(action))
         seen.append(await _frames(sockets, before + 1))
     assert "alice may draw from the deck or take the discard" in seen[-1][3]
     for seat, action in SHORT_ROUND_TURNS:
-        before = await sync_to_async(lambda: current.load_table(room.pk).version)()
+        before = await sync_to_async(lambda: rooms.read(room.pk).version)()
         await sockets[seat].send_to(text_data=json.dumps(_as_page_sends(action)))
         frames = await _frames(sockets, before + 1)
         seen.append(frames)
@@ -112,7 +112,7 @@ async def test_it_plays_a_short_round_with_a_knock_and_a_triple_through_the_sock
     assert points == [44, 63, 14]
 
     # A1: the match had one round; when everyone is ready, the room is finished.
-    before = await sync_to_async(lambda: current.load_table(room.pk).version)()
+    before = await sync_to_async(lambda: rooms.read(room.pk).version)()
     for s in sockets[:3]:
         await s.send_to(text_data=json.dumps({"type": "ready"}))
     last = await _frames(sockets, before + 3)

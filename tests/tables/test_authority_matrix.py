@@ -18,7 +18,7 @@ from django.contrib.auth.models import AnonymousUser
 from api.models import ApiToken
 from lobby import services
 from moderation import services as moderation
-from tables import current
+from tables.live import rooms
 from tables.models import ActionLog
 from tests.api.helpers import Api, stream
 from tests.conftest import make_user
@@ -39,7 +39,7 @@ def _api(token: str | None) -> Api:
 
 def _state(room_id: int) -> tuple[object, int]:
     """The engine's state and the number of moves people made (presence changes aside)."""
-    table = current.load_table(room_id)
+    table = rooms.read(room_id)
     logged = ActionLog.objects.filter(match__room_id=room_id, by_bot=False, refused="").count()
     return table.game.dump(table.state), logged
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from lobby.models import Room
-from tables import current, play, presence
+from tables import play, presence
 from tables.driver import MatchBots
+from tables.live import render, rooms
 from tables.models import ActionLog, Match, RoundScore
 from tests.conftest import make_user
 from tests.tables.helpers import started_room
@@ -32,7 +33,7 @@ def test_a_twelve_seat_ligretto_match_with_bots_plays_to_its_end(settings):
     match = Match.objects.get(room_id=room.pk)
     assert match.status == Match.Status.FINISHED and match.finished_at is not None
     assert Room.objects.get(pk=room.pk).status == Room.Status.FINISHED
-    table = current.load_table(room.pk)
+    table = rooms.read(room.pk)
     assert table.state.status == "finished"
     # The score rows agree with the engine's score sheet, round by round and seat by seat.
     for number, points in enumerate(table.state.scores, start=1):
@@ -60,7 +61,7 @@ def test_a_leaver_is_replaced_after_the_grace_period_and_gets_his_seat_back(sett
     assert not presence.replace_absent(room.pk)  # within the grace period: still his seat
     settings.LEAVER_GRACE = 0
     assert presence.replace_absent(room.pk) == [1]
-    table = current.load_table(room.pk)
+    table = rooms.read(room.pk)
     bob_seat = table.players[1]
     assert bob_seat.is_bot and bob_seat.stand_in and table.view(0)["players"][1]["bot"]
 
@@ -73,7 +74,7 @@ def test_a_leaver_is_replaced_after_the_grace_period_and_gets_his_seat_back(sett
     assert ActionLog.objects.filter(match__room_id=room.pk, seat=1, by_bot=True).exists()
 
     presence.connected(room.pk, 1)  # he is back
-    table = current.load_table(room.pk)
+    table = rooms.read(room.pk)
     assert not table.players[1].is_bot and table.seat_of(bob) == 1
     assert table.view(1)["players"][1] == {
         "seat": 1,
@@ -90,14 +91,13 @@ def test_a_player_who_leaves_the_room_for_good_is_played_by_a_bot_to_the_end():
     alice, bob = make_user("alice"), make_user("bob")
     room = started_room(alice, [bob])
     services.leave_room(room.pk, bob)
-    table = current.load_table(room.pk)
+    table = rooms.read(room.pk)
     assert table.players[1].left and table.players[1].is_bot
     assert table.seat_of(bob) is None  # he watches now
     assert table.players[1].user_id == bob.pk  # the history still knows whose seat it was
 
 
 def test_the_table_names_players_where_the_engine_names_seats():
-    from tables import push
     from tests.tables.helpers import set_state
 
     alice, bob = make_user("alice"), make_user("bob")
@@ -108,8 +108,8 @@ def test_the_table_names_players_where_the_engine_names_seats():
         return data
 
     set_state(room.pk, bob_emptied_his_stack)
-    table = current.load_table(room.pk)
-    html = push.render_part(table, table.view(None), "status")
+    table = rooms.read(room.pk)
+    html = render.render_part(table, table.view(None), "status")
     assert "Round 1 is over: bob emptied their stack." in html
     # The API's view keeps the engine's sentence: seats are what API clients work with.
     assert table.view(0)["message"] == "Round 1 is over: seat 1 emptied their stack."
@@ -157,11 +157,11 @@ def test_sockets_of_a_process_that_died_count_as_gone_and_a_stand_in_comes(setti
     bob_seat = Player.objects.get(match__room_id=room.pk, seat=1)
     assert bob_seat.connections == 0 and bob_seat.stand_in
     assert not Presence.objects.filter(player=bob_seat).exists()
-    view = current.load_table(room.pk).view(None)
+    view = rooms.read(room.pk).view(None)
     assert view["players"][1]["bot"] and view["players"][0]["connected"]
 
     presence.connected(room.pk, 1)  # he reconnects to a live process: his seat again
-    assert not current.load_table(room.pk).players[1].is_bot
+    assert not rooms.read(room.pk).players[1].is_bot
 
 
 def test_a_driver_reads_a_dead_processs_presence_once_for_all_its_rooms(settings):

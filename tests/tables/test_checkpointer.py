@@ -1,4 +1,4 @@
-"""The writer's WAL file is checkpointed by a thread of its own (tables.actor.Checkpointer), not
+"""The writer's WAL file is checkpointed by a thread of its own (tables.store.Checkpointer), not
 by whichever commit fills it: what was committed reaches the database file, readers or not."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from tables.actor import Checkpointer
+from tables.live.store import Checkpointer
 
 
 def _in_file_alone(path: Path, scratch: Path) -> int:

@@ -9,7 +9,8 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
-from tables import current, play
+from tables import play
+from tables.live import rooms as live_rooms
 from tests.conftest import client_for, make_user
 from tests.tables.helpers import dumped_state, set_state, started_room, table_socket
 
@@ -81,17 +82,17 @@ async def test_hidden_cards_never_reach_any_seat_on_any_path():
     for room in rooms:
         sockets = [await table_socket(room.pk, u) for u in (alice, bob, eve)]
         # Connecting changes who is present: read on until the last of those changes.
-        version = await sync_to_async(lambda r=room: current.load_table(r.pk).version)()
+        version = await sync_to_async(lambda r=room: live_rooms.read(r.pk).version)()
         worlds.append((room, sockets, _timeless(await _until(sockets, version))))
     assert worlds[0][2] == worlds[1][2]
     for _ in range(6):
         frames, public = [], []
         for room, sockets, _ in worlds:
-            view = await sync_to_async(lambda r=room: current.load_table(r.pk).view(0))()
+            view = await sync_to_async(lambda r=room: live_rooms.read(r.pk).view(0))()
             action = next((a for a in view["legal"] if a["type"] == "play"), {"type": "flip"})
             await sockets[0].send_to(text_data=json.dumps(action))
             frames.append(_timeless(await _until(sockets, view["version"] + 1)))
-            seen = await sync_to_async(lambda r=room: current.load_table(r.pk).view(None))()
+            seen = await sync_to_async(lambda r=room: live_rooms.read(r.pk).view(None))()
             public.append({k: v for k, v in seen.items() if k not in ("room", "starts_at")})
             for p in public[-1]["players"]:
                 p.pop("away_until", None)  # a time: the rooms were made moments apart

@@ -13,7 +13,8 @@ from django.core.cache import cache
 
 from cardgames.asgi import application
 from lobby import services
-from tables import languages, push
+from tables import languages
+from tables.live import outbox, render
 from tests.conftest import make_user
 from tests.tables.helpers import ORIGIN, card, set_state, started_room
 
@@ -89,16 +90,18 @@ def _red_four_on_a_red_three(data):
 
 async def test_a_table_renders_its_public_parts_once_per_language_not_per_socket(monkeypatch):
     # One process (the in-memory layer): a change is handed to this process's sockets
-    # directly (tables.push.listen), not through the groups. The events handed over are
+    # directly (tables.rooms.listen), not through the groups. The events handed over are
     # recorded on their way, and passed on unchanged.
     handed: list[tuple[str, dict]] = []
-    real_hand_over = push._hand_over
+    real_send = outbox.send
 
-    async def recording(room_id, messages, table=None, only=None):
-        handed.extend(messages)
-        await real_hand_over(room_id, messages, table, only)
+    async def recording(delivery, listeners):
+        room_id = delivery.room_id
+        handed.extend((render.seat_group(room_id, s), m) for s, m in delivery.private.items())
+        handed.append((render.table_group(room_id), delivery.public))
+        await real_send(delivery, listeners)
 
-    monkeypatch.setattr(push, "_hand_over", recording)
+    monkeypatch.setattr(outbox, "send", recording)
     alice = await sync_to_async(make_user)("alice")
     bob = await sync_to_async(make_user)("bob")
     eve = await sync_to_async(make_user)("eve")
@@ -114,14 +117,14 @@ async def test_a_table_renders_its_public_parts_once_per_language_not_per_socket
 
     await alice_de.send_to(text_data=json.dumps({"type": "play", "from": "row", "index": 0}))
     frames = [await s.receive_from() for s in (alice_de, bob_ko, eve_de, carol_de)]
-    events = [m for group, m in handed if group == push.table_group(room.pk)]
+    events = [m for group, m in handed if group == render.table_group(room.pk)]
     # The play's change is the last one (set_state's came before any socket listened).
     event = [m for m in events if m["type"] == "table.public"][-1]
     assert sorted(event["translations"]) == ["de", "ko"]  # and English, the html itself
     # The German readers got the same bytes: one German rendering, sent to both.
     assert frames[2] == frames[3] == event["translations"]["de"]
     assert frames[1] == event["translations"]["ko"]
-    mine = [m for group, m in handed if group == push.seat_group(room.pk, 0)][-1]
+    mine = [m for group, m in handed if group == render.seat_group(room.pk, 0)][-1]
     assert mine["type"] == "table.private" and mine["translations"] == {}  # alice reads German
     assert frames[0] == mine["html"] + event["translations"]["de"]
     for socket in (alice_de, bob_ko, eve_de, carol_de):

@@ -9,7 +9,7 @@ import json
 import pytest
 from asgiref.sync import sync_to_async
 
-from tables import current
+from tables.live import outbox, render, rooms
 from tables.models import ActionLog, Match
 from tests.conftest import make_user
 from tests.tables.helpers import (
@@ -76,7 +76,7 @@ async def test_it_sends_the_whole_table_on_connect_and_pushes_plays_to_everyone(
     assert to_alice.endswith(to_bob) and 'id="lg-me-row"' in to_alice
     assert 'id="lg-me' not in to_bob
     assert 'id="pile-0"' in to_bob and 'aria-label="red 4"' in to_bob
-    assert version_of(to_bob) == await sync_to_async(lambda: current.load_table(room.pk).version)()
+    assert version_of(to_bob) == await sync_to_async(lambda: rooms.read(room.pk).version)()
     for s in (a, b, e):
         await s.disconnect()
 
@@ -144,7 +144,7 @@ async def test_simultaneous_plays_onto_one_pile_have_exactly_one_winner_l12():
         }
         refused = refusals[0]
         assert any('data-target="me-row-0"' in f for f in frames[refused])
-        t = await sync_to_async(current.load_table)(room.pk)
+        t = await sync_to_async(rooms.read)(room.pk)
         pile = t.state.center[0]
         assert [c.value for c in pile.cards] == [1, 2, 3, 4]  # one 4, never two
         winner = pile.cards[-1].owner
@@ -180,12 +180,10 @@ async def test_a_socket_that_missed_a_version_gets_the_whole_table_again():
     await _settle(e)
     from channels.layers import get_channel_layer
 
-    from tables import push
-
     layer = get_channel_layer()
-    now = await sync_to_async(lambda: current.load_table(room.pk).version)()
+    now = await sync_to_async(lambda: rooms.read(room.pk).version)()
     await layer.group_send(
-        push.table_group(room.pk),
+        render.table_group(room.pk),
         {
             "type": "table.public",
             "version": now + 5,
@@ -278,7 +276,7 @@ async def test_with_the_row_variant_a_stack_top_goes_onto_a_row_card_by_its_butt
     await a.send_to(text_data=values)  # what ws-send sends for that button
     frame = await a.receive_from()
     assert 'id="lg-me-row"' in frame  # the row piece, or the whole own part around it
-    t = await sync_to_async(current.load_table)(room.pk)
+    t = await sync_to_async(rooms.read)(room.pk)
     assert [c[:2] for c in t.state.players[0].row[0]] == [("red", 5), ("green", 4)]
     assert t.view(None)["tableaus"][0]["row_depth"][0] == 2
     await a.disconnect()
@@ -289,20 +287,18 @@ async def test_a_change_from_another_process_arrives_by_the_group_and_one_from_h
     # change to the processes that did not make it, and each ignores what came from itself.
     from channels.layers import get_channel_layer
 
-    from tables import push
-
     alice, bob, eve, room = await _cast()
     e = await table_socket(room.pk, eve)
     await _settle(e)
     layer = get_channel_layer()
-    now = await sync_to_async(lambda: current.load_table(room.pk).version)()
+    now = await sync_to_async(lambda: rooms.read(room.pk).version)()
     frame = {"type": "table.public", "version": now + 1, "full": True, "private": []}
-    html = push.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
+    html = render.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
     await layer.group_send(
-        push.table_group(room.pk), {**frame, "html": html, "origin": push.ORIGIN}
+        render.table_group(room.pk), {**frame, "html": html, "origin": outbox.ORIGIN}
     )
     assert await e.receive_nothing(timeout=0.3)  # it had that one already
-    await layer.group_send(push.table_group(room.pk), {**frame, "html": html, "origin": "other"})
+    await layer.group_send(render.table_group(room.pk), {**frame, "html": html, "origin": "other"})
     assert "elsewhere" in await e.receive_from()
     await e.disconnect()
 
@@ -314,7 +310,7 @@ async def test_a_change_pushed_while_the_whole_table_is_drawn_comes_after_it(mon
     # follow the whole table, never go before it: the older table after it showed the page
     # an old state until the next change (a player "away" who was there).
     from lobby import table_consumers
-    from tables import play, push
+    from tables import play
 
     alice, bob, eve, room = await _cast()
     drawn = table_consumers._render_full
@@ -323,8 +319,9 @@ async def test_a_change_pushed_while_the_whole_table_is_drawn_comes_after_it(mon
     def render_then_change(room_id, seat):
         version, html = drawn(room_id, seat)
         if not changed:  # the first drawing only: a change lands right after it
-            table = current.load_table(room_id)
-            push._last.pop(current.cache_key(table.match), None)
+            here = rooms.get(room_id)
+            if here is not None:
+                here.pushed = None  # nothing drawn to compare with: every public part
             changed.append(play.touch(room_id, lambda t: True).version)
         return version, html
 
@@ -337,7 +334,7 @@ async def test_a_change_pushed_while_the_whole_table_is_drawn_comes_after_it(mon
     versions = [version_of(f) for f in frames]
     assert versions == sorted(versions)
     assert versions[-1] == changed[0] == versions[0] + 1
-    now = await sync_to_async(lambda: current.load_table(room.pk).version)()
+    now = await sync_to_async(lambda: rooms.read(room.pk).version)()
     assert versions[-1] == now
     await e.disconnect()
 
@@ -348,15 +345,13 @@ async def test_a_part_of_another_seat_is_never_shown_even_when_it_reaches_the_so
     # own part for that version, gets the whole table again.
     from channels.layers import get_channel_layer
 
-    from tables import push
-
     alice, bob, eve, room = await _cast()
     a = await table_socket(room.pk, alice)
     await _settle(a)
     layer = get_channel_layer()
-    now = await sync_to_async(lambda: current.load_table(room.pk).version)()
+    now = await sync_to_async(lambda: rooms.read(room.pk).version)()
     await layer.group_send(
-        push.seat_group(room.pk, 0),
+        render.seat_group(room.pk, 0),
         {
             "type": "table.private",
             "version": now + 1,
@@ -365,9 +360,9 @@ async def test_a_part_of_another_seat_is_never_shown_even_when_it_reaches_the_so
             "origin": "other",
         },
     )
-    html = push.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
+    html = render.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
     await layer.group_send(
-        push.table_group(room.pk),
+        render.table_group(room.pk),
         {
             "type": "table.public",
             "version": now + 1,

@@ -60,7 +60,7 @@ def test_it_migrates_a_populated_database_of_the_games_app_with_nothing_lost(tmp
         "shell",
         "-c",
         "import json; from tables import current; from tables.models import Match; "
-        "print(json.dumps([current.load_table(m.room_id).view(0)['version'] "
+        "print(json.dumps([rooms.read(m.room_id).view(0)['version'] "
         "for m in Match.objects.order_by('pk')]))",
     )
     assert json.loads(out.strip().splitlines()[-1]) == [7, 6]  # both tables read back whole

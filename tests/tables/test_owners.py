@@ -16,7 +16,9 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone, translation
 
 from games.engine import IllegalAction, Sentence, ngettext
-from tables import actor, authority, current, owners, play
+from tables import authority, current
+from tables.live import owners, rooms
+from tables.live.room import LiveRoom
 from tables.models import ActionLog, Match
 from tables.words import refusal_text
 from tests.conftest import make_user
@@ -57,7 +59,7 @@ async def _cast():
     bob = await sync_to_async(make_user)("bob")
     room = await sync_to_async(started_room)(alice, [bob])
     await sync_to_async(set_state)(room.pk, _race_layout)
-    actor.bind(asyncio.get_running_loop())
+    rooms.bind(asyncio.get_running_loop())
     return alice, bob, room
 
 
@@ -78,7 +80,7 @@ async def test_a_move_for_a_room_owned_elsewhere_is_applied_once_there_and_answe
     before = await sync_to_async(_version)(room.pk)
 
     play_4 = {"type": "play", "from": "row", "index": 0, "pile": 0}
-    outcome = await play.act_async(room.pk, 0, play_4, check=authority.holder(0, alice))
+    outcome = await rooms.act(room.pk, 0, play_4, check=authority.holder(0, alice))
 
     assert outcome.table is None  # applied by the owner, not here
     assert outcome.version == before + 1
@@ -89,7 +91,7 @@ async def test_a_move_for_a_room_owned_elsewhere_is_applied_once_there_and_answe
     assert await sync_to_async(_version)(room.pk) == before + 1
     # A browser socket does not ask for the view: none comes back.
     with pytest.raises(ValueError):
-        (await play.act_async(room.pk, 1, {"type": "flip"}, wants_view=False)).view(1)
+        (await rooms.act(room.pk, 1, {"type": "flip"}, wants_view=False)).view(1)
 
 
 async def test_a_refusal_by_the_owner_comes_back_with_its_code_status_and_sentence(elsewhere):
@@ -97,11 +99,11 @@ async def test_a_refusal_by_the_owner_comes_back_with_its_code_status_and_senten
     elsewhere(room.pk)
     owners.ensure_serving(OWNER)
     play_4 = {"type": "play", "from": "row", "index": 0, "pile": 0}
-    await play.act_async(room.pk, 0, play_4, check=authority.holder(0, alice))
+    await rooms.act(room.pk, 0, play_4, check=authority.holder(0, alice))
 
     # Bob's red 4 comes too late: the race is settled at the owner, and logged there.
     with pytest.raises(IllegalAction) as lost:
-        await play.act_async(room.pk, 1, play_4, check=authority.holder(1, bob))
+        await rooms.act(room.pk, 1, play_4, check=authority.holder(1, bob))
     assert lost.value.code == "too_slow" and lost.value.status == 409
     with translation.override("de"):
         german = refusal_text(lost.value)
@@ -114,7 +116,7 @@ async def test_a_refusal_by_the_owner_comes_back_with_its_code_status_and_senten
 
     # The seat-holder check travels as data and is judged at the owner: bob is not seat 0.
     with pytest.raises(IllegalAction) as refused:
-        await play.act_async(room.pk, 0, {"type": "flip"}, check=authority.holder(0, bob))
+        await rooms.act(room.pk, 0, {"type": "flip"}, check=authority.holder(0, bob))
     assert refused.value.code == "not_seated" and refused.value.status == 403
 
 
@@ -124,7 +126,7 @@ async def test_an_owner_that_never_answers_gives_unavailable(elsewhere, settings
     elsewhere(room.pk, "gone-host:1:dead")  # nobody serves its inbox
     before = await sync_to_async(_version)(room.pk)
     with pytest.raises(IllegalAction) as refused:
-        await play.act_async(room.pk, 0, {"type": "flip"}, check=authority.holder(0, alice))
+        await rooms.act(room.pk, 0, {"type": "flip"}, check=authority.holder(0, alice))
     assert refused.value.code == "unavailable" and refused.value.status == 503
     with translation.override("ru"):
         assert refusal_text(refused.value) != refused.value.message
@@ -140,7 +142,7 @@ async def test_a_check_that_cannot_travel_is_applied_here_not_dropped(elsewhere,
         raise authority.NotYourSeat
 
     with pytest.raises(IllegalAction) as refused:
-        await play.act_async(room.pk, 0, {"type": "flip"}, check=nobody)
+        await rooms.act(room.pk, 0, {"type": "flip"}, check=nobody)
     assert refused.value.code == "not_seated"  # not forwarded (that would time out)
 
 
@@ -160,7 +162,7 @@ async def test_a_lease_that_ran_out_since_the_last_read_is_read_again_before_a_m
     owners.ensure_serving(OWNER)
     before = await sync_to_async(_version)(room.pk)
 
-    outcome = await play.act_async(room.pk, 0, {"type": "flip"}, check=authority.holder(0, alice))
+    outcome = await rooms.act(room.pk, 0, {"type": "flip"}, check=authority.holder(0, alice))
 
     assert outcome.table is None and outcome.version == before + 1
     assert await sync_to_async(_log)(room.pk) == [(0, before + 1, "", OWNER)]
@@ -176,7 +178,7 @@ async def test_a_match_the_last_read_did_not_have_yet_goes_to_the_owner_the_data
     owners.ensure_serving(OWNER)
     before = await sync_to_async(_version)(room.pk)
 
-    outcome = await play.act_async(room.pk, 0, {"type": "flip"}, check=authority.holder(0, alice))
+    outcome = await rooms.act(room.pk, 0, {"type": "flip"}, check=authority.holder(0, alice))
 
     assert outcome.table is None
     assert await sync_to_async(_log)(room.pk) == [(0, before + 1, "", OWNER)]
@@ -190,7 +192,7 @@ async def test_an_owner_whose_lease_ran_out_in_the_database_too_is_gone_and_the_
     await sync_to_async(_lease_in_db)(room.pk, "gone-host:1:dead", -0.1)
     before = await sync_to_async(_version)(room.pk)
 
-    outcome = await play.act_async(room.pk, 0, {"type": "flip"}, check=authority.holder(0, alice))
+    outcome = await rooms.act(room.pk, 0, {"type": "flip"}, check=authority.holder(0, alice))
 
     assert outcome.table is not None and outcome.version == before + 1
     assert await sync_to_async(_log)(room.pk) == [(0, before + 1, "", owners.me())]
@@ -218,13 +220,12 @@ async def test_an_inbox_name_is_a_valid_channel_name():
 async def test_two_actors_entries_at_one_version_in_one_batch_write_one_and_retry_the_other():
     alice, bob, room = await _cast()
     match = await sync_to_async(Match.objects.get)(room_id=room.pk)
-    old = actor.RoomActor(await sync_to_async(current.from_row)(match))
-    new = actor.RoomActor(await sync_to_async(current.from_row)(match))
-    first = old.apply(0, {"type": "flip"})
-    second = new.apply(1, {"type": "flip"})
+    old, new = LiveRoom(room.pk), LiveRoom(room.pk)
+    first = old.apply(await sync_to_async(rooms.from_row)(match), 0, {"type": "flip"})
+    second = new.apply(await sync_to_async(rooms.from_row)(match), 1, {"type": "flip"})
     assert first.before == second.before == match.version
 
-    again = await sync_to_async(actor.write)([first, second])
+    again = await sync_to_async(rooms.here().store.write)([first, second])
 
     assert again == [second]
     assert await sync_to_async(_version)(room.pk) == match.version + 1
@@ -234,20 +235,20 @@ async def test_two_actors_entries_at_one_version_in_one_batch_write_one_and_retr
 async def test_an_old_actors_pending_move_and_a_rebuilt_ones_both_land_once_in_order(settings):
     alice, bob, room = await _cast()
     settings.ACTION_FLUSH_DELAY = 0.2  # the first move is still pending when the table is rebuilt
-    start = (await actor.actor_for(room.pk)).table.version
-    pending = asyncio.create_task(play.act_async(room.pk, 0, {"type": "flip"}))
-    while (await actor.actor_for(room.pk)).last is None:
+    start = (await rooms.room_for(room.pk)).table.version
+    pending = asyncio.create_task(rooms.act(room.pk, 0, {"type": "flip"}))
+    while (await rooms.room_for(room.pk)).last is None:
         await asyncio.sleep(0)
-    actor.mark_stale([room.pk])  # what a takeover does (tables.owners.note)
+    rooms.moved([room.pk])  # what a takeover does (tables.owners.note)
     # The rebuilt actor starts from the database, where the first move is not yet.
-    assert (await actor.actor_for(room.pk)).table.version == start
-    second = await play.act_async(room.pk, 1, {"type": "flip"})
+    assert (await rooms.room_for(room.pk)).table.version == start
+    second = await rooms.act(room.pk, 1, {"type": "flip"})
     first = await pending
 
     assert sorted([first.version, second.version]) == [start + 1, start + 2]
     log = await sync_to_async(_log)(room.pk)
     assert [v for _, v, _, _ in log] == [start + 1, start + 2]  # each version once
-    live = (await actor.actor_for(room.pk)).table
-    recovered = await sync_to_async(current.load_table)(room.pk)
+    live = (await rooms.room_for(room.pk)).table
+    recovered = await sync_to_async(rooms.read)(room.pk)
     assert recovered.version == live.version == start + 2
     assert recovered.game.dump(recovered.state) == live.game.dump(live.state)

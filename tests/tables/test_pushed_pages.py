@@ -15,7 +15,8 @@ from html.parser import HTMLParser
 
 import pytest
 
-from tables import current, play, push
+from tables import play
+from tables.live import outbox, render, rooms
 from tests.conftest import make_user
 from tests.tables.helpers import started_room
 
@@ -96,14 +97,14 @@ def test_a_page_patched_by_every_push_is_the_page_drawn_afresh(
     users = [make_user(name) for name in ("alice", "bob", "carol")[:seats]]
     room = started_room(users[0], users[1:], game=game, **options)
     pushed: list[dict] = []
-    monkeypatch.setattr(push, "_html_wanted", lambda room_id: True)  # as if a browser listened
+    monkeypatch.setattr(render, "wants_html", lambda room: True)  # as if a browser listened
     monkeypatch.setattr(
-        push,
-        "_dispatch",
-        lambda messages, room_id=None, table=None: pushed.extend(m for _group, m in messages),
+        outbox,
+        "send_inline",
+        lambda delivery, listeners: pushed.extend([*delivery.private.values(), delivery.public]),
     )
-    table = current.load_table(room.pk)
-    pages = {seat: push.render_full(table, seat) for seat in (None, *range(seats))}
+    table = rooms.read(room.pk)
+    pages = {seat: render.render_full(table, seat) for seat in (None, *range(seats))}
     rng = random.Random(seed)
     moves = 0
     statuses = set()
@@ -124,10 +125,10 @@ def test_a_page_patched_by_every_push_is_the_page_drawn_afresh(
             elif message["type"] == "table.private":
                 pages[message["seat"]] = _swap(pages[message["seat"]], message["html"])
         pushed.clear()
-        table = current.load_table(room.pk)
+        table = rooms.read(room.pk)
         statuses.add(table.status())
         for page, html in pages.items():
-            assert _drawn(html) == _drawn(push.render_full(table, page)), (moves, page, action)
+            assert _drawn(html) == _drawn(render.render_full(table, page)), (moves, page, action)
     if game == "ligretto-mini":
         assert {"round_over", "finished"} <= statuses  # a round's end redraws every seat
     else:

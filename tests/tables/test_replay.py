@@ -9,6 +9,7 @@ import pytest
 from games.registry import GAMES
 from tables import replay
 from tables.driver import MatchBots
+from tables.live import rooms
 from tables.models import ActionLog, Match, RoundScore
 from tests.conftest import make_user
 from tests.tables.helpers import started_room
@@ -71,7 +72,7 @@ def test_a_refused_row_is_shown_marked_and_never_applied():
     room = started_room(alice, [bob], game="ligretto-mini", rounds=1)
     from tables import current, play
 
-    table = current.load_table(room.pk)
+    table = rooms.read(room.pk)
     legal = table.game.legal_actions(table.state, 0)
     flip = next(a for a in legal if a["type"] == "flip")
     play.act(room.pk, 0, flip)
@@ -86,7 +87,7 @@ def test_a_refused_row_is_shown_marked_and_never_applied():
         version=first.version,
         refused="too_slow",
     )
-    after = current.load_table(room.pk)
+    after = rooms.read(room.pk)
     play.act(room.pk, 1, {"type": "flip"})
     match.refresh_from_db()
 

@@ -29,7 +29,7 @@ from django.db import connection, connections
 
 from api.models import ApiToken
 from lobby import services
-from tables import current
+from tables.live import rooms
 from tables.models import ActionLog, Match, Round
 from tests.conftest import make_user
 from tests.devserver import free_port, start_daphne
@@ -332,7 +332,7 @@ def test_a_race_on_one_pile_from_both_processes_settles_as_on_one(servers):
     rows = list(logged.values_list("seat", "refused", "driver"))
     # One play accepted, one refused as too slow, both judged by the owner (L12 in one place).
     assert sorted(rows) == sorted([(winner, "", owner.id), (1 - winner, "too_slow", owner.id)])
-    table = current.load_table(room.pk)
+    table = rooms.read(room.pk)
     data = table.game.dump(table.state)
     assert [c[1] for c in data["center"][0]["cards"]] == [1, 2, 3, 4]
     assert data["center"][0]["cards"][-1][2] == winner
@@ -467,7 +467,7 @@ def test_when_the_owner_is_killed_every_acknowledged_move_survives_and_play_goes
     if moment != "countdown":
         assert snapshot < max(v for _, v in acked)
     # Every move from before the kill is in the table the survivor serves after it.
-    table = current.load_table(room.pk)
+    table = rooms.read(room.pk)
     assert after["version"] in log and log[after["version"]][2] != victim.id
     assert max(v for _, v in acked) < after["version"]
     recovered = table.view(1)

@@ -11,8 +11,9 @@ import pytest
 from django.utils import timezone
 
 from games.registry import GAMES
-from tables import push
 from tables.current import Table
+from tables.live import render
+from tables.live.room import LiveRoom
 from tables.models import Match, Player, Round
 
 
@@ -50,9 +51,8 @@ def test_every_seats_view_built_together_is_its_own_view(game, seats):
 def test_a_prepared_move_carries_each_seats_message_as_its_view_encodes(
     game, seats, monkeypatch, settings
 ):
-    # tables.push.prepare runs while a move is written: what the push then sends must be
+    # tables.render.prepare runs while a move is written: what the push then sends must be
     # exactly what view_text would have built after the commit, seat by seat.
-    monkeypatch.setattr(push, "_encoded", {})  # these tables share one match id and seed
     # One process (the scale run's Redis layer may carry the change to browsers elsewhere,
     # whose parts are drawn after the commit: nothing is prepared there, as the test below).
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
@@ -61,12 +61,13 @@ def test_a_prepared_move_carries_each_seats_message_as_its_view_encodes(
     rng = random.Random(2)
     for step in range(30):
         table = _table(game, seats, state, step)
-        push.prepare(table)
-        assert table.texts is not None
+        room = LiveRoom(table.match.room_id)
+        render.prepare(room, table)
+        assert room.encoded is not None and room.encoded.version == table.version
         for seat in range(seats):
-            expected = push.encode_message({"type": "view", "view": table.view(seat)})
-            assert json.loads(push.view_text(table, seat)) == json.loads(expected)
-        assert push.view_text(table, None) == push.encode_message(
+            expected = render.encode_message({"type": "view", "view": table.view(seat)})
+            assert json.loads(render.view_text(room, table, seat)) == json.loads(expected)
+        assert render.view_text(room, table, None) == render.encode_message(
             {"type": "view", "view": table.view(None)}
         )
         seat = rng.randrange(seats)
@@ -76,7 +77,7 @@ def test_a_prepared_move_carries_each_seats_message_as_its_view_encodes(
 
 
 def test_a_room_with_a_browser_socket_here_is_not_prepared(settings):
-    # Browsers' parts are drawn after the commit, from the last parts pushed (tables.push).
+    # Browsers' parts are drawn after the commit, from the last parts pushed (tables.live.render).
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
 
     class Browser:
@@ -85,17 +86,14 @@ def test_a_room_with_a_browser_socket_here_is_not_prepared(settings):
 
     rules = GAMES["ligretto"]
     table = _table("ligretto", 4, rules.new_match(4, None, 7), 1)
-    socket = Browser()
-    push.listen(table.match.room_id, socket)
-    try:
-        push.prepare(table)
-    finally:
-        push.unlisten(table.match.room_id, socket)
-    assert table.texts is None
+    room = LiveRoom(table.match.room_id)
+    room.listeners.add(Browser())
+    render.prepare(room, table)
+    assert room.encoded is None
 
 
 def test_with_other_processes_nothing_is_prepared(settings):
-    # Their browser sockets may want this change drawn (tables.push._html_wanted).
+    # Their browser sockets may want this change drawn (tables.live.render.wants_html).
     settings.CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
@@ -104,5 +102,6 @@ def test_with_other_processes_nothing_is_prepared(settings):
     }
     rules = GAMES["ligretto"]
     table = _table("ligretto", 4, rules.new_match(4, None, 7), 1)
-    push.prepare(table)
-    assert table.texts is None
+    room = LiveRoom(table.match.room_id)
+    render.prepare(room, table)
+    assert room.encoded is None

@@ -17,8 +17,8 @@ from asgiref.sync import sync_to_async
 from django.core.management import call_command
 
 from games.registry import GAMES
-from tables import current
 from tables.driver import MatchBots
+from tables.live import rooms
 from tables.models import ActionLog
 from tests.api.helpers import Api
 from tests.conftest import client_for, make_user
@@ -91,7 +91,7 @@ async def _until(socket, version: int) -> list[str]:
 async def test_a_third_game_match_plays_to_its_end_through_every_door():
     alice, bob, eve = [await sync_to_async(make_user)(n) for n in ("alice", "bob", "eve")]
     room_id, guest = await sync_to_async(_open)(alice, bob)
-    load = sync_to_async(lambda: current.load_table(room_id))
+    load = sync_to_async(lambda: rooms.read(room_id))
     mine = await table_socket(room_id, alice)
     watcher = await table_socket(room_id, eve)
     try:

@@ -19,6 +19,7 @@ from django.test import Client
 from games.engine import IllegalAction
 from games.registry import GAMES
 from tables import current, play, presence
+from tables.live import rooms
 from tables.models import ActionLog, Match
 from tests.api.helpers import Api
 from tests.tables.helpers import started_room
@@ -45,7 +46,7 @@ def _play(room_id: int, moves: int, done: threading.Event) -> None:
     rng = random.Random(7)
     try:
         for n in range(moves):
-            table = current.load_table(room_id)
+            table = rooms.read(room_id)
             if table.match.status != Match.Status.PLAYING:
                 return
             if n % 10 == 0:  # a version without a move

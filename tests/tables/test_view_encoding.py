@@ -9,7 +9,7 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tables.push import _encode_planned, _encode_view, _plan, encode_message
+from tables.live.render import _encode_planned, _encode_view, _plan, encode_message
 
 JSON = st.recursive(
     st.none()

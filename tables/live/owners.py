@@ -11,7 +11,11 @@ answer in `settings.ACTOR_FORWARD_TIMEOUT` seconds: the move is refused as `unav
 
 Without an owner (none yet, or its lease ran out: it died) or with one process (the in-memory
 layer), moves are applied where they arrive; the fence on the match row's version
-(`tables.actor.write`) keeps two writers correct either way, only slower.
+(`tables.live.store`) keeps two writers correct either way, only slower.
+
+The owners know nothing of the rooms: the registry (tables.live.rooms) hands the inbox the
+function that applies a forwarded move (`serve_moves`), and the driver that reads the leases
+hands the registry the rooms whose owner changed (`note` returns them).
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ import os
 import re
 import secrets
 import socket
-from collections.abc import Iterable
+from collections.abc import Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -34,9 +38,22 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from games.engine import Action, IllegalAction, Sentence, ngettext
-from tables import actor, authority
-from tables.actor import PlayError
+from tables import authority
+from tables.errors import PlayError
+from tables.live.room import Check, Entry
+from tables.live.writer import in_db_thread
 from tables.models import Match
+
+# How this process applies a move forwarded to it (tables.live.rooms.apply_forwarded).
+Apply = Callable[[int, int, Action, bool, str, Check | None], Awaitable[Entry]]
+_apply_move: Apply | None = None
+
+
+def serve_moves(apply: Apply) -> None:
+    """Apply the moves other processes forward here with `apply` (the registry's)."""
+    global _apply_move
+    _apply_move = apply
+
 
 log = logging.getLogger(__name__)
 
@@ -66,30 +83,29 @@ def reaches_others() -> bool:
     return FORWARD_IN_MEMORY or not isinstance(get_channel_layer(), InMemoryChannelLayer)
 
 
-def note(rows: Iterable[tuple[int, str, datetime | None]]) -> None:
+def note(rows: Iterable[tuple[int, str, datetime | None]]) -> list[int]:
     """Keep each playing room's lease holder (the driver's read, in a database thread).
 
-    An actor this process holds for a room owned by another process goes out of date with
-    that process's moves, and one for a room this process has just taken over must see every
-    move its old owner wrote: both are rebuilt from the database on their next use.
+    Returns the rooms whose live room here must go: one this process holds for a room owned
+    by another process goes out of date with that process's moves, and one for a room this
+    process has just taken over must see every move its old owner wrote (both are rebuilt
+    from the database on their next use).
     """
     global _owners
     now = timezone.now()
     old, new = _owners, {room: (driver, until) for room, driver, until in rows}
     _owners = new
     here = me()
-    rebuild = []
+    rebuild: list[int] = []
     if not reaches_others():
-        return  # one process: every room is this one's
+        return rebuild  # one process: every room is this one's
     for room, (driver, until) in new.items():
         running = bool(driver) and until is not None and until > now
         if not running:
             continue
         if driver != here or old.get(room, ("", None))[0] != here:
             rebuild.append(room)
-    loop = actor.serving_loop()
-    if rebuild and loop is not None:
-        loop.call_soon_threadsafe(actor.mark_stale, rebuild)
+    return rebuild
 
 
 def first_lease() -> dict[str, Any]:
@@ -139,13 +155,13 @@ async def elsewhere_now(room_id: int) -> str | None:
     row = _owners.get(room_id)
     if row is not None and (not row[0] or owner(room_id) == me()):
         return None  # nobody holds it (applied here, the fence keeps it right), or this one
-    fresh = await actor.in_db_thread(_lease, room_id)
+    fresh = await in_db_thread(_lease, room_id)
     _owners = {**_owners, room_id: fresh}  # replaced whole, as `note` does
     return elsewhere(room_id)
 
 
 def _lease(room_id: int) -> tuple[str, datetime | None]:
-    close_old_connections()  # as the thread's other jobs do (tables.actor._load)
+    close_old_connections()  # as the thread's other jobs do (tables.live.store.load)
     row = Match.objects.filter(room_id=room_id).values_list("driver", "driver_until").first()
     return (row[0], row[1]) if row is not None else ("", None)
 
@@ -158,10 +174,10 @@ class _Inbox:
     process: str
     name: str
     loop: asyncio.AbstractEventLoop
-    task: asyncio.Task | None = None
+    task: asyncio.Task[None] | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
-    waiting: dict[str, asyncio.Future] = field(default_factory=dict)
-    applying: set[asyncio.Task] = field(default_factory=set)
+    waiting: dict[str, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    applying: set[asyncio.Task[None]] = field(default_factory=set)
 
 
 _inbox: _Inbox | None = None
@@ -188,7 +204,6 @@ def ensure_serving(process: str | None = None) -> _Inbox:
 
 async def _serve(box: _Inbox) -> None:
     layer = get_channel_layer()
-    actor.bind(box.loop)
     # A pub/sub layer subscribes on the first receive: the inbox is ready once its own ping
     # comes back, and senders wait for that before they expect an answer here.
     pinger = asyncio.create_task(_ping(layer, box))
@@ -236,8 +251,10 @@ async def _apply(layer: Any, process: str, message: dict[str, Any]) -> None:
     check = message.get("check")
     seat = message["seat"]
     try:
+        if _apply_move is None:
+            raise unavailable()
         # Applied here whoever owns the room now: a forwarded move is never forwarded again.
-        entry = await actor.act(
+        entry = await _apply_move(
             message["room"],
             seat,
             message["action"],
@@ -254,7 +271,7 @@ async def _apply(layer: Any, process: str, message: dict[str, Any]) -> None:
             "template": refusal.template,
             "params": encode(refusal.params),
             "message": refusal.message,
-            "status": getattr(refusal, "status", 409),
+            "status": refusal.status if isinstance(refusal, PlayError) else 409,
         }
     except Exception:
         log.exception("owners: a forwarded move to room %s failed", message.get("room"))

@@ -1,0 +1,11 @@
+"""Ligretto's modules held against the protocols the site uses them through (mypy checks
+this module; nothing imports it): a member missing or of another shape fails `make lint`."""
+
+from __future__ import annotations
+
+from games.engine import BotsModule, LayoutModule, RulesModule
+from games.ligretto import bots, layout, rules
+
+RULES: RulesModule[rules.State] = rules
+BOTS: BotsModule = bots
+LAYOUT: LayoutModule = layout

@@ -1,0 +1,13 @@
+"""The refusal of a move or table operation that the site (not a game's rules) makes."""
+
+from __future__ import annotations
+
+from games.engine import IllegalAction
+
+
+class PlayError(IllegalAction):
+    """A refused move or table operation: a code, a sentence, and the HTTP status for the API."""
+
+    def __init__(self, code: str, message: str, status: int = 409) -> None:
+        super().__init__(code, message)
+        self.status = status

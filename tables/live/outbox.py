@@ -1,0 +1,244 @@
+"""Deliveries of room changes: one ordered route to this process's listeners, one publish for
+the others, and the `Gate` every socket keeps its versions with.
+
+A change (tables.live.room.Delivery) reaches a listener of this process by `deliver` (awaited
+in the order of the commits) or, when nothing is queued before it and it has no seat's own
+part, by `deliver_now` in a plain call (a Board API stream writes its seat's text at once).
+When the channel layer reaches other processes (Redis), each change is also published once to
+the room's groups, tagged with this process's origin so that its own sockets ignore it there.
+Without a server loop (a management command, a plain test) a change is delivered and waited for.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+import secrets
+from collections.abc import Awaitable, Callable
+from typing import Any, Protocol
+
+from asgiref.sync import async_to_sync
+from channels.layers import InMemoryChannelLayer, get_channel_layer
+
+from tables.live.render import seat_group, table_group
+from tables.live.room import Delivery, Listener
+
+log = logging.getLogger(__name__)
+# This process, as the changes it publishes to other processes name it.
+ORIGIN = secrets.token_hex(8)
+
+
+def from_here(event: dict[str, Any]) -> bool:
+    """Whether a group message is a change this process already delivered to its sockets."""
+    return event.get("origin") == ORIGIN
+
+
+def _one_process() -> bool:
+    layer = get_channel_layer()
+    return layer is None or isinstance(layer, InMemoryChannelLayer)
+
+
+class Outbox:
+    """The deliveries of one server loop, in the order they were published.
+
+    One published in the loop while nothing is queued goes out at once (usually without
+    waiting for anything: every socket's frame is written right away); the others, and those
+    published from a thread, queue for one sender task. A delivery that had to wait for
+    something keeps the ones after it waiting (`order`), so that they still go out in order.
+    """
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self.loop = loop
+        self.queue: asyncio.Queue[tuple[Delivery, list[Listener]]] = asyncio.Queue()
+        self.order = asyncio.Lock()
+        self.queued = 0  # deliveries not sent yet (one being sent included)
+        self.at_once: set[asyncio.Task[None]] = set()
+        self.sender = loop.create_task(self._send_queued(), context=contextvars.Context())
+
+    def publish(self, delivery: Delivery, listeners: list[Listener]) -> None:
+        """Deliver `delivery` to `listeners` (and to the other processes), after those before."""
+        try:
+            here = asyncio.get_running_loop()
+        except RuntimeError:
+            here = None
+        if here is self.loop:
+            self._enqueue(delivery, listeners)
+        else:
+            self.loop.call_soon_threadsafe(self._enqueue, delivery, listeners)
+
+    def _enqueue(self, delivery: Delivery, listeners: list[Listener]) -> None:
+        if self.queued == 0 and not self.order.locked():
+            listeners = _deliver_now(delivery, listeners)
+            if not listeners and _one_process():
+                return  # every socket took it at once, and no other process needs it
+        self.queued += 1
+        if self.queued == 1 and not self.order.locked():
+            # Nothing before it: sent now, up to the first thing it must wait for (if any).
+            # In a context of its own, as the sender's: not the one of whoever committed (a
+            # thread inside asgiref's sync_to_async, whose marks would refuse the sockets'
+            # database calls).
+            task = asyncio.Task(
+                self._send_in_order(delivery, listeners),
+                loop=self.loop,
+                context=contextvars.Context(),
+                eager_start=True,
+            )
+            if not task.done():
+                self.at_once.add(task)
+                task.add_done_callback(self.at_once.discard)
+            return
+        self.queue.put_nowait((delivery, listeners))
+
+    async def _send_queued(self) -> None:
+        while True:
+            delivery, listeners = await self.queue.get()
+            await self._send_in_order(delivery, listeners)
+
+    async def _send_in_order(self, delivery: Delivery, listeners: list[Listener]) -> None:
+        async with self.order:
+            try:
+                await send(delivery, listeners)
+            except Exception:  # a push that fails must not stop the ones after it
+                log.exception("push failed")
+            finally:
+                self.queued -= 1
+
+
+def _deliver_now(delivery: Delivery, listeners: list[Listener]) -> list[Listener]:
+    """Hand `delivery` to the listeners that take it in a plain call; return the others.
+
+    Only for a change without a seat's own part on one process (no other process needs it).
+    """
+    if delivery.private or not _one_process():
+        return listeners
+    rest = []
+    for listener in listeners:
+        try:
+            if listener.deliver_now(delivery):
+                continue
+        except Exception:  # one broken socket must not keep the frame from the others
+            log.exception("push to a socket failed")
+            continue
+        rest.append(listener)
+    return rest
+
+
+async def send(delivery: Delivery, listeners: list[Listener]) -> None:
+    """Deliver to `listeners` here, then publish to the room's groups for other processes."""
+    for listener in listeners:
+        try:
+            await listener.deliver(delivery)
+        except Exception:  # one broken socket must not keep the frame from the others
+            log.exception("push to a socket failed")
+    if _one_process():
+        return
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    room_id = delivery.room_id
+    for seat, message in delivery.private.items():
+        await layer.group_send(seat_group(room_id, seat), {**message, "origin": ORIGIN})
+    await layer.group_send(table_group(room_id), {**delivery.public, "origin": ORIGIN})
+
+
+def send_inline(delivery: Delivery, listeners: list[Listener]) -> None:
+    """Without a server loop (a management command, a plain test): deliver and wait."""
+    async_to_sync(send)(delivery, listeners)
+
+
+def notice(room_id: int, message: dict[str, Any]) -> None:
+    """Send a note outside the versioned parts (a rematch was opened) to the room's group."""
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(table_group(room_id), message)
+
+
+def remote(event: dict[str, Any], room_id: int) -> Delivery:
+    """A change another process published (a group message), as a delivery here."""
+    if event.get("type") == "table.private":
+        return Delivery(room_id, event["version"], {}, {int(event["seat"]): event})
+    return Delivery(room_id, event["version"], event)
+
+
+# --------------------------------------------------------------------------- the gate
+
+# What a socket's `frame` returns: the version shown and its text; NOTHING: nothing to send yet
+# (a seat's own part waiting for its public frame); None: something is missing (draw it whole).
+Frame = tuple[int, str]
+NOTHING: Frame = (0, "")
+
+
+class Gated(Protocol):
+    """What a socket gives its gate: how to draw the whole table, how to frame a change."""
+
+    async def whole(self) -> Frame: ...
+    async def frame(self, delivery: Delivery, shown: int) -> Frame | None: ...
+    async def send_text(self, text: str) -> None: ...
+
+
+class Gate:
+    """A socket's versions, in one place for the browser's table socket and the API stream.
+
+    It sends a change only if it is newer than what the socket shows, draws the whole table
+    when the socket's `frame` says something went missing, and while the whole table is drawn
+    and sent, holds every change and hands those newer than it over afterwards: a frame never
+    goes out before an older whole table.
+    """
+
+    def __init__(self, socket: Gated) -> None:
+        self.socket = socket
+        self.version = 0
+        self.drawing = False
+        self.redraw = False
+        self.held: list[Delivery] = []
+
+    def shows(self, version: int) -> bool:
+        """Whether a change at `version` is already shown (or is being drawn)."""
+        return version <= self.version
+
+    async def offer(self, delivery: Delivery) -> None:
+        if self.drawing:
+            self.held.append(delivery)
+            return
+        if delivery.version <= self.version:
+            return  # already shown (a whole table overtook it)
+        framed = await self.socket.frame(delivery, self.version)
+        if framed is None:
+            await self.draw()  # something went missing: the whole table again
+            return
+        version, text = framed
+        if text:
+            self.version = max(self.version, version)
+            await self.socket.send_text(text)
+
+    def take_now(self, version: int) -> bool:
+        """Whether a change may be sent in a plain call now (nothing drawn, it is newer)."""
+        return not self.drawing and version > self.version
+
+    def sent_now(self, version: int) -> None:
+        self.version = version
+
+    async def draw(self, send: Callable[[str], Awaitable[None]] | None = None) -> None:
+        """Draw and send the whole table; `send` sends the first one (the socket's accept)."""
+        if self.drawing:
+            # Already drawing (a sync, a seat change meanwhile): it draws once more when that
+            # is out, with what is true then.
+            self.redraw = True
+            return
+        self.drawing = True
+        try:
+            while True:
+                self.redraw = False
+                version, text = await self.socket.whole()
+                self.version = version
+                await (send or self.socket.send_text)(text)
+                send = None
+                if not self.redraw:
+                    break
+        finally:
+            self.drawing = False
+            held, self.held = self.held, []
+        for delivery in held:
+            if delivery.version > self.version:
+                await self.offer(delivery)

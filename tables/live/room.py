@@ -1,0 +1,291 @@
+"""One live match in this process (`LiveRoom`) and one change of it waiting to be written (`Entry`).
+
+A `LiveRoom` holds everything the process keeps for one match: the table its moves are applied
+to, the newest durable table that readers get, the last parts pushed (so that a change draws only
+what differs), the Board API texts of one version, and the sockets listening here. Nothing of a
+match lives anywhere else in the process, so dropping the room (tables.live.rooms) gives it all
+back. Moves are applied one at a time (`apply`, under `lock`): races settle here (L12).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import timedelta
+from typing import Any, Protocol
+
+from django.conf import settings
+from django.utils import timezone
+from django.utils.translation import gettext_noop
+
+from games.engine import Action, Event, IllegalAction, State, View
+from tables import current
+from tables.current import Table
+from tables.errors import PlayError
+from tables.models import Match, Round
+
+# A transport's authority check on the table before a move (tables.authority.holder).
+Check = Callable[[Table], None]
+
+# The keys an action of any game can carry (api.md); the log keeps only these, so a client's
+# extra fields (ignored by the rules) never fill the database.
+ACTION_KEYS = ("type", "from", "to", "index", "pile", "source", "place")
+# Refusals the log keeps (replays show them): a race lost (L12).
+LOGGED_REFUSALS = frozenset({"too_slow"})
+
+
+@dataclass(frozen=True, eq=False)
+class Delivery:
+    """One change of a room, as its listeners get it.
+
+    `public` is the room's message (`table.public`: the changed public parts per language,
+    whether they are all of them, which seats' own parts changed); `private` the changed own
+    parts by seat (`table.private`); `table` the very table at `version` when the change was
+    made in this process (None: it came from another one).
+    """
+
+    room_id: int
+    version: int
+    public: dict[str, Any]
+    private: dict[int, dict[str, Any]] = field(default_factory=dict)
+    table: Table | None = None
+
+
+class Listener(Protocol):
+    """A socket of this process that listens to a room (a table socket, an API stream).
+
+    `deliver` is awaited in the order of the changes; `deliver_now` is tried first, in a
+    plain call, and returns True when the change needs nothing more (sent, or not wanted).
+    """
+
+    seat: int | None
+    wants_html: bool
+
+    def deliver_now(self, delivery: Delivery) -> bool: ...
+    async def deliver(self, delivery: Delivery) -> None: ...
+
+
+@dataclass(eq=False)
+class Entry:
+    """One change of one match, applied in memory and waiting to be written."""
+
+    room: LiveRoom
+    before: int  # the match's version before it
+    table: Table  # the table after it (a refused play: the table it was refused on)
+    events: list[Event]
+    seat: int
+    action: Action
+    generation: int  # the room's table it was applied to (see LiveRoom.generation)
+    by_bot: bool = False
+    driver: str = ""
+    played_in: Round | None = None  # the round the move was played in (its log row's)
+    refusal: IllegalAction | None = None  # a play that lost its race: logged, then refused
+    new_round: Round | None = None  # a round row this change opened (not saved yet)
+    # The round it closed, as it stood before the deal: its row keeps it (replays, sheets).
+    closed_state: State = None
+    scores: list[int] | None = None  # the points of a round that ended with it
+    end_reason: str = ""
+    winners: list[int] | None = None  # the match ended with it
+    snapshot: bool = False
+    future: asyncio.Future[bool] | None = None  # in the loop: True once durable, False: again
+
+    @property
+    def version(self) -> int:
+        return self.table.version
+
+    @property
+    def outdated(self) -> bool:
+        """Whether it was applied to a table the database is known not to hold (the fence
+        sends it back to be applied again on the rebuilt table)."""
+        return self.room.stale or self.generation != self.room.generation
+
+    @property
+    def refused(self) -> str:
+        return self.refusal.code if self.refusal is not None else ""
+
+    @property
+    def rare(self) -> bool:
+        """Whether it dealt, ended a round or ended the match (written through the ORM)."""
+        return self.new_round is not None or self.scores is not None or self.winners is not None
+
+
+@dataclass
+class Pushed:
+    """The parts last pushed from this process for a room: its version, the public parts'
+    data and each seat's own pieces' data (what the next change compares with)."""
+
+    version: int
+    public: dict[str, Any]
+    private: dict[int, dict[str, Any]]
+
+
+@dataclass
+class Encoded:
+    """The Board API texts of one version of a room, per seat (None: a spectator)."""
+
+    version: int
+    texts: dict[int | None, str] = field(default_factory=dict)
+    shared: dict[str, tuple[Any, str]] = field(default_factory=dict)
+    views: dict[int | None, View] = field(default_factory=dict)
+    # The seats' views built together: the JSON of what they share, and each seat's own fields.
+    plan: tuple[str, list[str]] | None = None
+    planned: frozenset[int | None] = frozenset()
+
+
+@dataclass(eq=False)
+class LiveRoom:
+    """Everything this process keeps for one live match (see the module docstring)."""
+
+    room_id: int
+    table: Table | None = None  # what moves are applied to (None: not loaded here)
+    durable: Table | None = None  # the newest table known to be in the database
+    pushed: Pushed | None = None  # the parts last pushed from here (tables.live.render)
+    encoded: Encoded | None = None  # the Board API texts of one version (tables.live.render)
+    listeners: set[Listener] = field(default_factory=set)
+    last: Entry | None = None  # the newest entry submitted (a touch waits for it)
+    stale: bool = False  # the database is ahead of `table`: rebuild before the next move
+    generation: int = 0  # grows with every rebuild: an entry of an older table is outdated
+    since_snapshot: int = 0
+    snapshot_at: float = field(default_factory=time.monotonic)
+    over_since: float | None = None  # when its match ended or closed (monotonic)
+    lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    @property
+    def over(self) -> bool:
+        table = self.durable or self.table
+        return table is not None and table.match.status != Match.Status.PLAYING
+
+    def loaded(self, table: Table) -> None:
+        """Start from `table` (read from the database): its moves are applied to it now."""
+        self.table, self.stale, self.last = table, False, None
+        self.generation += 1
+        self.since_snapshot, self.snapshot_at = 0, time.monotonic()
+        self.remember(table)
+
+    def remember(self, table: Table) -> None:
+        """Keep `table`, durable now, as what readers get (never an older one)."""
+        known = self.durable
+        if (
+            known is None
+            or current.cache_key(known.match) != current.cache_key(table.match)
+            or known.version <= table.version
+        ):
+            self.durable = table
+        if self.over and self.over_since is None:
+            self.over_since = time.monotonic()
+
+    def release(self) -> None:
+        """Give back what the match holds here (its table, its caches); listeners stay."""
+        self.generation += 1  # what was applied to the old table is written or sent back
+        self.table = self.durable = None
+        self.pushed = self.encoded = None
+        self.last = None
+
+    def apply(
+        self,
+        table: Table,
+        seat: int,
+        action: Action,
+        by_bot: bool = False,
+        driver: str = "",
+        check: Check | None = None,
+    ) -> Entry:
+        """Check and apply one move to `table` (this room's); return its entry, or raise.
+
+        `check(table)` is the transport's authority check (tables.authority), run on the table
+        as it stands before the rules: it raises when the caller no longer holds the seat. A
+        play that lost its race (L12) is not raised: its entry comes back with `refusal` set,
+        so that the log keeps it (a replay shows the play that came too late).
+        """
+        match = table.match
+        _playable(table, seat, action, check)
+        kept = {k: action[k] for k in ACTION_KEYS if k in action}
+
+        def entry_of(table: Table, events: list[Event], refusal: IllegalAction | None) -> Entry:
+            return Entry(
+                room=self,
+                before=match.version,
+                table=table,
+                events=events,
+                seat=seat,
+                action=kept,
+                generation=self.generation,
+                by_bot=by_bot,
+                driver=driver,
+                played_in=table.round,
+                refusal=refusal,
+            )
+
+        try:
+            new, events = table.game.apply(table.state, seat, action)
+        except IllegalAction as refusal:
+            if refusal.code not in LOGGED_REFUSALS:
+                raise
+            self.last = entry_of(table, [], refusal)
+            return self.last
+        after = current.copy_of(table, players=False)
+        after.match.version += 1
+        after.state = new
+        entry = entry_of(after, events, None)
+        _progress(entry, table, new)
+        self.since_snapshot += 1
+        if (
+            entry.rare
+            or self.since_snapshot >= settings.SNAPSHOT_EVERY
+            or time.monotonic() - self.snapshot_at >= settings.SNAPSHOT_SECONDS
+        ):
+            entry.snapshot = True
+            self.since_snapshot, self.snapshot_at = 0, time.monotonic()
+        self.table = after
+        self.last = entry
+        return entry
+
+
+def _playable(table: Table, seat: int, action: Action, check: Check | None) -> None:
+    """Raise PlayError unless `seat` may act on `table` now (before the rules judge it)."""
+    match = table.match
+    if match.status == Match.Status.FINISHED:
+        raise PlayError("match_over", gettext_noop("This match is over."))
+    if match.status == Match.Status.CLOSED:
+        raise PlayError("room_closed", match.closed_reason or gettext_noop("This room was closed."))
+    if not any(p.seat == seat for p in table.players):
+        raise PlayError("not_seated", gettext_noop("You have no seat at this table."), 403)
+    if check is not None:
+        check(table)
+    if action["type"] != "ready" and table.counting_down():
+        raise PlayError(
+            "not_started", gettext_noop("The round has not started yet: wait for the countdown.")
+        )
+
+
+def _progress(entry: Entry, table: Table, new: State) -> None:
+    """What the move did beyond the state, from the rules' progress: a deal, a round's end
+    (its points), the match's end (its winners)."""
+    after, match = entry.table, table.match
+    before, progress = table.progress, table.game.progress(new)
+    if table.round is not None and progress.round != table.round.number:
+        # The next round was dealt: its own row (seed and state), starting at a countdown.
+        entry.new_round = Round(
+            match_id=match.pk, number=progress.round, seed=progress.seed, version=after.version
+        )
+        entry.closed_state = table.state
+        after.round = entry.new_round
+        after.match.starts_at = timezone.now() + timedelta(seconds=settings.TABLE_COUNTDOWN)
+    if progress.rounds_scored > before.rounds_scored:
+        entry.scores = list(table.game.last_round_points(new))
+        ended = [e for e in entry.events if e.get("type") == "round_ended"]
+        entry.end_reason = str(ended[0].get("reason") or "") if ended else ""
+    if progress.finished:
+        after.match.status = Match.Status.FINISHED
+        after.match.finished_at = timezone.now()
+        ends = [e for e in entry.events if e.get("type") == "match_finished"]
+        entry.winners = [int(s) for s in ends[0]["winners"]] if ends else []
+        after.players = [current.clone(p) for p in after.players]
+        for player in after.players:
+            player.won = player.seat in entry.winners
+
+
+def unknown_room() -> PlayError:
+    return PlayError("not_started", gettext_noop("This room has no game in progress."), 404)

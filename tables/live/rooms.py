@@ -1,0 +1,459 @@
+"""The live rooms of this process: the registry (get, build, drop) and the one door to a room.
+
+Every move (browser socket, Board API, bots) comes through `act`: the room's owner is another
+process (tables.live.owners) → forwarded there; else the room here applies it (`LiveRoom.apply`,
+one move at a time), its entry goes to the loop's `Writer` (group commit through the store), and
+once durable, `published` keeps its table for readers, draws what changed once
+(tables.live.render) and hands it to the room's listeners in order (tables.live.outbox).
+Presence, stand-ins, countdowns and closing go through `touch`, in the same order as the moves.
+
+A room is built on its first move or socket and dropped when its match has ended or closed
+(after LIVE_ROOM_GRACE seconds for late readers, once no socket of this process listens to it)
+and when another process takes it over: nothing of a match stays in the process after that.
+
+Without a server loop (management commands, plain tests) `act_inline` and `touch_inline` run
+the same room code in the caller's thread, in a transaction on the locked match row.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import close_old_connections, transaction
+
+from games.engine import Action, Event, View
+from tables import authority, current
+from tables.current import Table
+from tables.errors import PlayError
+from tables.live import outbox, owners, render, store
+from tables.live.room import Check, Entry, Listener, LiveRoom, unknown_room
+from tables.live.writer import DB, Writer, in_db_thread
+from tables.models import Match
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Outcome:
+    """What an accepted action did: the engine's events and the version it made.
+
+    `table` is the table after it when it was applied in this process; a move forwarded to
+    the room's owner has no table here, only the seat's view if it was asked.
+    """
+
+    table: Table | None
+    events: list[Event]
+    version: int = 0
+    seat: int | None = None
+    seen: View | None = None  # the seat's view, from the owner
+
+    def view(self, seat: int | None) -> View:
+        """`seat`'s view of the table right after the action."""
+        if self.table is not None:
+            return self.table.view(seat)
+        if self.seen is None or seat != self.seat:
+            raise ValueError("the owner sent no view for this seat (ask for it: wants_view)")
+        return self.seen
+
+
+class Rooms:
+    """The rooms of one server loop, with its writer and its outbox."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop | None) -> None:
+        self.loop = loop
+        self.rooms: dict[int, LiveRoom] = {}
+        self.building: dict[int, asyncio.Future[Table | None]] = {}
+        self.store = store.store()
+        self.writer = Writer(self.store, self.published) if loop is not None else None
+        self.outbox = outbox.Outbox(loop) if loop is not None else None
+
+    def room(self, room_id: int) -> LiveRoom:
+        """The room's entry here, made if it has none (its table is loaded on first use)."""
+        room = self.rooms.get(room_id)
+        if room is None:
+            room = self.rooms.setdefault(room_id, LiveRoom(room_id))
+        return room
+
+    def published(self, entries: list[Entry]) -> None:
+        """The entries are durable: keep each table for readers and push it, in order."""
+        for entry in entries:
+            if not entry.refused:
+                self.changed(entry.table, entry.events)
+
+    def changed(self, table: Table, events: list[Event]) -> None:
+        """`table` is durable: keep it for readers and push what changed, in order.
+
+        A room that is not here (dropped meanwhile, or a move without a loop) gets a room for
+        this push alone: the other processes still hear of it, and nothing stays.
+        """
+        room_id = table.match.room_id
+        serving = self.serving()
+        # Without a loop a room is kept here too (its parts diffed), until its match is over.
+        room = self.rooms.get(room_id) if serving else self.room(room_id)
+        room = room or LiveRoom(room_id)
+        room.remember(table)
+        delivery = render.change(room, table, events)
+        listeners = list(room.listeners)
+        if serving and self.outbox is not None:
+            self.outbox.publish(delivery, listeners)
+        else:
+            outbox.send_inline(delivery, listeners)
+        if room.over:
+            self.drop_later(room)
+
+    def serving(self) -> bool:
+        """Whether the loop these rooms were bound to runs (else: no server here)."""
+        loop = self.loop
+        return loop is not None and not loop.is_closed() and loop.is_running()
+
+    def drop_later(self, room: LiveRoom) -> None:
+        """Drop a room whose match is over once the grace for late readers has passed."""
+        if self.loop is None or not self.serving():
+            self.drop(room.room_id)  # no loop, no late readers: at once
+            return
+        self.loop.call_soon_threadsafe(
+            self.loop.call_later, settings.LIVE_ROOM_GRACE, self.drop_if_over, room.room_id
+        )
+
+    def drop_if_over(self, room_id: int) -> None:
+        room = self.rooms.get(room_id)
+        if room is None or room.over_since is None:
+            return
+        if time.monotonic() - room.over_since >= settings.LIVE_ROOM_GRACE - 0.01:
+            self.drop(room_id)
+
+    def drop(self, room_id: int) -> None:
+        """Give back what the room holds; its entry goes too once no socket here listens."""
+        room = self.rooms.get(room_id)
+        if room is None:
+            return
+        room.release()
+        if not room.listeners:
+            self.rooms.pop(room_id, None)
+
+    async def loaded(self, room_id: int) -> tuple[LiveRoom, Table]:
+        """The room and its table, built from the database the first time (or when stale)."""
+        room = self.room(room_id)
+        while room.table is None or room.stale:
+            building = self.building.get(room_id)
+            if building is None:
+                building = asyncio.get_running_loop().run_in_executor(DB, store.load, room_id)
+                self.building[room_id] = building
+                try:
+                    table = await building
+                finally:
+                    self.building.pop(room_id, None)
+                if table is None:
+                    raise unknown_room()
+                room = self.room(room_id)  # dropped meanwhile: a new entry
+                room.loaded(table)
+            else:
+                await asyncio.shield(building)
+                room = self.room(room_id)
+        assert room.table is not None
+        return room, room.table
+
+
+_rooms = Rooms(None)
+
+
+def here() -> Rooms:
+    """This process's rooms (of the server loop, once one is bound)."""
+    return _rooms
+
+
+def bind(loop: asyncio.AbstractEventLoop) -> Rooms:
+    """Serve the rooms in `loop` (the server's); cheap when already bound."""
+    global _rooms
+    if _rooms.loop is loop:
+        return _rooms
+    # Rooms of a loop that ended (tests) held nothing that was not written or refused.
+    _rooms.store.shut()
+    _rooms = Rooms(loop)
+    return _rooms
+
+
+def serving_loop() -> asyncio.AbstractEventLoop | None:
+    """The server loop the rooms live in, or None (no server here: act inline)."""
+    return _rooms.loop if _rooms.serving() else None
+
+
+def get(room_id: int) -> LiveRoom | None:
+    return _rooms.rooms.get(room_id)
+
+
+def count() -> int:
+    """How many rooms this process holds (a finished match's is gone after the grace)."""
+    return len(_rooms.rooms)
+
+
+# --------------------------------------------------------------------------- listening
+
+
+def listen(room_id: int, listener: Listener) -> None:
+    """Deliver every change of the room made in this process to `listener` (in the loop)."""
+    _rooms.room(room_id).listeners.add(listener)
+
+
+def unlisten(room_id: int, listener: Listener) -> None:
+    room = _rooms.rooms.get(room_id)
+    if room is None:
+        return
+    room.listeners.discard(listener)
+    if not room.listeners and (room.table is None or room.over):
+        if room.table is None:
+            _rooms.rooms.pop(room_id, None)
+        else:
+            _rooms.drop_later(room)
+
+
+# --------------------------------------------------------------------------- reading
+
+
+def read(room_id: int) -> Table | None:
+    """The room's match as it stands now (any thread), or None if the room never started.
+
+    The newest durable table the room here holds when the match row is at its version (one
+    consistent moment: no torn read), else rebuilt from the database (tables.current.recover).
+    """
+    match = Match.objects.filter(room_id=room_id).first()
+    if match is None:
+        return None
+    return from_row(match)
+
+
+def from_row(match: Match) -> Table:
+    """The table of `match` (a row just read), from the room here if current, else recovered."""
+    room = _rooms.rooms.get(match.room_id)
+    known = room.durable if room is not None else None
+    key = current.cache_key(match)
+    same = known is not None and current.cache_key(known.match) == key
+    if known is not None and same and known.version == match.version:
+        return current.copy_of(known)
+    table = current.recover(match)
+    if room is not None and room.listeners:
+        room.remember(current.copy_of(table))  # durable: the room's next reader reuses it
+    return table
+
+
+def durable(room_id: int, version: int) -> Table | None:
+    """The room's table at exactly `version` from this process's memory, or None (load it)."""
+    room = _rooms.rooms.get(room_id)
+    known = room.durable if room is not None else None
+    if known is None or known.version != version:
+        return None
+    return current.copy_of(known)
+
+
+def live_table(room_id: int) -> Table | None:
+    """The room's table as it is applied here now, or None (not here).
+
+    It may be a move or two ahead of the database (rows being written): what the room's next
+    move is checked against. Any thread may read it; only the room replaces it.
+    """
+    room = _rooms.rooms.get(room_id)
+    if room is None or room.stale:
+        return None
+    return room.table
+
+
+async def table_now(room_id: int) -> Table | None:
+    """The room's table as it stands now, in the loop (read it only), or None before the start.
+
+    From the room here when this process owns it; from the database when another does (this
+    process's room would not see that one's moves).
+    """
+    rooms = bind(asyncio.get_running_loop())
+    if owners.elsewhere(room_id) is not None:
+        return await in_db_thread(_read, room_id)
+    try:
+        _, table = await rooms.loaded(room_id)
+    except PlayError:
+        return None
+    return table
+
+
+def _read(room_id: int) -> Table | None:
+    close_old_connections()
+    return read(room_id)
+
+
+# --------------------------------------------------------------------------- moves
+
+
+async def act(
+    room_id: int,
+    seat: int,
+    action: Action,
+    by_bot: bool = False,
+    driver: str = "",
+    check: Check | None = None,
+    wants_view: bool = True,
+) -> Outcome:
+    """Apply `action` (checked: tables.wire) for `seat`; answer once durable, or raise.
+
+    Here or at the room's owner: the one place that decides (tables.live.owners). A check that
+    cannot travel as data is run here, on this process's table (the fence on the match's
+    version keeps that correct): never dropped.
+    """
+    bind(asyncio.get_running_loop())
+    owner = await owners.elsewhere_now(room_id)
+    if owner is not None and (check is None or isinstance(check, authority.Holder)):
+        answer = await owners.forward(
+            owner, room_id, seat, action, by_bot, driver, check, view=wants_view
+        )
+        return Outcome(None, answer.events, answer.version, seat, answer.view)
+    entry = await apply_here(room_id, seat, action, by_bot, driver or owners.me(), check)
+    return Outcome(entry.table, entry.events, entry.version, seat)
+
+
+async def apply_here(
+    room_id: int, seat: int, action: Action, by_bot: bool, driver: str, check: Check | None
+) -> Entry:
+    """Apply one move in its room here; return its entry once it is durable."""
+    rooms = bind(asyncio.get_running_loop())
+    assert rooms.writer is not None
+    while True:
+        room, table = await rooms.loaded(room_id)
+        async with room.lock:
+            if room.table is not table or room.stale:
+                continue  # rebuilt while this waited for the lock: apply it to the new one
+            entry = room.apply(table, seat, action, by_bot, driver, check)
+            entry.future = asyncio.get_running_loop().create_future()
+            rooms.writer.submit(entry)
+            if entry.refusal is None:
+                # While its row is written: what the push will send, so that it only sends.
+                try:
+                    render.prepare(room, entry.table)
+                except Exception:  # the push encodes it after the commit instead
+                    log.exception("preparing the push of a move failed")
+        durable = await entry.future
+        if entry.refusal is not None:
+            raise entry.refusal  # a race lost, and logged (L12)
+        if durable:
+            return entry
+
+
+# A move another process forwarded here is applied here, whoever owns the room now.
+owners.serve_moves(apply_here)
+
+
+async def touch(room_id: int, change: Callable[[Table], bool]) -> Table | None:
+    """Run `change(table)` on the room's table in the database thread, moves waiting."""
+    rooms = bind(asyncio.get_running_loop())
+    try:
+        room, _ = await rooms.loaded(room_id)
+    except PlayError:
+        return None
+    async with room.lock:
+        last = room.last
+        if last is not None and last.future is not None:
+            await asyncio.wait([last.future])  # everything before it is written first
+        if room.stale or room.table is None:
+            room, _ = await rooms.loaded(room_id)
+        assert room.table is not None
+        table, changed = await in_db_thread(store.touch, room.table, change)
+        room.table = table
+        if changed:
+            rooms.changed(table, [])
+    return table
+
+
+def moved(room_ids: list[int]) -> None:
+    """These rooms' owner changed: give back what this process holds of them (in the loop)."""
+    for room_id in room_ids:
+        _rooms.drop(room_id)
+
+
+def moved_threadsafe(room_ids: list[int]) -> None:
+    loop = serving_loop()
+    if loop is not None and room_ids:
+        loop.call_soon_threadsafe(moved, room_ids)
+
+
+async def room_for(room_id: int) -> LiveRoom:
+    """The room here with its table loaded (built from the database the first time)."""
+    room, _ = await bind(asyncio.get_running_loop()).loaded(room_id)
+    return room
+
+
+def forget_all() -> None:
+    """Forget every room's tables (as after another process wrote them all); listeners stay."""
+    for room in list(_rooms.rooms.values()):
+        room.release()
+
+
+def forget(room_id: int) -> None:
+    """The database was changed behind the room's back (tests, operators): read it again."""
+    room = _rooms.rooms.get(room_id)
+    if room is not None:
+        room.release()
+
+
+# --------------------------------------------------------------------------- without a loop
+
+
+def act_inline(
+    room_id: int, seat: int, action: Action, by_bot: bool, driver: str, check: Check | None = None
+) -> Entry:
+    """The same move without a server loop: apply and write in the caller's transaction."""
+    rooms = _rooms
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(room_id=room_id).first()
+        if match is None:
+            raise unknown_room()
+        table = from_row(match)
+        entry = LiveRoom(room_id).apply(table, seat, action, by_bot, driver, check)
+        rooms.store.write([entry])
+        if entry.refusal is None:
+            transaction.on_commit(lambda: rooms.published([entry]))
+    if entry.refusal is not None:
+        raise entry.refusal
+    return entry
+
+
+def touch_inline(room_id: int, change: Callable[[Table], bool]) -> Table | None:
+    rooms = _rooms
+    with transaction.atomic():
+        match = Match.objects.select_for_update().filter(room_id=room_id).first()
+        if match is None:
+            return None
+        table = current.copy_of(from_row(match))
+        if change(table):
+            table.match.version += 1
+            Match.objects.filter(pk=match.pk).update(version=table.match.version)
+            transaction.on_commit(lambda: rooms.changed(table, []))
+    return table
+
+
+# --------------------------------------------------------------------------- connections
+
+
+async def close_connections() -> None:
+    """Close the rooms' database connections (a test database is dropped after)."""
+    from django.db import connections
+
+    _rooms.store.shut()
+    await in_db_thread(connections.close_all)
+
+
+def shut_sqlite() -> None:
+    """Close the rooms' own SQLite connections and stop their checkpointers, from any thread
+    once no loop uses them (a test database file is deleted after: a checkpointer left running
+    would report a disk error every few milliseconds until the process ends)."""
+    _rooms.store.shut()
+
+
+def rematch_opened(room_id: int, rematch_id: int, username: str) -> None:
+    """Tell a finished table's sockets that someone opened its rematch (a live join link)."""
+    outbox.notice(room_id, render.rematch_notice(room_id, rematch_id, username))
+
+
+def stats() -> dict[str, Any]:
+    return {"rooms": count(), "written": dict(store.written)}

@@ -1,0 +1,478 @@
+"""Where live rooms' changes are written and read back: the `Store` seam and its two kinds.
+
+A batch of entries (tables.live.room.Entry) is written in one transaction: per match one UPDATE
+that is also the fence (it only matches the row at the version the entries start from), then
+every action-log row in one INSERT. What is rare (a round's end, a deal, the match's end) goes
+through the ORM. The statements name their tables through the models (`_meta.db_table`).
+
+- `OrmStore` writes every batch on Django's connection (PostgreSQL, or SQLite when the fast one
+  is off).
+- `SqliteStore` writes a batch of plain moves on an sqlite3 connection of its own, without
+  Django's cursor, transaction and debug wrappers (measured: most of the SQL's cost): the
+  writer thread's, which waits for the write lock as Django's do, and the loop's
+  (`write_in_loop`), which never waits (`None`: the thread takes the batch). Its WAL file is
+  checkpointed by a thread of its own (`Checkpointer`), not inside the commit that fills it.
+
+`store()` picks one from the settings (ACTOR_RAW_SQLITE, ACTOR_COMMIT_IN_LOOP).
+
+The fence is per entry. An entry of a room already known to be stale comes back (it was
+applied to a table that is not the database's); of the others, the run whose versions chain
+(each one's `before` is the version the previous one left; a refused entry leaves it as it was)
+is written if the row holds the first one's, and the rest comes back, from the run's first
+break on. Two actors of one match (an old one with moves pending, the one rebuilt beside it
+after a takeover) can then never both write the same version.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import sqlite3
+import threading
+from collections import Counter
+from collections.abc import Callable
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from django.conf import settings
+from django.db import close_old_connections, connection, transaction
+from django.utils import timezone
+
+from games.engine import Action
+from tables import current, signals
+from tables.current import Table
+from tables.live.room import Entry
+from tables.models import ActionLog, Match, Player, Round, RoundScore
+
+log = logging.getLogger(__name__)
+
+# Transactions written each way (tests check which way a batch went).
+written: Counter[str] = Counter()
+
+
+class Store(Protocol):
+    """What the writer and the rooms need of the database."""
+
+    in_loop: bool  # whether `write_in_loop` may take a batch (the writer waits a turn for it)
+
+    def write(self, entries: list[Entry]) -> list[Entry]:
+        """Write `entries` (in order) in one transaction (a thread); return those to apply again."""
+        ...
+
+    def write_in_loop(self, entries: list[Entry]) -> list[Entry] | None:
+        """The same in the server loop, never waiting for a lock; None: the thread must."""
+        ...
+
+    def shut(self) -> None:
+        """Close the store's own connections (a test database is dropped after)."""
+        ...
+
+
+def load(room_id: int) -> Table | None:
+    """The room's match as the database has it (a thread), or None before the start."""
+    close_old_connections()
+    match = Match.objects.filter(room_id=room_id).first()
+    return current.recover(match) if match is not None else None
+
+
+def touch(table: Table, change: Callable[[Table], bool]) -> tuple[Table, bool]:
+    """Run `change` on a copy of `table` in a transaction on the locked match row (a thread).
+
+    Returns the table after it and whether it changed something (then the version grew)."""
+    close_old_connections()
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=table.match.pk)
+        if match.version != table.version:
+            table = current.recover(match)  # changed behind the room's back: the truth first
+        table = current.copy_of(table)
+        changed = bool(change(table))
+        if changed:
+            table.match.version += 1
+            Match.objects.filter(pk=match.pk).update(version=table.match.version)
+    return table, changed
+
+
+# --------------------------------------------------------------------------- the statements
+
+
+def _statements() -> dict[str, str]:
+    match, log_table, rnd = (m._meta.db_table for m in (Match, ActionLog, Round))
+    return {
+        "match": f"UPDATE {match} SET version = %s, starts_at = %s, status = %s,"
+        " finished_at = %s WHERE id = %s AND version = %s",
+        "version": f"UPDATE {match} SET version = %s WHERE id = %s AND version = %s",
+        "log": f"INSERT INTO {log_table}"
+        " (match_id, round_id, seat, action, version, by_bot, driver, refused, created_at)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        "snapshot": f"UPDATE {rnd} SET state = %s, version = %s WHERE id = %s",
+    }
+
+
+SQL = _statements()
+
+
+class Sql(Protocol):
+    """The statements of one open transaction (Django's cursor, or an sqlite3 connection)."""
+
+    def action_text(self, action: Action) -> Any: ...
+    def now(self) -> Any: ...
+    def update(self, statement: str, params: tuple[Any, ...]) -> int: ...
+    def insert_logs(self, rows: list[tuple[Any, ...]]) -> None: ...
+    def snapshot(self, round_pk: int, state: Any, version: int) -> None: ...
+
+
+class _DjangoSql:
+    """The statements on Django's connection, in its transaction."""
+
+    def __init__(self, cursor: Any) -> None:
+        self.cursor = cursor
+
+    def action_text(self, action: Action) -> Any:
+        return ActionLog._meta.get_field("action").get_db_prep_value(action, connection)
+
+    def now(self) -> Any:
+        return connection.ops.adapt_datetimefield_value(timezone.now())
+
+    def update(self, statement: str, params: tuple[Any, ...]) -> int:
+        self.cursor.execute(statement, params)
+        return int(self.cursor.rowcount)
+
+    def insert_logs(self, rows: list[tuple[Any, ...]]) -> None:
+        self.cursor.executemany(SQL["log"], rows)
+
+    def snapshot(self, round_pk: int, state: Any, version: int) -> None:
+        Round.objects.filter(pk=round_pk).update(state=state, version=version)
+
+
+class _RawSql:
+    """The same statements on an sqlite3 connection (qmark parameters)."""
+
+    _state = Round._meta.get_field("state")
+
+    def __init__(self, db: sqlite3.Connection) -> None:
+        self.db = db
+
+    # What Django's SQLite backend stores, without its wrappers (and the lookups of the
+    # thread's connection they take): a JSONField without an encoder is json.dumps of the value
+    # (adapt_json_value), an aware datetime its naive UTC text (adapt_datetimefield_value, with
+    # the database's time zone UTC as settings.TIME_ZONE says). tests/tables check both.
+    def action_text(self, action: Action) -> Any:
+        return json.dumps(action)
+
+    def now(self) -> str:
+        return str(datetime.now(UTC).replace(tzinfo=None))
+
+    def update(self, statement: str, params: tuple[Any, ...]) -> int:
+        return self.db.execute(_qmark(statement), params).rowcount
+
+    def insert_logs(self, rows: list[tuple[Any, ...]]) -> None:
+        self.db.executemany(_qmark(SQL["log"]), rows)
+
+    def snapshot(self, round_pk: int, state: Any, version: int) -> None:
+        text = self._state.get_db_prep_value(state, connection)
+        self.db.execute(_qmark(SQL["snapshot"]), (text, version, round_pk))
+
+
+def _qmark(statement: str) -> str:
+    return statement.replace("%s", "?")
+
+
+# --------------------------------------------------------------------------- one batch
+
+
+def write_all(entries: list[Entry], sql: Sql) -> list[Entry]:
+    """Write `entries` in the open transaction `sql` speaks for; return those to apply again."""
+    groups: dict[int, list[Entry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.table.match.pk, []).append(entry)
+    again: list[Entry] = []
+    logs: list[tuple[Any, ...]] = []
+    for pk in sorted(groups):  # one lock order for every writer: no deadlock
+        fresh = [e for e in groups[pk] if not e.outdated]
+        again += [e for e in groups[pk] if e.outdated]
+        items = _chain(fresh)
+        again += fresh[len(items) :]
+        if not items:
+            continue
+        if not _fence(sql, items):
+            again += items
+            continue
+        logs += _write_match(items, sql)
+    if logs:
+        sql.insert_logs(logs)
+    return again
+
+
+def _chain(items: list[Entry]) -> list[Entry]:
+    """The longest first run of `items` in which each starts at the version the one before left."""
+    for n in range(1, len(items)):
+        if items[n].before != items[n - 1].version:
+            return items[:n]
+    return items
+
+
+def _fence(sql: Sql, items: list[Entry]) -> bool:
+    """Move the match row to the entries' last version, if it still holds their first one.
+
+    Plain moves change the version only (a deal, a round's end and the match's end are rare):
+    then only the version is set, which leaves the row's status index alone.
+    """
+    applied = [e for e in items if not e.refused]
+    match = (applied[-1] if applied else items[0]).table.match
+    if not any(e.rare for e in applied):
+        return sql.update(SQL["version"], (match.version, match.pk, items[0].before)) == 1
+    ops = connection.ops  # a rare entry: Django's cursor (no store sends one the raw way)
+    params = (
+        match.version,
+        ops.adapt_datetimefield_value(match.starts_at),
+        match.status,
+        ops.adapt_datetimefield_value(match.finished_at),
+        match.pk,
+        items[0].before,
+    )
+    return sql.update(SQL["match"], params) == 1
+
+
+def _write_match(items: list[Entry], sql: Sql) -> list[tuple[Any, ...]]:
+    """The log rows of one match's entries, and what rare changes they made (ORM)."""
+    logs = []
+    last: Entry | None = None
+    snapshot = False
+    now = sql.now()
+    for entry in items:
+        played_in = entry.played_in.pk if entry.played_in is not None else None
+        logs.append(
+            (
+                entry.table.match.pk,
+                played_in,
+                entry.seat,
+                sql.action_text(entry.action),
+                entry.version,
+                entry.by_bot,
+                entry.driver,
+                entry.refused,
+                now,
+            )
+        )
+        if entry.refused:
+            continue
+        last = entry
+        if entry.rare:
+            _write_rare(entry)
+        snapshot = snapshot or entry.snapshot
+    if last is None:
+        return logs
+    match = last.table.match
+    if snapshot and last.table.round is not None:
+        sql.snapshot(last.table.round.pk, last.table.game.dump(last.table.state), match.version)
+    if any(e.winners is not None for e in items):
+        # Inside the transaction that makes the end durable: the lobby finishes the room here.
+        signals.match_finished.send(sender=Match, match=match)
+    return logs
+
+
+def _write_rare(entry: Entry) -> None:
+    """A deal, a round's end, the match's end: through the ORM (never on the raw path)."""
+    game = entry.table.game
+    if entry.new_round is not None and entry.played_in is not None:
+        Round.objects.filter(pk=entry.played_in.pk).update(
+            state=game.dump(entry.closed_state), version=entry.before
+        )
+        entry.new_round.state = game.dump(entry.table.state)
+        entry.new_round.save()
+        entry.new_round.state = None
+    if entry.scores is not None:
+        _record_scores(entry, entry.scores)
+    if entry.winners is not None:
+        Player.objects.filter(match_id=entry.table.match.pk, seat__in=entry.winners).update(
+            won=True
+        )
+
+
+def _record_scores(entry: Entry, scores: list[int]) -> None:
+    rnd = entry.table.round  # a deal can end at once (L14+): its scores belong to that round
+    if rnd is None:
+        return
+    rnd.ended_at = timezone.now()
+    rnd.end_reason = entry.end_reason
+    Round.objects.filter(pk=rnd.pk).update(ended_at=rnd.ended_at, end_reason=rnd.end_reason)
+    RoundScore.objects.bulk_create(
+        RoundScore(round=rnd, player_id=p.pk, seat=p.seat, points=scores[p.seat])
+        for p in entry.table.players
+    )
+
+
+# --------------------------------------------------------------------------- the stores
+
+
+class OrmStore:
+    """Every batch through Django's connection of the calling thread."""
+
+    in_loop = False
+
+    def write(self, entries: list[Entry]) -> list[Entry]:
+        written["django"] += 1
+        with transaction.atomic(), connection.cursor() as cursor:
+            return write_all(entries, _DjangoSql(cursor))
+
+    def write_in_loop(self, entries: list[Entry]) -> list[Entry] | None:
+        return None
+
+    def shut(self) -> None:
+        pass
+
+
+class Busy(Exception):
+    """Another connection holds the SQLite file's write lock (a connection that does not wait)."""
+
+
+class SqliteStore(OrmStore):
+    """Plain moves on sqlite3 connections of the store's own; the rare ones as `OrmStore`."""
+
+    def __init__(self, name: str, in_loop: bool) -> None:
+        self.name = name
+        self.in_loop = in_loop
+        self.here = threading.local()  # each thread's connection that waits for the lock
+        self.loop_db: RawSqlite | None = None  # the loop's, which never waits (made at first use)
+        self.opened: list[RawSqlite] = []
+        self.opening = threading.Lock()
+
+    def _connection(self, timeout: float) -> RawSqlite:
+        raw = RawSqlite(self.name, timeout)
+        with self.opening:
+            self.opened.append(raw)
+        return raw
+
+    def write(self, entries: list[Entry]) -> list[Entry]:
+        # Inside a transaction of Django's own (a move without a loop): it holds the lock.
+        if connection.in_atomic_block or any(e.rare for e in entries):
+            return super().write(entries)
+        raw: RawSqlite | None = getattr(self.here, "raw", None)
+        if raw is None or raw.closed:
+            raw = self.here.raw = self._connection(_sqlite_timeout())
+        written["raw"] += 1
+        return raw.write(entries)
+
+    def write_in_loop(self, entries: list[Entry]) -> list[Entry] | None:
+        if not self.in_loop or any(e.rare for e in entries):
+            return None
+        if self.loop_db is None or self.loop_db.closed:
+            self.loop_db = self._connection(0)
+        try:
+            again = self.loop_db.write(entries)
+        except Busy:
+            written["busy"] += 1
+            return None  # another connection writes: the thread waits for the lock
+        written["raw"] += 1
+        written["loop"] += 1
+        return again
+
+    def shut(self) -> None:
+        with self.opening:
+            opened, self.opened = self.opened, []
+        for raw in opened:
+            raw.shut()
+        self.loop_db = None
+
+
+def _sqlite_timeout() -> float:
+    """How long Django's SQLite connections wait for the write lock (seconds)."""
+    return float(connection.settings_dict.get("OPTIONS", {}).get("timeout", 5))
+
+
+class RawSqlite:
+    """An sqlite3 connection to the database file for batches of plain moves.
+
+    It takes the write lock as Django's connections here do (BEGIN IMMEDIATE) and runs in WAL
+    mode with synchronous=NORMAL as they do. Its commits leave the WAL file to a
+    `Checkpointer` (ACTOR_CHECKPOINT_SECONDS; at 0 they checkpoint it as Django's do). With a
+    timeout of 0 it never waits: `write` raises `Busy` when another connection holds the lock.
+    """
+
+    def __init__(self, name: str, timeout: float) -> None:
+        # Used by one thread at a time; closed from whichever ends it (a test's teardown).
+        self.db = sqlite3.connect(
+            name, timeout=timeout, isolation_level=None, check_same_thread=False
+        )
+        self.db.execute("PRAGMA synchronous = NORMAL")
+        self.db.execute("PRAGMA foreign_keys = ON")  # as Django's connections check them
+        self.name = name
+        self.closed = False
+        self.checkpointer: Checkpointer | None = None
+        every = settings.ACTOR_CHECKPOINT_SECONDS
+        if every > 0:
+            self.db.execute("PRAGMA wal_autocheckpoint = 0")
+            # The checkpointer's own connection waits as Django's do, whoever owns this one.
+            self.checkpointer = Checkpointer(name, _sqlite_timeout(), every)
+
+    def write(self, entries: list[Entry]) -> list[Entry]:
+        db = self.db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            if error.sqlite_errorcode & 0xFF == sqlite3.SQLITE_BUSY:  # SQLITE_BUSY_*: the same
+                raise Busy from error
+            raise
+        try:
+            again = write_all(entries, _RawSql(db))
+            db.execute("COMMIT")
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        return again
+
+    def shut(self) -> None:
+        self.closed = True
+        self.db.close()
+        if self.checkpointer is not None:
+            self.checkpointer.stop()
+
+
+class Checkpointer:
+    """A thread that checkpoints an SQLite file's WAL every `every` seconds, on its own connection.
+
+    SQLite's own checkpoint runs inside the commit that takes the WAL past 1,000 pages: that
+    move then waits for the pages to be copied and the file synced (measured: the slowest
+    commits, several ms). Here a PASSIVE checkpoint copies what no reader still needs, beside
+    the writer and without its lock, and a page written many times in between is copied once.
+    """
+
+    def __init__(self, name: str, timeout: float, every: float) -> None:
+        self.name, self.timeout, self.every = name, timeout, every
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="actors-checkpoint", daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        db = sqlite3.connect(self.name, timeout=self.timeout, isolation_level=None)
+        try:
+            while not self.stopped.wait(self.every):
+                try:
+                    db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+                except sqlite3.Error:
+                    log.exception("checkpointing %s failed; trying again", self.name)
+            db.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()  # what the last moves wrote
+        finally:
+            db.close()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join(timeout=self.timeout + 1)
+
+
+def sqlite_file() -> str | None:
+    """The default database's file, if it is an SQLite file (not one in memory)."""
+    if connection.vendor != "sqlite":
+        return None
+    name = str(connection.settings_dict["NAME"])
+    if not name or "memory" in name:
+        return None  # an in-memory database is not shared between connections
+    return name
+
+
+def store() -> Store:
+    """The store the settings choose for the default database."""
+    name = sqlite_file() if settings.ACTOR_RAW_SQLITE else None
+    if name is None:
+        return OrmStore()
+    return SqliteStore(name, in_loop=settings.ACTOR_COMMIT_IN_LOOP)
