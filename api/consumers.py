@@ -248,7 +248,10 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
             self._seated_in, self._seat_there = table.players, table.seat_of(self.user)
         seat = self._seat_there
         if seat != self.seat:
-            await self._count_presence(seat)
+            await self._count_presence(seat)  # a new version: send that one, not this one
+            newer = rooms.newest(self.room_id)
+            if newer is not None and newer.version > table.version:
+                table = newer
         if table.version <= self.gate.version:
             return 0, ""  # nothing newer than what it shows
         return table.version, render.view_text(rooms.get(self.room_id), table, seat)

@@ -55,7 +55,7 @@ from django.contrib.auth import BACKEND_SESSION_KEY, HASH_SESSION_KEY, SESSION_K
 from django.contrib.sessions.backends.db import SessionStore
 from api.models import ApiToken
 from lobby import services
-from tables import current
+from tables.live import rooms
 
 User = get_user_model()
 out = []
@@ -77,7 +77,7 @@ for t in range({tables}):
         session.create()
         cookies.append(session.session_key)
     from tables import play
-    table = current.load_table(room.pk)
+    table = rooms.read(room.pk)
     out.append({{"room": room.pk, "sessions": cookies, "state": table.game.dump(table.state)}})
 print("SETUP" + json.dumps(out))
 """

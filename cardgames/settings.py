@@ -281,7 +281,7 @@ ACTOR_CHECKPOINT_SECONDS = float(os.environ.get("ACTOR_CHECKPOINT_SECONDS", "0.5
 ACTOR_COMMIT_IN_LOOP = envbool("ACTOR_COMMIT_IN_LOOP", "True")
 BOT_DRIVER = envbool("BOT_DRIVER", "True")
 DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
-# Seconds a move forwarded to its room's owner process (tables.owners) waits for the answer;
+# Seconds a move forwarded to its room's owner process (tables.live.owners) waits for the answer;
 # then it is refused as `unavailable` (503), and the client looks at the table again.
 ACTOR_FORWARD_TIMEOUT = float(os.environ.get("ACTOR_FORWARD_TIMEOUT", "3"))
 # Ratings (tables/ratings.py): a rating is shown with "?" until this many rated matches; bots

@@ -34,6 +34,7 @@ class TableConsumer(ReceiveNow, LiveConsumer):
     room_id: int
     seat: int | None = None
     present = False  # this socket counts in its seat's presence
+    extras = ""  # what else the room's socket carries (the chat), sent with the first table
     wants_html = True  # its frames are the table's HTML parts (tables.live.render draws them)
     pending: tuple[int, str] | None = None  # this seat's part, waiting for its public frame
     # A token bucket per socket: people send a few actions a second; a flood is refused here,
@@ -65,9 +66,9 @@ class TableConsumer(ReceiveNow, LiveConsumer):
         # Join the groups before drawing, so that no change falls between the two.
         await self.join_group(render.table_group(self.room_id))
         await self._take_seat(self.seat)
-        extras = await self.join_room_extras(self.room_id)
+        self.extras = await self.join_room_extras(self.room_id)  # sent with the first table
         rooms.listen(self.room_id, self)  # this process's changes come straight here
-        await self.gate.draw(send=lambda html: self.send_view(html + extras))
+        await self.gate.draw(send=self._accept_with)
         self.frames_ready()
 
     async def disconnect(self, code: int) -> None:
@@ -192,7 +193,12 @@ class TableConsumer(ReceiveNow, LiveConsumer):
     async def whole(self) -> Frame:
         version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
         self.pending = None
-        return version, html + CONNECTED
+        extras, self.extras = self.extras, ""
+        return version, html + extras + CONNECTED
+
+    async def _accept_with(self, text: str) -> None:
+        await self.accept()
+        await self.send(text_data=text)
 
     async def frame(self, delivery: Delivery, shown: int) -> Frame | None:
         version = delivery.version

@@ -38,7 +38,7 @@ class Holder:
     """The check a transport passes to `tables.play.act`: raise unless the user holds `seat`.
 
     Plain data (the seat, the user's id and whether his account is active), so that a move
-    forwarded to the room's owner process carries its check along (`tables.owners`).
+    forwarded to the room's owner process carries its check along (`tables.live.owners`).
     """
 
     seat: int | None

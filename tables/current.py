@@ -72,7 +72,7 @@ class Table:
         if len(seats) < 2 or any(t != totals[0] for t in totals):
             return {seat: self._room_view(engine[seat], seat, now) for seat in seats}
         # The room's part is the same for every seat but its `seat`: built once, and the very
-        # same objects in each view (the stream encodes what they share once, tables.push).
+        # same objects in each view (the stream encodes what they share once, tables.live.render).
         shared = self._room_view({"totals": totals[0]}, None, now)
         del shared["seat"], shared["totals"]
         views = {}

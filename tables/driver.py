@@ -4,9 +4,9 @@ Every process runs one driver (started with the first request it serves). A driv
 lease on each match it drives, renewed every second in the database; a match whose lease has
 run out (its process died) is claimed by another driver within `DRIVER_LEASE` seconds, so
 exactly one process drives a room's bots at a time. The lease holder is also the room's owner:
-other processes forward their moves to it (tables.owners). Bots act through the same write path as
-people (`tables.play.act`), from their seat's view only (G3), at their level's pace times
-`settings.BOT_PACE` (0 in tests: full speed).
+other processes forward their moves to it (tables.live.owners). Bots act through the same
+write path as people (`tables.play.act`), from their seat's view only (G3), at their level's
+pace times `settings.BOT_PACE` (0 in tests: full speed).
 """
 
 from __future__ import annotations
@@ -87,7 +87,7 @@ class Driver:
         playing.filter(
             Q(driver=self.id) | Q(driver_until__isnull=True) | Q(driver_until__lt=now)
         ).update(driver=self.id, driver_until=until)
-        # Every playing room's lease holder: the owner its moves go to (tables.owners).
+        # Every playing room's lease holder: the owner its moves go to (tables.live.owners).
         rows = list(playing.values_list("room_id", "driver", "driver_until"))
         rooms.moved_threadsafe(owners.note(rows))
         held = {room_id for room_id, driver, _ in rows if driver == self.id}

@@ -68,6 +68,9 @@ def _key(place: str, code: str) -> str:
 # of another process is seen within that time, and until then reads the default rendering).
 MEMO_SECONDS = 1.0
 _memo: dict[str, tuple[float, frozenset[str]]] = {}
+# Readings older than MEMO_SECONDS are only dropped once there are this many: a reading is
+# never used after that time, and the memo holds no more than the places read lately.
+MEMO_PRUNE_AT = 512
 
 
 def note(place: str, code: str) -> None:
@@ -90,6 +93,9 @@ def present_many(places: list[str], default: bool = False) -> dict[str, list[str
     no socket noted gets the site's language alone (a seat whose socket has not said yet).
     """
     now = time.monotonic()
+    if len(_memo) >= MEMO_PRUNE_AT:
+        for place in [p for p, (when, _) in list(_memo.items()) if now - when > MEMO_SECONDS]:
+            _memo.pop(place, None)
     stale = [p for p in places if p not in _memo or now - _memo[p][0] > MEMO_SECONDS]
     if stale:
         found = cache.get_many([_key(place, code) for place in stale for code in codes()])

@@ -152,7 +152,7 @@ class ActionLog(models.Model):
     action = models.JSONField()
     version = models.PositiveIntegerField()
     by_bot = models.BooleanField(default=False)
-    # The process that applied the move (the room's owner, tables.owners); for a bot's move
+    # The process that applied the move (the room's owner, tables.live.owners); for a bot's move
     # that is its driver: exactly one drives a room at a time. Empty without a server.
     driver = models.CharField(max_length=64, blank=True)
     refused = models.CharField(max_length=20, blank=True)  # the refusal's code; "" if applied

@@ -22,7 +22,7 @@ from tables.live import owners, rooms
 from tables.models import Match, Player, Presence
 
 # This server process, as its presence rows and its bot driver's leases name it (and the
-# inbox its room owners' forwarded moves come to: tables.owners).
+# inbox its room owners' forwarded moves come to: tables.live.owners).
 PROCESS = owners.PROCESS
 
 

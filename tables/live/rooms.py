@@ -22,6 +22,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django.conf import settings
@@ -69,9 +70,13 @@ class Rooms:
         self.loop = loop
         self.rooms: dict[int, LiveRoom] = {}
         self.building: dict[int, asyncio.Future[Table | None]] = {}
-        self.store = store.store()
         self.writer = Writer(self.store, self.published) if loop is not None else None
         self.outbox = outbox.Outbox(loop) if loop is not None else None
+
+    @cached_property
+    def store(self) -> store.Store:
+        """The store the settings choose, made at first use (the database is known by then)."""
+        return store.store()
 
     def room(self, room_id: int) -> LiveRoom:
         """The room's entry here, made if it has none (its table is loaded on first use)."""
@@ -174,7 +179,8 @@ def bind(loop: asyncio.AbstractEventLoop) -> Rooms:
     if _rooms.loop is loop:
         return _rooms
     # Rooms of a loop that ended (tests) held nothing that was not written or refused.
-    _rooms.store.shut()
+    if "store" in _rooms.__dict__:
+        _rooms.store.shut()
     _rooms = Rooms(loop)
     return _rooms
 
@@ -249,6 +255,12 @@ def durable(room_id: int, version: int) -> Table | None:
     if known is None or known.version != version:
         return None
     return current.copy_of(known)
+
+
+def newest(room_id: int) -> Table | None:
+    """The newest durable table the room here holds (read it only), or None."""
+    room = _rooms.rooms.get(room_id)
+    return room.durable if room is not None else None
 
 
 def live_table(room_id: int) -> Table | None:

@@ -59,7 +59,7 @@ def test_it_migrates_a_populated_database_of_the_games_app_with_nothing_lost(tmp
         db,
         "shell",
         "-c",
-        "import json; from tables import current; from tables.models import Match; "
+        "import json; from tables.live import rooms; from tables.models import Match; "
         "print(json.dumps([rooms.read(m.room_id).view(0)['version'] "
         "for m in Match.objects.order_by('pk')]))",
     )
