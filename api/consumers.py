@@ -24,10 +24,10 @@ from api.serialize import room_json
 from games.engine import IllegalAction, View
 from lobby import access, live
 from lobby.models import Room
-from tables import authority, current, presence, sockets, wire
+from tables import current, presence, sockets, wire
 from tables.live import outbox, render, rooms
 from tables.live.outbox import Frame, Gate
-from tables.live.room import Delivery
+from tables.live.room import Delivery, holder
 
 # How views reached this process's sockets: from memory, or loaded (for the figures).
 stats = {"cached": 0, "loaded": 0}
@@ -146,9 +146,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         except views.ApiError as refusal:
             return _refusal(refusal.code, refusal.message)
         try:
-            outcome = await rooms.act(
-                self.room_id, seat, action, check=authority.holder(seat, self.user)
-            )
+            outcome = await rooms.act(self.room_id, seat, action, check=holder(seat, self.user))
         except IllegalAction as refusal:
             return _refusal(refusal.code, refusal.message)
         if self.gate.shows(outcome.version) or self.gate.drawing:

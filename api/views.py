@@ -24,8 +24,9 @@ from games.engine import IllegalAction
 from lobby import access, ratelimit, services
 from lobby.forms import SignupForm
 from lobby.models import Room
-from tables import authority, current, play, wire
+from tables import current, play, wire
 from tables.live import rooms as live_rooms
+from tables.live.room import holder
 from tables.words import refusal_text
 
 # Refusals by the engines that mean "this is not an action at all", not "not now".
@@ -276,7 +277,7 @@ def act(room_id: int, seat: int, action: dict[str, Any], user: Any) -> dict[str,
     it applies the move to, that `user` still holds it (a leave may have come in between).
     """
     try:
-        outcome = play.act(room_id, seat, action, check=authority.holder(seat, user))
+        outcome = play.act(room_id, seat, action, check=holder(seat, user))
     except IllegalAction as refusal:
         status = refusal.status if isinstance(refusal, play.PlayError) else 409
         if refusal.code in MALFORMED:

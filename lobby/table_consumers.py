@@ -5,7 +5,7 @@ Parse → act → send. On (re)connect it sends the whole table; then each chang
 gate (tables.live.outbox.Gate), which sends what is newer than what the page shows and draws
 the whole table again when something went missing. Actions arrive as JSON from htmx's
 ws-send, are decoded strictly once (tables.wire) and go to the room with a check that this
-user still holds the seat (tables.authority); a refusal comes back to this socket only, as a
+user still holds the seat (tables.live.room.holder); a refusal comes back to this socket only, as a
 short note on the card.
 """
 
@@ -22,10 +22,10 @@ from django.utils.translation import gettext as _
 
 from games.engine import IllegalAction
 from lobby import access
-from tables import authority, languages, presence, wire
+from tables import languages, presence, wire
 from tables.live import outbox, render, rooms
 from tables.live.outbox import NOTHING, Frame, Gate
-from tables.live.room import Delivery, unknown_room
+from tables.live.room import Delivery, holder, unknown_room
 from tables.sockets import CONNECTED, NOT_FOUND, LiveConsumer, ReceiveNow
 from tables.words import refusal_text
 
@@ -114,7 +114,7 @@ class TableConsumer(ReceiveNow, LiveConsumer):
                 self.room_id,
                 seat,
                 action,
-                check=authority.holder(seat, self.user),
+                check=holder(seat, self.user),
                 wants_view=False,
             )
         except IllegalAction as refusal:
@@ -132,7 +132,7 @@ class TableConsumer(ReceiveNow, LiveConsumer):
 
     async def access_changed(self, event: dict[str, Any]) -> None:
         # This user left the match, was removed or banned: drop the seat (or the room) now, not
-        # at the next connect. The write path's own check (tables.authority) backs this up.
+        # at the next connect. The room's own check (tables.live.room.holder) backs this up.
         if event.get("room") != self.room_id:
             return
         if not await database_sync_to_async(access.may_view_id)(

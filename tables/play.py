@@ -84,7 +84,7 @@ def act(
 ) -> Outcome:
     """Apply `action` for `seat` in the room's match, or raise PlayError / IllegalAction.
 
-    `check(table)` is the transport's authority check (tables.authority), run on the table
+    `check(table)` is the transport's authority check (tables.live.room.holder), run on the table
     before the rules: it raises when the caller no longer holds the seat.
 
     From a thread: the move is handed to the room in the server loop (tables.live.rooms.act)

@@ -38,9 +38,8 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from games.engine import Action, IllegalAction, Sentence, ngettext
-from tables import authority
 from tables.errors import PlayError
-from tables.live.room import Check, Entry
+from tables.live.room import Check, Entry, Holder
 from tables.live.writer import in_db_thread
 from tables.models import Match
 
@@ -260,7 +259,7 @@ async def _apply(layer: Any, process: str, message: dict[str, Any]) -> None:
             message["action"],
             message["by_bot"],
             message["driver"] or process,  # the log says who applied it
-            authority.Holder.of(check) if check is not None else None,
+            Holder.of(check) if check is not None else None,
         )
         answer.update(version=entry.version, events=encode(entry.events))
         if message.get("view"):
@@ -332,7 +331,7 @@ async def forward(
     action: Action,
     by_bot: bool = False,
     driver: str = "",
-    check: authority.Holder | None = None,
+    check: Holder | None = None,
     view: bool = True,
     reply: _Inbox | None = None,
 ) -> Answer:

@@ -26,7 +26,7 @@ from tables.current import Table
 from tables.errors import PlayError
 from tables.models import Match, Round
 
-# A transport's authority check on the table before a move (tables.authority.holder).
+# A transport's authority check on the table before a move (`holder`).
 Check = Callable[[Table], None]
 
 # The keys an action of any game can carry (api.md); the log keeps only these, so a client's
@@ -194,7 +194,7 @@ class LiveRoom:
     ) -> Entry:
         """Check and apply one move to `table` (this room's); return its entry, or raise.
 
-        `check(table)` is the transport's authority check (tables.authority), run on the table
+        `check(table)` is the transport's authority check (`holder`), run on the table
         as it stands before the rules: it raises when the caller no longer holds the seat. A
         play that lost its race (L12) is not raised: its entry comes back with `refusal` set,
         so that the log keeps it (a replay shows the play that came too late).
@@ -241,6 +241,71 @@ class LiveRoom:
         self.table = after
         self.last = entry
         return entry
+
+
+# --------------------------------------------------------------------------- authority
+#
+# Who may act for a seat is judged when the action is made, not remembered from a connect. A
+# socket learns its seat when it opens; the player may leave the match (a bot plays his seat on),
+# be banned, or the seat may change hands while the socket stays open. So every move a transport
+# submits carries `holder(seat, user)`: a check the room runs on the table it applies the move to
+# (the players are part of it, so this costs no query), refusing a seat that is no longer this
+# user's. Group messages (`access_changed`, tables.sockets) tell open sockets at once; this check
+# is what makes a message that is late or lost harmless.
+
+
+class NotYourSeat(PlayError):
+    """The seat this socket was opened for is no longer the user's (he left, or was banned)."""
+
+    def __init__(self) -> None:
+        super().__init__("not_seated", "You no longer hold a seat at this table.", 403)
+
+
+def holds(table: Table, seat: int | None, user: Any) -> bool:
+    """Whether `user` (signed in and active) plays `seat` of `table` now."""
+    if seat is None or user is None or not getattr(user, "is_authenticated", False):
+        return False
+    if not getattr(user, "is_active", True):
+        return False
+    return table.seat_of(user) == seat
+
+
+@dataclass(frozen=True)
+class Holder:
+    """The check a transport passes to `rooms.act`: raise unless the user holds `seat`.
+
+    Plain data (the seat, the user's id and whether his account is active), so that a move
+    forwarded to the room's owner process carries its check along (`tables.live.owners`).
+    """
+
+    seat: int | None
+    user_id: int | None  # None: not signed in
+    active: bool = True
+
+    def __call__(self, table: Table) -> None:
+        if not self.holds(table):
+            raise NotYourSeat
+
+    def holds(self, table: Table) -> bool:
+        if self.seat is None or self.user_id is None or not self.active:
+            return False
+        # As Table.seat_of judges it, from the user's id alone.
+        held = (p.seat for p in table.players if p.user_id == self.user_id and not p.left)
+        return next(held, None) == self.seat
+
+    def data(self) -> dict[str, Any]:
+        return {"seat": self.seat, "user": self.user_id, "active": self.active}
+
+    @classmethod
+    def of(cls, data: dict[str, Any]) -> Holder:
+        return cls(seat=data["seat"], user_id=data["user"], active=bool(data["active"]))
+
+
+def holder(seat: int | None, user: Any) -> Holder:
+    """The check for `user` (as he is now) holding `seat`."""
+    if user is None or not getattr(user, "is_authenticated", False):
+        return Holder(seat, None, False)
+    return Holder(seat, user.pk, bool(getattr(user, "is_active", True)))
 
 
 def _playable(table: Table, seat: int, action: Action, check: Check | None) -> None:

@@ -29,11 +29,11 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 
 from games.engine import Action, Event, View
-from tables import authority, current
+from tables import current
 from tables.current import Table
 from tables.errors import PlayError
 from tables.live import outbox, owners, render, store
-from tables.live.room import Check, Entry, Listener, LiveRoom, unknown_room
+from tables.live.room import Check, Entry, Holder, Listener, LiveRoom, unknown_room
 from tables.live.writer import DB, Writer, in_db_thread
 from tables.models import Match
 
@@ -316,7 +316,7 @@ async def act(
     """
     bind(asyncio.get_running_loop())
     owner = await owners.elsewhere_now(room_id)
-    if owner is not None and (check is None or isinstance(check, authority.Holder)):
+    if owner is not None and (check is None or isinstance(check, Holder)):
         answer = await owners.forward(
             owner, room_id, seat, action, by_bot, driver, check, view=wants_view
         )

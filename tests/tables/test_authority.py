@@ -17,7 +17,8 @@ from api.models import ApiToken
 from cardgames.asgi import application
 from lobby import services
 from moderation import services as moderation
-from tables import authority, play
+from tables import play
+from tables.live import room as authority
 from tables.models import ActionLog, Player
 from tests.api.helpers import ORIGIN, next_of, stream
 from tests.conftest import make_user

@@ -16,8 +16,9 @@ from asgiref.sync import sync_to_async
 from django.utils import timezone, translation
 
 from games.engine import IllegalAction, Sentence, ngettext
-from tables import authority, current
+from tables import current
 from tables.live import owners, rooms
+from tables.live import room as authority
 from tables.live.room import LiveRoom
 from tables.models import ActionLog, Match
 from tables.words import refusal_text

@@ -8,20 +8,24 @@ and the action log up to its label (G1), never a move newer.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import json
 import random
 import threading
 
 import pytest
+from asgiref.sync import sync_to_async
 from django.db import connections
 from django.test import Client
 
+from api.models import ApiToken
 from games.engine import IllegalAction
 from games.registry import GAMES
 from tables import current, play, presence
 from tables.live import rooms
 from tables.models import ActionLog, Match
-from tests.api.helpers import Api
+from tests.api.helpers import Api, stream
 from tests.tables.helpers import started_room
 
 # What a view says of the engine's state (the rest is the room's: names, presence, times).
@@ -93,3 +97,50 @@ def test_reads_while_moves_are_applied_are_never_newer_than_their_label(alice, s
         mover.join(timeout=60)
     assert reads["api"] > 5 and reads["page"] > 5
     assert Match.objects.get(pk=match.pk).version > 50  # the reads really ran beside moves
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_streams_views_while_moves_are_applied_are_never_newer_than_their_label(
+    alice, eve, settings
+):
+    settings.TABLE_COUNTDOWN = 0
+    room = await sync_to_async(started_room)(alice, game="ligretto", bots=3, rounds=1)
+    match = await sync_to_async(Match.objects.get)(room=room)
+    _, token = await sync_to_async(ApiToken.objects.issue)(eve, "tests")
+    watcher = await stream(room.pk, token)
+    rng = random.Random(3)
+
+    async def play() -> None:
+        for _ in range(150):
+            table = await rooms.table_now(room.pk)
+            if table is None or table.match.status != Match.Status.PLAYING:
+                return
+            moves = []
+            for p in table.players:
+                action, _ = table.game.bot_choose(table.view(p.seat), "fast", rng)
+                if action is not None:
+                    moves.append(rooms.act(room.pk, p.seat, action, by_bot=True))
+            await asyncio.gather(*moves, return_exceptions=True)
+
+    mover = asyncio.create_task(play())
+    views = []
+    while not mover.done() or not await watcher.receive_nothing(timeout=0.3):
+        if await watcher.receive_nothing(timeout=0.05):
+            continue
+        message = json.loads(await watcher.receive_from())
+        if message["type"] == "view":
+            views.append(message["view"])
+    await mover
+    await watcher.disconnect()
+    assert len(views) > 20
+
+    def check() -> None:
+        game = GAMES[match.game]
+        for view in views:
+            state = _state_at(match, view["version"])
+            assert _engine_part(view) == _engine_part(game.player_view(state, None)), (
+                f"the stream's view labelled {view['version']} is another version's"
+            )
+
+    await sync_to_async(check)()
