@@ -23,7 +23,6 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
-from typing import Any
 
 from django.conf import settings
 from django.db import close_old_connections, transaction
@@ -158,6 +157,8 @@ class Rooms:
                     raise unknown_room()
                 room = self.room(room_id)  # dropped meanwhile: a new entry
                 room.loaded(table)
+                if room.over:  # built for a late touch or read: it goes again after the grace
+                    self.drop_later(room)
             else:
                 await asyncio.shield(building)
                 room = self.room(room_id)
@@ -465,7 +466,3 @@ def shut_sqlite() -> None:
 def rematch_opened(room_id: int, rematch_id: int, username: str) -> None:
     """Tell a finished table's sockets that someone opened its rematch (a live join link)."""
     outbox.notice(room_id, render.rematch_notice(room_id, rematch_id, username))
-
-
-def stats() -> dict[str, Any]:
-    return {"rooms": count(), "written": dict(store.written)}
