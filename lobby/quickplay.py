@@ -18,7 +18,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import DatabaseError, close_old_connections, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
@@ -91,7 +91,7 @@ def _start_if_full(room_id: int) -> None:
     room = Room.objects.filter(pk=room_id, status=Room.Status.OPEN).first()
     if room is not None and room.quick_fill_at and room.seat_set.count() >= room.seats:
         with contextlib.suppress(RoomError):  # started by someone else meanwhile
-            services.start_room(room.pk, room.host)
+            services.fill_and_start(room.pk, level=None)
 
 
 def practise(user: Any, game: Any, level: Any = "normal") -> Room:
@@ -108,41 +108,54 @@ def practise(user: Any, game: Any, level: Any = "normal") -> Room:
     seats = seats_for(game)
     with transaction.atomic():
         room = services.create_room(user, game, seats, None, rated=False)
-        services.add_bots(room.pk, user, count=seats - 1, level=level)
-        services.start_room(room.pk, user)
+        # One click, one room action: the bots and the start come with the room.
+        services.fill_and_start(room.pk, level=level)
     return Room.objects.get(pk=room.pk)
 
 
 def fill_room(room_id: int) -> bool:
-    """Fill a quick-play room's empty seats with bots and start it, if its wait is over."""
-    room = Room.objects.filter(
-        pk=room_id, status=Room.Status.OPEN, quick_fill_at__lte=timezone.now()
-    ).first()
-    if room is None:
-        return False
+    """Fill a quick-play room's empty seats with bots and start it, if its wait is over.
+
+    The site does it, not the host: no person's rate limit is charged. A refusal (the room
+    started or closed meanwhile) is expected and returns False; any other failure rolls the
+    claim back, so the room stays due and the next try (the timer's, a page's) fills it.
+    """
     try:
         with transaction.atomic():
             # Claim it: of two fillers racing (a timer and a page), one updates the row.
-            if not Room.objects.filter(pk=room.pk, quick_fill_at__isnull=False).update(
-                quick_fill_at=None
-            ):
+            claimed = Room.objects.filter(
+                pk=room_id,
+                status=Room.Status.OPEN,
+                quick_fill_at__isnull=False,
+                quick_fill_at__lte=timezone.now(),
+            ).update(quick_fill_at=None)
+            if not claimed:
                 return False
-            if room.seat_set.count() < room.seats:
-                services.add_bots(room.pk, room.host, count=room.seats, level="normal")
-            services.start_room(room.pk, room.host)
-    except RoomError:
-        log.info("quick play: room %s could not be filled", room_id, exc_info=True)
+            return services.fill_and_start(room_id, level="normal")
+    except RoomError as refusal:
+        log.info("quick play: room %s was not filled (%s)", room_id, refusal.code)
         return False
-    return True
 
 
 def fill_due() -> list[int]:
     """Fill every quick-play room whose wait is over (those whose timer was lost)."""
     due = Room.objects.filter(status=Room.Status.OPEN, quick_fill_at__lte=timezone.now())
-    return [pk for pk in due.values_list("pk", flat=True)[:20] if fill_room(pk)]
+    filled = []
+    for pk in due.values_list("pk", flat=True)[:20]:
+        try:
+            if fill_room(pk):
+                filled.append(pk)
+        except DatabaseError:
+            # The page that looked must not fail for it: the room stays due for the next try.
+            log.warning("quick play: filling room %s failed; it stays due", pk, exc_info=True)
+    return filled
 
 
-def _schedule(room_id: int, delay: float) -> None:
+# A timer whose fill failed (the database was away) tries again after these many seconds.
+RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)
+
+
+def _schedule(room_id: int, delay: float, attempt: int = 0) -> None:
     if not settings.QUICK_PLAY_TIMER:
         return
 
@@ -151,7 +164,11 @@ def _schedule(room_id: int, delay: float) -> None:
             close_old_connections()
             fill_room(room_id)
         except Exception:  # a timer must never take the process down
-            log.exception("quick play: filling room %s failed", room_id)
+            if attempt >= len(RETRY_DELAYS):
+                log.exception("quick play: filling room %s failed; pages will fill it", room_id)
+            else:
+                log.warning("quick play: filling room %s failed; trying again", room_id)
+                _schedule(room_id, RETRY_DELAYS[attempt], attempt + 1)
         finally:
             close_old_connections()
 

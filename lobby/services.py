@@ -220,32 +220,57 @@ def start_room(room_id: int, user) -> Room:
     with transaction.atomic():
         room = _locked_room(room_id)
         _require_host(room, user)
-        if room.status != Room.Status.OPEN:
-            raise RoomError("already_started", _("This room has already started."))
-        seats = list(room.seat_set.order_by("index"))
-        need = room.game_info.min_seats
-        if len(seats) < need:
-            raise RoomError(
-                "not_enough_players",
-                ngettext(
-                    "%(game)s needs at least %(count)d player; invite someone or add bots.",
-                    "%(game)s needs at least %(count)d players; invite someone or add bots.",
-                    need,
-                )
-                % {"game": game_name(room.game), "count": need},
-            )
-        # Close the gaps so that turn order is 0..n-1 (seat numbers are the game's seats).
-        for new_index, seat in enumerate(seats):
-            if seat.index != new_index:
-                Seat.objects.filter(pk=seat.pk).update(index=new_index)
-                seat.index = new_index
-        room.seats = len(seats)
-        room.status = Room.Status.PLAYING
-        room.started_at = timezone.now()
-        room.save(update_fields=["seats", "status", "started_at"])
-        play.start_match(room, seats)
-        _after_commit(room.pk)
+        _start(room)
     return room
+
+
+def fill_and_start(room_id: int, level: str | None = "normal") -> bool:
+    """Give a room's free seats to bots of `level` and start it: the site's own doing.
+
+    With `level` None no bots come: the room starts only if every seat is taken. Quick play
+    calls it when a room's wait is over or its last seat was taken; nobody asked for it, so
+    it is charged to nobody's rate limit (a host over his would otherwise keep the room open
+    for good). Returns whether it started; a room no longer open is refused (RoomError).
+    """
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        _require_open(room)
+        taken = set(room.seat_set.values_list("index", flat=True))
+        free = [i for i in range(room.seats) if i not in taken]
+        if free and level is None:
+            return False  # somebody left again before the start: the room waits on
+        Seat.objects.bulk_create(Seat(room=room, index=i, bot_level=level or "") for i in free)
+        _start(room)
+    return True
+
+
+def _start(room: Room) -> None:
+    """Start the locked, open `room` with the seats it has (at least the game's minimum)."""
+    if room.status != Room.Status.OPEN:
+        raise RoomError("already_started", _("This room has already started."))
+    seats = list(room.seat_set.order_by("index"))
+    need = room.game_info.min_seats
+    if len(seats) < need:
+        raise RoomError(
+            "not_enough_players",
+            ngettext(
+                "%(game)s needs at least %(count)d player; invite someone or add bots.",
+                "%(game)s needs at least %(count)d players; invite someone or add bots.",
+                need,
+            )
+            % {"game": game_name(room.game), "count": need},
+        )
+    # Close the gaps so that turn order is 0..n-1 (seat numbers are the game's seats).
+    for new_index, seat in enumerate(seats):
+        if seat.index != new_index:
+            Seat.objects.filter(pk=seat.pk).update(index=new_index)
+            seat.index = new_index
+    room.seats = len(seats)
+    room.status = Room.Status.PLAYING
+    room.started_at = timezone.now()
+    room.save(update_fields=["seats", "status", "started_at"])
+    play.start_match(room, seats)
+    _after_commit(room.pk)
 
 
 def close_room(room_id: int, user, reason: str = "", moderator: bool = False) -> Room:
