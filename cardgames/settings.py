@@ -281,9 +281,13 @@ ACTOR_FORWARD_TIMEOUT = float(os.environ.get("ACTOR_FORWARD_TIMEOUT", "3"))
 RATING_PROVISIONAL_MATCHES = envint("RATING_PROVISIONAL_MATCHES", 5)
 BOT_RATINGS = {"easy": (18.0, 1.0), "normal": (25.0, 1.0), "fast": (30.0, 1.0)}
 # Quick play (lobby/quickplay.py): how long a room it opened waits for people before bots fill
-# its empty seats and it starts, and how far (shown points) a room's players may be from yours.
+# its empty seats and it starts, and how far (shown points) a room's players may be from yours:
+# the band, wider while a rating is provisional ("?": a few matches say little), grows by so
+# many points for each second the room has waited (lichess's pools widen the same way).
 QUICK_PLAY_WAIT = float(os.environ.get("QUICK_PLAY_WAIT", "20"))
 QUICK_PLAY_BAND = envint("QUICK_PLAY_BAND", 300)
+QUICK_PLAY_PROVISIONAL_BAND = envint("QUICK_PLAY_PROVISIONAL_BAND", 700)
+QUICK_PLAY_BAND_GROWTH = float(os.environ.get("QUICK_PLAY_BAND_GROWTH", "40"))
 # The timer that fills a waiting room on time (off in tests, which call quickplay.fill_due).
 QUICK_PLAY_TIMER = envbool("QUICK_PLAY_TIMER", "True")
 # Actions a second one table socket may send (a burst of as many); more are refused at once.

@@ -1,12 +1,17 @@
 """Quick play: "Play now" seats you at a waiting room of your level, or opens one; practice.
 
-`play_now` takes the first public rated open room of the game (waiting longest first) whose
-seated people's mean rating is within `settings.QUICK_PLAY_BAND` of yours, or opens one; a room
-it opened starts as soon as it is full, and after `settings.QUICK_PLAY_WAIT` seconds bots take
-its empty seats and it starts anyway, so nobody waits forever. The wait is kept on the room
-(`quick_fill_at`): a timer in the process that opened it fills it on time, and any later quick
-play, room page or lobby list fills a room whose timer was lost (a restart). `practise` starts
-an unrated table against bots at once. Every change goes through lobby.services.
+Requests of one game and seat count meet in one pool (`QuickPlayPool`, a row locked while a
+request finds or opens its room), so two people pressing at the same instant get one room, on
+one process or several. `play_now` takes the first public rated open room of the game (waiting
+longest first) whose seated people's mean rating is near yours: within
+`settings.QUICK_PLAY_BAND` points, or `QUICK_PLAY_PROVISIONAL_BAND` when a rating is still
+provisional ("?" says little), widened by `QUICK_PLAY_BAND_GROWTH` points for each second the
+room has waited. A room it opened starts as soon as it is full, and after
+`settings.QUICK_PLAY_WAIT` seconds bots take its empty seats and it starts anyway, so nobody
+waits forever. The wait is kept on the room (`quick_fill_at`): a timer in the process that
+opened it fills it on time, and any later quick play, room page or lobby list fills a room
+whose timer was lost (a restart). `practise` starts an unrated table against bots at once.
+Every change goes through lobby.services; the site's own fills are charged to nobody.
 """
 
 from __future__ import annotations
@@ -24,20 +29,19 @@ from django.utils.translation import gettext
 
 from games.registry import GAMES
 from lobby import live, services
-from lobby.models import Room
+from lobby.models import QuickPlayPool, Room
 from lobby.services import RoomError
 from tables import ratings
 from tables.words import game_name
 
 log = logging.getLogger(__name__)
 
-# How many seats a room quick play opens has, per game (within the game's limits).
-SEATS = {"ligretto-mini": 2, "ligretto": 4, "allegra": 4}
-
 
 def seats_for(game: str) -> int:
+    """How many seats a room Play now opens for `game` has (the game's registry entry says)."""
     info = GAMES[game]
-    return max(info.min_seats, min(SEATS.get(game, info.min_seats), info.max_seats))
+    wanted = info.quick_play_seats or info.min_seats
+    return max(info.min_seats, min(wanted, info.max_seats))
 
 
 def _check_game(game: Any) -> None:
@@ -51,9 +55,28 @@ def play_now(user: Any, game: Any) -> Room:
     """Seat `user` at a waiting room of `game` near his rating, or open one for him."""
     _check_game(game)
     fill_due()
+    seats = seats_for(game)
+    with transaction.atomic():
+        _lock_pool(game, seats)
+        room, joined = _find_or_open(user, game, seats)
+    if joined:
+        _start_if_full(room.pk)
+        return Room.objects.get(pk=room.pk)
+    return room
+
+
+def _lock_pool(game: str, seats: int) -> None:
+    # Held until the transaction ends: the next request of this pool sees this one's room.
+    # The first request of a pool makes its row; a second making it at once waits on the
+    # unique key and then reads (and locks) the first one's.
+    QuickPlayPool.objects.select_for_update().get_or_create(game=game, seats=seats)
+
+
+def _find_or_open(user: Any, game: str, seats: int) -> tuple[Room, bool]:
+    """His waiting room, a room he joined now (True), or a room opened for him; pool locked."""
     mine = Room.objects.filter(status=Room.Status.OPEN, game=game, seat_set__user=user).first()
     if mine is not None:
-        return mine  # a second click: he is already waiting there
+        return mine, False  # a second click: he is already waiting there
     for room in _candidates(user, game):
         try:
             services.join_room(room.pk, user)
@@ -61,14 +84,19 @@ def play_now(user: Any, game: Any) -> Room:
             if refusal.code in ("room_full", "already_started", "removed"):
                 continue  # taken or started a moment ago: the next one
             raise
-        _start_if_full(room.pk)
-        return Room.objects.get(pk=room.pk)
-    room = services.create_room(user, game, seats_for(game), None, rated=True)
+        return room, True
+    room = services.create_room(user, game, seats, None, rated=True)
     due = timezone.now() + timedelta(seconds=settings.QUICK_PLAY_WAIT)
     Room.objects.filter(pk=room.pk).update(quick_fill_at=due)
     room.quick_fill_at = due
     transaction.on_commit(lambda: _schedule(room.pk, settings.QUICK_PLAY_WAIT))
-    return room
+    return room, False
+
+
+def band(waited: float, provisional: bool) -> float:
+    """How many rating points from a room's mean a newcomer may be, after `waited` seconds."""
+    start = settings.QUICK_PLAY_PROVISIONAL_BAND if provisional else settings.QUICK_PLAY_BAND
+    return float(start) + settings.QUICK_PLAY_BAND_GROWTH * max(waited, 0.0)
 
 
 def _candidates(user: Any, game: str) -> list[Room]:
@@ -81,10 +109,22 @@ def _candidates(user: Any, game: str) -> list[Room]:
         .order_by("created_at", "pk")[:50]
         if len(r.seat_set.all()) < r.seats
     ]
-    live.attach_ratings(rooms)
-    mine = ratings.ratings_of([user.pk], game)[user.pk].value
-    band = settings.QUICK_PLAY_BAND
-    return [r for r in rooms if r.rating is None or abs(r.rating - mine) <= band]
+    people = {s.user_id for r in rooms for s in r.seat_set.all() if s.user_id} | {user.pk}
+    shown = ratings.ratings_of(list(people), game)
+    mine = shown[user.pk]
+    now = timezone.now()
+    near = []
+    for room in rooms:
+        seated = [shown[s.user_id] for s in room.seat_set.all() if s.user_id]
+        if not seated:
+            near.append(room)
+            continue
+        mean = sum(r.value for r in seated) / len(seated)
+        provisional = mine.provisional or any(r.provisional for r in seated)
+        waited = (now - room.created_at).total_seconds()
+        if abs(mean - mine.value) <= band(waited, provisional):
+            near.append(room)
+    return near
 
 
 def _start_if_full(room_id: int) -> None:
