@@ -171,6 +171,10 @@ LOGIN_MAX_DELAY = envint("LOGIN_MAX_DELAY", 300)
 # Sign-ups per client address within the window (seconds).
 SIGNUPS_PER_ADDRESS = envint("SIGNUPS_PER_ADDRESS", 5)
 SIGNUP_WINDOW = envint("SIGNUP_WINDOW", 3600)
+# Guests (lobby/guests.py: a visitor who practises without an account) made per client
+# address within the window (seconds): a guest is a user row, so they are limited like sign-ups.
+GUESTS_PER_ADDRESS = envint("GUESTS_PER_ADDRESS", 10)
+GUEST_WINDOW = envint("GUEST_WINDOW", 3600)
 # Rooms one user may host at once (open or being played).
 ROOMS_PER_USER = envint("ROOMS_PER_USER", 5)
 # Room operations (open, join, leave, bots, start) one user may make within the window.

@@ -54,6 +54,7 @@ def _check_game(game: Any) -> None:
 def play_now(user: Any, game: Any) -> Room:
     """Seat `user` at a waiting room of `game` near his rating, or open one for him."""
     _check_game(game)
+    services.require_member(user)  # rated play: guests sign up first
     fill_due()
     seats = seats_for(game)
     with transaction.atomic():
@@ -136,6 +137,17 @@ def _start_if_full(room_id: int) -> None:
 
 def practise(user: Any, game: Any, level: Any = "normal") -> Room:
     """Start an unrated table of `game` against bots of `level` for `user`, at once."""
+    check_practice(game, level)
+    seats = seats_for(game)
+    with transaction.atomic():
+        room = services.create_room(user, game, seats, None, rated=False, practice=True)
+        # One click, one room action: the bots and the start come with the room.
+        services.fill_and_start(room.pk, level=level)
+    return Room.objects.get(pk=room.pk)
+
+
+def check_practice(game: Any, level: Any) -> None:
+    """Refuse (RoomError 400) a practice of no game or with bots of no such level."""
     _check_game(game)
     if level not in GAMES[game].bot_levels:
         levels = ", ".join(GAMES[game].bot_levels)
@@ -145,12 +157,6 @@ def practise(user: Any, game: Any, level: Any = "normal") -> Room:
             % {"game": game_name(game), "levels": levels},
             400,
         )
-    seats = seats_for(game)
-    with transaction.atomic():
-        room = services.create_room(user, game, seats, None, rated=False)
-        # One click, one room action: the bots and the start come with the room.
-        services.fill_and_start(room.pk, level=level)
-    return Room.objects.get(pk=room.pk)
 
 
 def fill_room(room_id: int) -> bool:

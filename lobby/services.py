@@ -21,6 +21,7 @@ from games.registry import GAMES
 from lobby import live, ratelimit
 from lobby.models import Room, Seat
 from tables import play, presence, ratings, sockets
+from tables.guests import is_guest
 from tables.models import Match
 from tables.models import Player as MatchPlayer
 from tables.words import game_name, refusal_text
@@ -50,13 +51,22 @@ def check_room(game: str, seats: Any, options: Any) -> dict[str, Any]:
 
 
 def create_room(
-    user, game: str, seats: Any, options: Any = None, private: Any = False, rated: Any = True
+    user,
+    game: str,
+    seats: Any,
+    options: Any = None,
+    private: Any = False,
+    rated: Any = True,
+    practice: bool = False,
 ) -> Room:
     """Open a room for `game`; its creator hosts it and sits in seat 0.
 
     A private room is not listed; only holders of its invite link may take a seat or watch.
-    An unrated room's match moves nobody's rating.
+    An unrated room's match moves nobody's rating. A guest may only open a `practice` room
+    (quick play's, against bots, unrated and started at once).
     """
+    if not practice:
+        require_member(user)
     clean_options = check_room(game, seats, options)
     if not isinstance(private, bool):
         raise RoomError("invalid_private", _('"private" must be true or false.'), 400)
@@ -80,6 +90,7 @@ def join_room(room_id: int, user, invited: bool = False) -> Seat:
 
     `invited`: he came through the room's invite link, which a private room requires.
     """
+    require_member(user)
     _throttle(user)
     try:
         with transaction.atomic():
@@ -298,6 +309,16 @@ def close_room(room_id: int, user, reason: str = "", moderator: bool = False) ->
     return room
 
 
+def require_member(user) -> None:
+    """Refuse a guest (tables.guests) what only members may do: rooms with people, rated play."""
+    if is_guest(user):
+        raise RoomError(
+            "guest",
+            _("Guests practise against bots; sign up to open rooms and play people."),
+            403,
+        )
+
+
 def _throttle(user) -> None:
     # Generous for people (a click a second for a minute), tight enough to stop a script
     # from churning rooms and flooding everyone's lobby with pushes.
@@ -371,6 +392,7 @@ def rematch(room_id: int, user) -> Room:
     """
     from tables.push import rematch_opened
 
+    require_member(user)
     _throttle(user)
     with transaction.atomic():
         old = _locked_room(room_id)  # every rematch of this room is decided under this lock
