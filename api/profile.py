@@ -10,12 +10,15 @@ from django.shortcuts import get_object_or_404, redirect, render
 
 from api.models import ApiToken
 from lobby.models import Room
+from tables.guests import is_guest
 from tables.wire import ascii_int
 
 
 @login_required
 def profile(request: HttpRequest) -> HttpResponse:
     user: Any = request.user  # signed in (login_required), never the anonymous user
+    if is_guest(user):
+        return redirect("signup")  # a guest has no account to manage, nor API tokens
     tokens = ApiToken.objects.filter(user=user)
     new_token = None
     if request.method == "POST" and "revoke" in request.POST:

@@ -171,6 +171,10 @@ LOGIN_MAX_DELAY = envint("LOGIN_MAX_DELAY", 300)
 # Sign-ups per client address within the window (seconds).
 SIGNUPS_PER_ADDRESS = envint("SIGNUPS_PER_ADDRESS", 5)
 SIGNUP_WINDOW = envint("SIGNUP_WINDOW", 3600)
+# Guests (lobby/guests.py: a visitor who practises without an account) made per client
+# address within the window (seconds): a guest is a user row, so they are limited like sign-ups.
+GUESTS_PER_ADDRESS = envint("GUESTS_PER_ADDRESS", 10)
+GUEST_WINDOW = envint("GUEST_WINDOW", 3600)
 # Rooms one user may host at once (open or being played).
 ROOMS_PER_USER = envint("ROOMS_PER_USER", 5)
 # Room operations (open, join, leave, bots, start) one user may make within the window.
@@ -289,9 +293,13 @@ ACTOR_FORWARD_TIMEOUT = float(os.environ.get("ACTOR_FORWARD_TIMEOUT", "3"))
 RATING_PROVISIONAL_MATCHES = envint("RATING_PROVISIONAL_MATCHES", 5)
 BOT_RATINGS = {"easy": (18.0, 1.0), "normal": (25.0, 1.0), "fast": (30.0, 1.0)}
 # Quick play (lobby/quickplay.py): how long a room it opened waits for people before bots fill
-# its empty seats and it starts, and how far (shown points) a room's players may be from yours.
+# its empty seats and it starts, and how far (shown points) a room's players may be from yours:
+# the band, wider while a rating is provisional ("?": a few matches say little), grows by so
+# many points for each second the room has waited (lichess's pools widen the same way).
 QUICK_PLAY_WAIT = float(os.environ.get("QUICK_PLAY_WAIT", "20"))
 QUICK_PLAY_BAND = envint("QUICK_PLAY_BAND", 300)
+QUICK_PLAY_PROVISIONAL_BAND = envint("QUICK_PLAY_PROVISIONAL_BAND", 700)
+QUICK_PLAY_BAND_GROWTH = float(os.environ.get("QUICK_PLAY_BAND_GROWTH", "40"))
 # The timer that fills a waiting room on time (off in tests, which call quickplay.fill_due).
 QUICK_PLAY_TIMER = envbool("QUICK_PLAY_TIMER", "True")
 # Actions a second one table socket may send (a burst of as many); more are refused at once.

@@ -26,6 +26,7 @@ from lobby import ratelimit
 from lobby.models import Room
 from moderation.models import AuditEntry, Mute, can_moderate, muted_until, record
 from tables import languages
+from tables.guests import is_member
 
 # The last lines a socket gets on (re)connect: enough to follow the talk, cheap to render.
 BACKLOG = 50
@@ -74,7 +75,7 @@ def muted_sentence(until: datetime.datetime) -> str:
 
 def post(room_id: int, user, text: object) -> ChatMessage:  # noqa: ANN001
     """Post `text` to the room's chat as `user`, or raise ChatRefused saying why not."""
-    if user is None or not user.is_authenticated or not user.is_active:
+    if user is None or not is_member(user) or not user.is_active:
         raise ChatRefused(_("Log in to chat; spectators without an account can only read."), 403)
     line = clean(text)
     if not line:
@@ -143,7 +144,7 @@ def render_backlog(room_id: int, user) -> tuple[int, str]:  # noqa: ANN001
 
 def compose_context(user) -> dict:  # noqa: ANN001
     """What the chat box shows this viewer: the form, or why he cannot write."""
-    signed_in = user is not None and user.is_authenticated
+    signed_in = user is not None and is_member(user)  # a guest reads along
     until = muted_until(user) if signed_in else None
     return {
         "signed_in": signed_in,

@@ -33,6 +33,8 @@ class Game:
     slug: str
     name: str
     package: str  # a module path: <package>.rules / .bots / .layout
+    # How many seats a room that Play now opens has (0: the game's fewest; kept in its limits).
+    quick_play_seats: int = 0
 
     @cached_property
     def rules(self) -> RulesModule[Any]:
@@ -140,9 +142,9 @@ class Game:
 GAMES: dict[str, Game] = {
     g.slug: g
     for g in (
-        Game("ligretto-mini", "Ligretto Mini", "games.ligretto"),
-        Game("ligretto", "Ligretto", "games.ligretto"),
-        Game("allegra", "Allegra", "games.allegra"),
+        Game("ligretto-mini", "Ligretto Mini", "games.ligretto", quick_play_seats=2),
+        Game("ligretto", "Ligretto", "games.ligretto", quick_play_seats=4),
+        Game("allegra", "Allegra", "games.allegra", quick_play_seats=4),
     )
 }
 

@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 from django.views.decorators.http import require_POST
 
-from lobby import locale, ratelimit
+from lobby import guests, locale, ratelimit
 from lobby.forms import SignupForm
 from tables.languages import supported
 
@@ -33,9 +33,14 @@ def _next_url(request: HttpRequest) -> str | None:
 
 
 def signup(request: HttpRequest) -> HttpResponse:
-    if request.user.is_authenticated:
+    # A guest signs up as himself: the same user, so his practice matches stay his.
+    guest = None
+    if guests.is_guest(request.user):
+        # The user row itself, not the request's lazy wrapper, for the form to save.
+        guest = get_user_model().objects.filter(pk=int(request.user.pk or 0)).first()
+    if request.user.is_authenticated and guest is None:
         return redirect(_next_url(request) or "lobby:index")
-    form = SignupForm(request.POST or None)
+    form = SignupForm(request.POST or None, instance=guest, initial={"username": ""})
     status = 200
     if request.method == "POST":
         address = ratelimit.client_address(request)
@@ -52,7 +57,10 @@ def signup(request: HttpRequest) -> HttpResponse:
         elif form.is_valid():
             user = form.save()
             ratelimit.record("signup", address, settings.SIGNUP_WINDOW)
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            if guest is not None:
+                guests.claim(request, user)
+            else:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect(_next_url(request) or "lobby:index")
         else:
             status = 400

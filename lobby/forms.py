@@ -12,7 +12,7 @@ from games.engine import IllegalAction
 from games.registry import DEFAULT_GAME, GAMES, Game
 from lobby.models import game_choices
 from lobby.services import RoomError, check_room
-from lobby.usernames import validate_username
+from lobby.usernames import GUEST_PREFIX, validate_username
 from tables import wire
 from tables.words import describe_end_text, game_name, refusal_text, seats_in_words
 
@@ -27,7 +27,13 @@ class SignupForm(UserCreationForm):
     def clean_username(self) -> str:
         # The field has already stripped and NFKC-normalised the name; Django's own check
         # (case-insensitive uniqueness) runs after ours so its message stays the same.
-        validate_username(self.cleaned_data.get("username", ""))
+        name = self.cleaned_data.get("username", "")
+        validate_username(name)
+        if name.casefold().startswith(GUEST_PREFIX):
+            raise forms.ValidationError(
+                _("Names that begin with “guest-” are kept for guests; choose another."),
+                code="invalid_username",
+            )
         return super().clean_username()
 
 

@@ -153,3 +153,23 @@ class Profile(models.Model):
 
     def __str__(self) -> str:
         return self.user.get_username()
+
+
+class QuickPlayPool(models.Model):
+    """The row Play now locks for a game and seat count, so that its requests meet.
+
+    Two requests finding no room at once would each open one; holding this row's lock while
+    one finds or opens a room makes the other find that room (on every process: the lock is
+    the database's). SQLite's transactions take its write lock anyway (BEGIN IMMEDIATE).
+    """
+
+    game = models.CharField(max_length=20)
+    seats = models.PositiveSmallIntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["game", "seats"], name="one_pool_per_game_and_seats")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.game} x{self.seats}"

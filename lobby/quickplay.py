@@ -1,12 +1,17 @@
 """Quick play: "Play now" seats you at a waiting room of your level, or opens one; practice.
 
-`play_now` takes the first public rated open room of the game (waiting longest first) whose
-seated people's mean rating is within `settings.QUICK_PLAY_BAND` of yours, or opens one; a room
-it opened starts as soon as it is full, and after `settings.QUICK_PLAY_WAIT` seconds bots take
-its empty seats and it starts anyway, so nobody waits forever. The wait is kept on the room
-(`quick_fill_at`): a timer in the process that opened it fills it on time, and any later quick
-play, room page or lobby list fills a room whose timer was lost (a restart). `practise` starts
-an unrated table against bots at once. Every change goes through lobby.services.
+Requests of one game and seat count meet in one pool (`QuickPlayPool`, a row locked while a
+request finds or opens its room), so two people pressing at the same instant get one room, on
+one process or several. `play_now` takes the first public rated open room of the game (waiting
+longest first) whose seated people's mean rating is near yours: within
+`settings.QUICK_PLAY_BAND` points, or `QUICK_PLAY_PROVISIONAL_BAND` when a rating is still
+provisional ("?" says little), widened by `QUICK_PLAY_BAND_GROWTH` points for each second the
+room has waited. A room it opened starts as soon as it is full, and after
+`settings.QUICK_PLAY_WAIT` seconds bots take its empty seats and it starts anyway, so nobody
+waits forever. The wait is kept on the room (`quick_fill_at`): a timer in the process that
+opened it fills it on time, and any later quick play, room page or lobby list fills a room
+whose timer was lost (a restart). `practise` starts an unrated table against bots at once.
+Every change goes through lobby.services; the site's own fills are charged to nobody.
 """
 
 from __future__ import annotations
@@ -18,26 +23,25 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, transaction
+from django.db import DatabaseError, close_old_connections, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
 from games.registry import GAMES
 from lobby import live, services
-from lobby.models import Room
+from lobby.models import QuickPlayPool, Room
 from lobby.services import RoomError
 from tables import ratings
 from tables.words import game_name
 
 log = logging.getLogger(__name__)
 
-# How many seats a room quick play opens has, per game (within the game's limits).
-SEATS = {"ligretto-mini": 2, "ligretto": 4, "allegra": 4}
-
 
 def seats_for(game: str) -> int:
+    """How many seats a room Play now opens for `game` has (the game's registry entry says)."""
     info = GAMES[game]
-    return max(info.min_seats, min(SEATS.get(game, info.min_seats), info.max_seats))
+    wanted = info.quick_play_seats or info.min_seats
+    return max(info.min_seats, min(wanted, info.max_seats))
 
 
 def _check_game(game: Any) -> None:
@@ -50,10 +54,30 @@ def _check_game(game: Any) -> None:
 def play_now(user: Any, game: Any) -> Room:
     """Seat `user` at a waiting room of `game` near his rating, or open one for him."""
     _check_game(game)
+    services.require_member(user)  # rated play: guests sign up first
     fill_due()
+    seats = seats_for(game)
+    with transaction.atomic():
+        _lock_pool(game, seats)
+        room, joined = _find_or_open(user, game, seats)
+    if joined:
+        _start_if_full(room.pk)
+        return Room.objects.get(pk=room.pk)
+    return room
+
+
+def _lock_pool(game: str, seats: int) -> None:
+    # Held until the transaction ends: the next request of this pool sees this one's room.
+    # The first request of a pool makes its row; a second making it at once waits on the
+    # unique key and then reads (and locks) the first one's.
+    QuickPlayPool.objects.select_for_update().get_or_create(game=game, seats=seats)
+
+
+def _find_or_open(user: Any, game: str, seats: int) -> tuple[Room, bool]:
+    """His waiting room, a room he joined now (True), or a room opened for him; pool locked."""
     mine = Room.objects.filter(status=Room.Status.OPEN, game=game, seat_set__user=user).first()
     if mine is not None:
-        return mine  # a second click: he is already waiting there
+        return mine, False  # a second click: he is already waiting there
     for room in _candidates(user, game):
         try:
             services.join_room(room.pk, user)
@@ -61,14 +85,19 @@ def play_now(user: Any, game: Any) -> Room:
             if refusal.code in ("room_full", "already_started", "removed"):
                 continue  # taken or started a moment ago: the next one
             raise
-        _start_if_full(room.pk)
-        return Room.objects.get(pk=room.pk)
-    room = services.create_room(user, game, seats_for(game), None, rated=True)
+        return room, True
+    room = services.create_room(user, game, seats, None, rated=True)
     due = timezone.now() + timedelta(seconds=settings.QUICK_PLAY_WAIT)
     Room.objects.filter(pk=room.pk).update(quick_fill_at=due)
     room.quick_fill_at = due
     transaction.on_commit(lambda: _schedule(room.pk, settings.QUICK_PLAY_WAIT))
-    return room
+    return room, False
+
+
+def band(waited: float, provisional: bool) -> float:
+    """How many rating points from a room's mean a newcomer may be, after `waited` seconds."""
+    start = settings.QUICK_PLAY_PROVISIONAL_BAND if provisional else settings.QUICK_PLAY_BAND
+    return float(start) + settings.QUICK_PLAY_BAND_GROWTH * max(waited, 0.0)
 
 
 def _candidates(user: Any, game: str) -> list[Room]:
@@ -81,21 +110,44 @@ def _candidates(user: Any, game: str) -> list[Room]:
         .order_by("created_at", "pk")[:50]
         if len(r.seat_set.all()) < r.seats
     ]
-    live.attach_ratings(rooms)
-    mine = ratings.ratings_of([user.pk], game)[user.pk].value
-    band = settings.QUICK_PLAY_BAND
-    return [r for r in rooms if r.rating is None or abs(r.rating - mine) <= band]
+    people = {s.user_id for r in rooms for s in r.seat_set.all() if s.user_id} | {user.pk}
+    shown = ratings.ratings_of(list(people), game)
+    mine = shown[user.pk]
+    now = timezone.now()
+    near = []
+    for room in rooms:
+        seated = [shown[s.user_id] for s in room.seat_set.all() if s.user_id]
+        if not seated:
+            near.append(room)
+            continue
+        mean = sum(r.value for r in seated) / len(seated)
+        provisional = mine.provisional or any(r.provisional for r in seated)
+        waited = (now - room.created_at).total_seconds()
+        if abs(mean - mine.value) <= band(waited, provisional):
+            near.append(room)
+    return near
 
 
 def _start_if_full(room_id: int) -> None:
     room = Room.objects.filter(pk=room_id, status=Room.Status.OPEN).first()
     if room is not None and room.quick_fill_at and room.seat_set.count() >= room.seats:
         with contextlib.suppress(RoomError):  # started by someone else meanwhile
-            services.start_room(room.pk, room.host)
+            services.fill_and_start(room.pk, level=None)
 
 
 def practise(user: Any, game: Any, level: Any = "normal") -> Room:
     """Start an unrated table of `game` against bots of `level` for `user`, at once."""
+    check_practice(game, level)
+    seats = seats_for(game)
+    with transaction.atomic():
+        room = services.create_room(user, game, seats, None, rated=False, practice=True)
+        # One click, one room action: the bots and the start come with the room.
+        services.fill_and_start(room.pk, level=level)
+    return Room.objects.get(pk=room.pk)
+
+
+def check_practice(game: Any, level: Any) -> None:
+    """Refuse (RoomError 400) a practice of no game or with bots of no such level."""
     _check_game(game)
     if level not in GAMES[game].bot_levels:
         levels = ", ".join(GAMES[game].bot_levels)
@@ -105,44 +157,51 @@ def practise(user: Any, game: Any, level: Any = "normal") -> Room:
             % {"game": game_name(game), "levels": levels},
             400,
         )
-    seats = seats_for(game)
-    with transaction.atomic():
-        room = services.create_room(user, game, seats, None, rated=False)
-        services.add_bots(room.pk, user, count=seats - 1, level=level)
-        services.start_room(room.pk, user)
-    return Room.objects.get(pk=room.pk)
 
 
 def fill_room(room_id: int) -> bool:
-    """Fill a quick-play room's empty seats with bots and start it, if its wait is over."""
-    room = Room.objects.filter(
-        pk=room_id, status=Room.Status.OPEN, quick_fill_at__lte=timezone.now()
-    ).first()
-    if room is None:
-        return False
+    """Fill a quick-play room's empty seats with bots and start it, if its wait is over.
+
+    The site does it, not the host: no person's rate limit is charged. A refusal (the room
+    started or closed meanwhile) is expected and returns False; any other failure rolls the
+    claim back, so the room stays due and the next try (the timer's, a page's) fills it.
+    """
     try:
         with transaction.atomic():
             # Claim it: of two fillers racing (a timer and a page), one updates the row.
-            if not Room.objects.filter(pk=room.pk, quick_fill_at__isnull=False).update(
-                quick_fill_at=None
-            ):
+            claimed = Room.objects.filter(
+                pk=room_id,
+                status=Room.Status.OPEN,
+                quick_fill_at__isnull=False,
+                quick_fill_at__lte=timezone.now(),
+            ).update(quick_fill_at=None)
+            if not claimed:
                 return False
-            if room.seat_set.count() < room.seats:
-                services.add_bots(room.pk, room.host, count=room.seats, level="normal")
-            services.start_room(room.pk, room.host)
-    except RoomError:
-        log.info("quick play: room %s could not be filled", room_id, exc_info=True)
+            return services.fill_and_start(room_id, level="normal")
+    except RoomError as refusal:
+        log.info("quick play: room %s was not filled (%s)", room_id, refusal.code)
         return False
-    return True
 
 
 def fill_due() -> list[int]:
     """Fill every quick-play room whose wait is over (those whose timer was lost)."""
     due = Room.objects.filter(status=Room.Status.OPEN, quick_fill_at__lte=timezone.now())
-    return [pk for pk in due.values_list("pk", flat=True)[:20] if fill_room(pk)]
+    filled = []
+    for pk in due.values_list("pk", flat=True)[:20]:
+        try:
+            if fill_room(pk):
+                filled.append(pk)
+        except DatabaseError:
+            # The page that looked must not fail for it: the room stays due for the next try.
+            log.warning("quick play: filling room %s failed; it stays due", pk, exc_info=True)
+    return filled
 
 
-def _schedule(room_id: int, delay: float) -> None:
+# A timer whose fill failed (the database was away) tries again after these many seconds.
+RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)
+
+
+def _schedule(room_id: int, delay: float, attempt: int = 0) -> None:
     if not settings.QUICK_PLAY_TIMER:
         return
 
@@ -151,7 +210,11 @@ def _schedule(room_id: int, delay: float) -> None:
             close_old_connections()
             fill_room(room_id)
         except Exception:  # a timer must never take the process down
-            log.exception("quick play: filling room %s failed", room_id)
+            if attempt >= len(RETRY_DELAYS):
+                log.exception("quick play: filling room %s failed; pages will fill it", room_id)
+            else:
+                log.warning("quick play: filling room %s failed; trying again", room_id)
+                _schedule(room_id, RETRY_DELAYS[attempt], attempt + 1)
         finally:
             close_old_connections()
 

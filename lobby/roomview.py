@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from django.utils.translation import pgettext_lazy
 
 from lobby.models import Room
+from tables.guests import is_member
 from tables.words import BOT_LEVEL_LABELS
 
 OPTION_LABELS = {
@@ -37,7 +38,7 @@ def room_context(room: Room, user, base_url: str, error: str | None = None) -> d
         "is_host": is_host,
         "filled": filled,
         "free": room.seats - filled,
-        "can_join": signed_in
+        "can_join": is_member(user)
         and room.is_open
         and my_seat is None
         and not removed_me

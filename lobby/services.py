@@ -21,6 +21,7 @@ from games.registry import GAMES
 from lobby import live, ratelimit
 from lobby.models import Room, Seat
 from tables import play, presence, ratings, sockets
+from tables.guests import is_guest
 from tables.models import Match
 from tables.models import Player as MatchPlayer
 from tables.words import game_name, refusal_text
@@ -50,13 +51,22 @@ def check_room(game: str, seats: Any, options: Any) -> dict[str, Any]:
 
 
 def create_room(
-    user, game: str, seats: Any, options: Any = None, private: Any = False, rated: Any = True
+    user,
+    game: str,
+    seats: Any,
+    options: Any = None,
+    private: Any = False,
+    rated: Any = True,
+    practice: bool = False,
 ) -> Room:
     """Open a room for `game`; its creator hosts it and sits in seat 0.
 
     A private room is not listed; only holders of its invite link may take a seat or watch.
-    An unrated room's match moves nobody's rating.
+    An unrated room's match moves nobody's rating. A guest may only open a `practice` room
+    (quick play's, against bots, unrated and started at once).
     """
+    if not practice:
+        require_member(user)
     clean_options = check_room(game, seats, options)
     if not isinstance(private, bool):
         raise RoomError("invalid_private", _('"private" must be true or false.'), 400)
@@ -80,6 +90,7 @@ def join_room(room_id: int, user, invited: bool = False) -> Seat:
 
     `invited`: he came through the room's invite link, which a private room requires.
     """
+    require_member(user)
     _throttle(user)
     try:
         with transaction.atomic():
@@ -220,32 +231,57 @@ def start_room(room_id: int, user) -> Room:
     with transaction.atomic():
         room = _locked_room(room_id)
         _require_host(room, user)
-        if room.status != Room.Status.OPEN:
-            raise RoomError("already_started", _("This room has already started."))
-        seats = list(room.seat_set.order_by("index"))
-        need = room.game_info.min_seats
-        if len(seats) < need:
-            raise RoomError(
-                "not_enough_players",
-                ngettext(
-                    "%(game)s needs at least %(count)d player; invite someone or add bots.",
-                    "%(game)s needs at least %(count)d players; invite someone or add bots.",
-                    need,
-                )
-                % {"game": game_name(room.game), "count": need},
-            )
-        # Close the gaps so that turn order is 0..n-1 (seat numbers are the game's seats).
-        for new_index, seat in enumerate(seats):
-            if seat.index != new_index:
-                Seat.objects.filter(pk=seat.pk).update(index=new_index)
-                seat.index = new_index
-        room.seats = len(seats)
-        room.status = Room.Status.PLAYING
-        room.started_at = timezone.now()
-        room.save(update_fields=["seats", "status", "started_at"])
-        play.start_match(room, seats)
-        _after_commit(room.pk)
+        _start(room)
     return room
+
+
+def fill_and_start(room_id: int, level: str | None = "normal") -> bool:
+    """Give a room's free seats to bots of `level` and start it: the site's own doing.
+
+    With `level` None no bots come: the room starts only if every seat is taken. Quick play
+    calls it when a room's wait is over or its last seat was taken; nobody asked for it, so
+    it is charged to nobody's rate limit (a host over his would otherwise keep the room open
+    for good). Returns whether it started; a room no longer open is refused (RoomError).
+    """
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        _require_open(room)
+        taken = set(room.seat_set.values_list("index", flat=True))
+        free = [i for i in range(room.seats) if i not in taken]
+        if free and level is None:
+            return False  # somebody left again before the start: the room waits on
+        Seat.objects.bulk_create(Seat(room=room, index=i, bot_level=level or "") for i in free)
+        _start(room)
+    return True
+
+
+def _start(room: Room) -> None:
+    """Start the locked, open `room` with the seats it has (at least the game's minimum)."""
+    if room.status != Room.Status.OPEN:
+        raise RoomError("already_started", _("This room has already started."))
+    seats = list(room.seat_set.order_by("index"))
+    need = room.game_info.min_seats
+    if len(seats) < need:
+        raise RoomError(
+            "not_enough_players",
+            ngettext(
+                "%(game)s needs at least %(count)d player; invite someone or add bots.",
+                "%(game)s needs at least %(count)d players; invite someone or add bots.",
+                need,
+            )
+            % {"game": game_name(room.game), "count": need},
+        )
+    # Close the gaps so that turn order is 0..n-1 (seat numbers are the game's seats).
+    for new_index, seat in enumerate(seats):
+        if seat.index != new_index:
+            Seat.objects.filter(pk=seat.pk).update(index=new_index)
+            seat.index = new_index
+    room.seats = len(seats)
+    room.status = Room.Status.PLAYING
+    room.started_at = timezone.now()
+    room.save(update_fields=["seats", "status", "started_at"])
+    play.start_match(room, seats)
+    _after_commit(room.pk)
 
 
 def close_room(room_id: int, user, reason: str = "", moderator: bool = False) -> Room:
@@ -271,6 +307,16 @@ def close_room(room_id: int, user, reason: str = "", moderator: bool = False) ->
         play.close_match(room.pk, room.closed_reason)
         _after_commit(room.pk)
     return room
+
+
+def require_member(user) -> None:
+    """Refuse a guest (tables.guests) what only members may do: rooms with people, rated play."""
+    if is_guest(user):
+        raise RoomError(
+            "guest",
+            _("Guests practise against bots; sign up to open rooms and play people."),
+            403,
+        )
 
 
 def _throttle(user) -> None:
@@ -346,6 +392,7 @@ def rematch(room_id: int, user) -> Room:
     """
     from tables.live.rooms import rematch_opened
 
+    require_member(user)
     _throttle(user)
     with transaction.atomic():
         old = _locked_room(room_id)  # every rematch of this room is decided under this lock

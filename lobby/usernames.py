@@ -16,6 +16,9 @@ from django.core.exceptions import ValidationError
 # but their category is Lo, so a "letters only" rule alone lets `ㅤ` through as a blank name.
 INVISIBLE_LETTERS = frozenset("\u115f\u1160\u3164\uffa0")
 
+# Guests (lobby/guests.py) are named guest-<8 hex digits>; sign-ups may not look like one.
+GUEST_PREFIX = "guest-"
+
 
 def validate_username(name: str) -> None:
     """Raise ValidationError unless `name` (already NFKC-normalised) is a fair username.

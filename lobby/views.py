@@ -15,7 +15,7 @@ from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from games.registry import DEFAULT_GAME, GAMES
-from lobby import access, live, quickplay, services
+from lobby import access, guests, live, quickplay, services
 from lobby.forms import RoomForm
 from lobby.htmx import is_htmx
 from lobby.models import Room
@@ -32,6 +32,9 @@ def index(request: HttpRequest) -> HttpResponse:
 @login_required
 @vary_on_headers("HX-Request")
 def create_room(request: HttpRequest) -> HttpResponse:
+    if guests.is_guest(request.user):
+        messages.info(request, _("Guests practise against bots; sign up to open rooms."))
+        return redirect("signup")
     form = RoomForm(request.POST or None, initial=RoomForm.initial_from(request.GET))
     status = 400 if request.method == "POST" else 200
     if request.method == "POST" and form.is_valid():
@@ -189,12 +192,20 @@ def play_now(request: HttpRequest, game: str) -> HttpResponse:
     return _quick(request, lambda: quickplay.play_now(request.user, game))
 
 
-@login_required
 @require_POST
 def practise(request: HttpRequest, game: str) -> HttpResponse:
-    """Start a table of `game` against bots of the chosen level at once (unrated)."""
+    """Start a table of `game` against bots of the chosen level at once (unrated).
+
+    A visitor without an account practises as a guest (lobby.guests), made here.
+    """
     level = request.POST.get("level", "normal")
-    return _quick(request, lambda: quickplay.practise(request.user, game, level))
+
+    def practise_as_guest_or_member() -> Room:
+        quickplay.check_practice(game, level)  # a bad request makes no guest
+        user = request.user if request.user.is_authenticated else guests.start(request)
+        return quickplay.practise(user, game, level)
+
+    return _quick(request, practise_as_guest_or_member)
 
 
 def _quick(request: HttpRequest, operation) -> HttpResponse:
@@ -202,7 +213,7 @@ def _quick(request: HttpRequest, operation) -> HttpResponse:
         room = operation()
     except services.RoomError as refusal:
         messages.error(request, refusal.message)
-        return redirect("lobby:index")
+        return redirect("signup" if refusal.code == "guest" else "lobby:index")
     return redirect(room)
 
 

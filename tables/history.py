@@ -16,7 +16,7 @@ from typing import Any
 from django.db.models import Count, Q, Sum
 
 from games.registry import GAMES
-from tables import charts
+from tables import charts, guests
 from tables.models import Match, Player, Round, RoundScore
 from tables.words import game_name
 
@@ -237,6 +237,7 @@ def leaderboard(game: str, limit: int = 50) -> list[Standing]:
             match__status=Match.Status.FINISHED,
             user__isnull=False,
         )
+        .exclude(user__groups__name=guests.GROUP)  # guests are never listed
         .values("user_id", "user__username")
         .annotate(matches=Count("id"), wins=Count("id", filter=Q(won=True, left=False)))
     )

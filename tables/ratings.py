@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db.models import Sum
 from openskill.models import PlackettLuce
 
+from tables import guests
 from tables.history import lowest_wins
 from tables.models import Match, Player, Rating, RatingChange, RoundScore
 
@@ -160,6 +161,7 @@ def leaderboard(game: str, limit: int = 50) -> list[tuple[Any, Shown]]:
     """The best rated people in `game`: (user, shown rating), highest first."""
     rows = (
         Rating.objects.filter(game=game, user__is_active=True)
+        .exclude(user__groups__name=guests.GROUP)  # guests are never listed
         .select_related("user")
         .order_by("-mu", "sigma", "user__username")[:limit]
     )

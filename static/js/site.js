@@ -99,3 +99,23 @@ function localTimes(root) {
 document.addEventListener("DOMContentLoaded", () => localTimes());
 document.addEventListener("htmx:wsAfterMessage", () => localTimes());
 document.addEventListener("htmx:afterSettle", (event) => localTimes(event.target));
+
+// How long someone has waited (a lobby room, a room's seat): the server writes the seconds it
+// counted (data-waited) and the page counts on from when it first saw the element, so a
+// browser's clock that is off changes nothing. m:ss, or h:mm:ss from an hour, in every language.
+function showWaits() {
+  const pad = (n) => String(n).padStart(2, "0");
+  const now = performance.now();
+  document.querySelectorAll("time[data-waited]").forEach((el) => {
+    if (!el.dataset.seenAt) el.dataset.seenAt = String(now);
+    const seconds = Math.max(
+      0,
+      Math.floor(Number(el.dataset.waited) + (now - Number(el.dataset.seenAt)) / 1000),
+    );
+    const hours = Math.floor(seconds / 3600);
+    const minutes = Math.floor((seconds % 3600) / 60);
+    const text = (hours ? hours + ":" + pad(minutes) : String(minutes)) + ":" + pad(seconds % 60);
+    if (el.textContent !== text) el.textContent = text;
+  });
+}
+setInterval(showWaits, 1000);

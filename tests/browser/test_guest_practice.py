@@ -1,0 +1,41 @@
+"""A visitor practises a Ligretto Mini round from the lobby as a guest, signs up afterwards and
+finds that match on his player page."""
+
+from __future__ import annotations
+
+import re
+
+from playwright.sync_api import expect
+
+from tests.browser.test_ligretto_table import at_table, get_ready
+from tests.browser.test_score_sheet import _play_round
+from tests.conftest import PASSWORD
+
+
+def test_a_guest_practises_a_round_then_signs_up_and_keeps_the_match(person):
+    gina = person()
+    gina.goto("/")
+    expect(gina.locator("#play-now-ligretto-mini")).to_have_attribute("href", "/accounts/signup/")
+    gina.select_option("#practise-level-ligretto-mini", "fast")
+    gina.click("#practise-ligretto-mini")
+    at_table(gina)
+    room_id = re.search(r"/rooms/(\d+)/", gina.url).group(1)
+    expect(gina.locator("#guest-name")).to_contain_text("guest")
+    expect(gina.locator("#chat-closed")).to_be_visible()  # a guest reads the chat along
+
+    _play_round(gina, 1)
+    get_ready(gina)  # "Show the result": Ligretto Mini plays one round
+    expect(gina.locator("#lg-status")).to_have_attribute("data-status", "finished")
+
+    # Back in the lobby, which says what signing up brings (the table folds the header).
+    gina.goto("/")
+    gina.click("#guest-note a")
+    gina.fill("#id_username", "guestgina")
+    gina.fill("#id_password1", PASSWORD)
+    gina.fill("#id_password2", PASSWORD)
+    gina.click("main button[type=submit]")
+    gina.wait_for_url(lambda url: "/accounts/signup/" not in url)
+    expect(gina.locator("#play-now-ligretto-mini")).to_have_attribute("type", "submit")
+
+    gina.goto("/players/guestgina/")
+    expect(gina.locator(f'a[href="/rooms/{room_id}/sheet/"]')).to_be_visible()

@@ -1,0 +1,90 @@
+"""Quick play's fills cannot get stuck: what the site does on its own (bots taking a waiting
+room's seats, a full room starting) is charged to no one's rate limit, a failed fill is tried
+again, and an expected refusal leaves no traceback in the log."""
+
+from __future__ import annotations
+
+import logging
+import time
+
+import pytest
+from django.db import OperationalError
+
+from lobby import quickplay, services
+from lobby.models import Room
+from tables.models import Match
+from tests.api.helpers import Api, error_code
+
+# The timer fills the room from a thread of its own: it must see the committed rows.
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+@pytest.fixture
+def timer(settings):
+    settings.QUICK_PLAY_TIMER = True
+    settings.QUICK_PLAY_WAIT = 0.3
+    settings.ROOM_ACTIONS_PER_USER = 1  # one room action each, then "too fast"
+
+
+def _status_within(room_id: int, seconds: float) -> str:
+    end = time.monotonic() + seconds
+    while True:
+        status = Room.objects.get(pk=room_id).status
+        if status != Room.Status.OPEN or time.monotonic() > end:
+            return str(status)
+        time.sleep(0.05)
+
+
+def _tracebacks(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
+    # Django's own "429 Too Many Requests" line for the refused call is no fill's doing.
+    ours = [r for r in caplog.records if r.name != "django.request"]
+    return [r for r in ours if r.exc_info or r.levelno >= logging.WARNING]
+
+
+def test_a_host_over_his_limit_still_gets_his_room_filled_on_time(timer, alice, caplog):
+    caplog.set_level(logging.INFO)
+    room = quickplay.play_now(alice, "ligretto")  # his one room action
+    with pytest.raises(services.RoomError) as refusal:
+        services.add_bots(room.pk, alice)
+    assert refusal.value.code == "too_many_actions"  # he is over his limit now
+    assert _status_within(room.pk, 3) == Room.Status.PLAYING
+    players = Match.objects.get(room_id=room.pk).players.all()
+    assert [p.user for p in players] == [alice, None, None, None]
+    assert _tracebacks(caplog) == []
+
+
+def test_a_full_room_starts_though_its_host_is_over_his_limit(timer, alice, bob, caplog):
+    room = quickplay.play_now(alice, "ligretto-mini")
+    with pytest.raises(services.RoomError):
+        services.add_bots(room.pk, alice)
+    assert quickplay.play_now(bob, "ligretto-mini").pk == room.pk
+    assert Room.objects.get(pk=room.pk).status == Room.Status.PLAYING  # at once, no bots
+    assert [p.user for p in Match.objects.get(room_id=room.pk).players.all()] == [alice, bob]
+    assert _tracebacks(caplog) == []
+
+
+def test_a_fill_that_fails_is_tried_again(timer, alice, monkeypatch):
+    real, calls = services.fill_and_start, []
+
+    def database_away_once(room_id: int, level: str | None = "normal") -> bool:
+        calls.append(room_id)
+        if len(calls) == 1:
+            raise OperationalError("the database went away for a moment")
+        return real(room_id, level)
+
+    monkeypatch.setattr(services, "fill_and_start", database_away_once)
+    room = quickplay.play_now(alice, "allegra")
+    assert _status_within(room.pk, 4) == Room.Status.PLAYING
+    assert calls == [room.pk, room.pk]
+
+
+def test_the_board_api_host_over_his_limit_gets_his_room_filled(timer, alice, caplog):
+    me = Api(alice)
+    room = me.post("play", {"game": "ligretto"}).json()
+    assert room["status"] == "open"
+    refused = me.post(f"rooms/{room['id']}/bots", {"count": 1})
+    assert refused.status_code == 429 and error_code(refused) == "too_many_actions"
+    assert _status_within(room["id"], 3) == Room.Status.PLAYING
+    answer = me.get(f"rooms/{room['id']}").json()
+    assert answer["status"] == "playing" and len(answer["players"]) == 4
+    assert _tracebacks(caplog) == []
