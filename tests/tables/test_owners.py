@@ -240,7 +240,7 @@ async def test_an_old_actors_pending_move_and_a_rebuilt_ones_both_land_once_in_o
     pending = asyncio.create_task(rooms.act(room.pk, 0, {"type": "flip"}))
     while (await rooms.room_for(room.pk)).last is None:
         await asyncio.sleep(0)
-    rooms.moved([room.pk])  # what a takeover does (tables.owners.note)
+    rooms.moved([room.pk])  # what a takeover does (tables.live.owners.note)
     # The rebuilt actor starts from the database, where the first move is not yet.
     assert (await rooms.room_for(room.pk)).table.version == start
     second = await rooms.act(room.pk, 1, {"type": "flip"})

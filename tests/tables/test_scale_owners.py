@@ -1,7 +1,7 @@
 """One owner per live room, on real Daphne processes, the real PostgreSQL and Redis.
 
 Two processes serve one room: the owner (the first to claim its lease) applies every move,
-the other forwards its clients' moves to it (tables.owners). Alice plays through the owner and
+the other forwards its clients' moves to it (tables.live.owners). Alice plays through the owner and
 bob through the other: each sees every move, and each move is logged by the owner; a race on
 one pile from both sides settles as on one process. When the owner is killed (idle, with moves
 in flight, during a countdown), every acknowledged move is in the log and in the table the
