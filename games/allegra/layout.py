@@ -1,8 +1,8 @@
 """How an Allegra table is drawn (A4-A9): the parts of the live page and what each is made of.
 
 Pure: it reads Board API views and legal actions, never the state, so nothing here can show a
-face-down value. The site (`tables.live.render`) renders `TEMPLATE`'s partials with these; Ligretto's
-layout has the same five names.
+face-down value. The site (`tables.live.render`) renders `TEMPLATE`'s partials with these;
+Ligretto's layout has the same names.
 """
 
 from __future__ import annotations

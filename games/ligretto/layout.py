@@ -1,8 +1,8 @@
 """How a Ligretto table is drawn (L3-L14): the parts of the live page and what each is made of.
 
 Pure: it reads Board API views only, never the state, so nothing here can show a hidden card.
-The site (`tables.live.render`) renders `TEMPLATE`'s partials with these; see games/allegra/layout.py
-for the other game's, with the same five names.
+The site (`tables.live.render`) renders `TEMPLATE`'s partials with these; see
+games/allegra/layout.py for the other game's, with the same names.
 """
 
 from __future__ import annotations
