@@ -285,6 +285,10 @@ ACTOR_CHECKPOINT_SECONDS = float(os.environ.get("ACTOR_CHECKPOINT_SECONDS", "0.5
 ACTOR_COMMIT_IN_LOOP = envbool("ACTOR_COMMIT_IN_LOOP", "True")
 BOT_DRIVER = envbool("BOT_DRIVER", "True")
 DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
+# Seconds a thread (a view, the bot driver) waits for the server loop to answer its move or
+# touch: past it the move is refused as `unavailable` (503) and the thread goes on (a loop that
+# stopped at shutdown must not hold a request thread, and so the process, for ever).
+THREAD_WAIT = float(os.environ.get("THREAD_WAIT", "10"))
 # Seconds a move forwarded to its room's owner process (tables.live.owners) waits for the answer;
 # then it is refused as `unavailable` (503), and the client looks at the table again.
 ACTOR_FORWARD_TIMEOUT = float(os.environ.get("ACTOR_FORWARD_TIMEOUT", "3"))

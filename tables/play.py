@@ -10,6 +10,7 @@ closing go through `touch`, in the same order as the moves.
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import secrets
 from collections.abc import Callable
 from datetime import timedelta
@@ -19,6 +20,7 @@ from typing import Any
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from games.registry import GAMES
 from tables import current, wire
@@ -101,10 +103,22 @@ def act(
     future = asyncio.run_coroutine_threadsafe(
         rooms.act(room_id, seat, action, by_bot, driver, check, wants_view), loop
     )
-    outcome = future.result()
+    outcome = _answer(future)
     if outcome.table is not None:  # the loop's own: this thread gets a copy
         outcome.table = current.copy_of(outcome.table)
     return outcome
+
+
+def _answer[T](future: concurrent.futures.Future[T]) -> T:
+    """The loop's answer, waited for at most THREAD_WAIT seconds: a loop that stopped (the
+    server shuts down) must not keep a request thread, and with it the process, for ever."""
+    try:
+        return future.result(timeout=settings.THREAD_WAIT)
+    except concurrent.futures.TimeoutError:
+        future.cancel()
+        raise PlayError(
+            "unavailable", gettext_noop("The table did not answer in time; look again."), 503
+        ) from None
 
 
 def checked(action: Any) -> dict[str, Any]:
@@ -145,7 +159,7 @@ def touch(room_id: int, change: Callable[[Table], bool]) -> Table | None:
 def _touch_in(
     loop: asyncio.AbstractEventLoop, room_id: int, change: Callable[[Table], bool]
 ) -> Table | None:
-    return asyncio.run_coroutine_threadsafe(rooms.touch(room_id, change), loop).result()
+    return _answer(asyncio.run_coroutine_threadsafe(rooms.touch(room_id, change), loop))
 
 
 def close_match(room_id: int, reason: str) -> None:
