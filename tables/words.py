@@ -1,26 +1,19 @@
 """The site's words for what the pure engines say in codes and English templates.
 
-An engine refuses with `IllegalAction(code, template, **params)` and ends a round with an event
-whose `message` has a `message_template` and `message_params` beside it; the engines import no
-Django, so the reader's language is applied here, at the edge.
+An engine refuses with `IllegalAction(code, template, **params)` and says what happened (a round's
+end, a game's name, how a match ends) in `games.engine.Sentence`s; the engines import no Django,
+so the reader's language is applied here, at the edge. No game is named here: each says its
+own words through its registry entry.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.conf import settings
-from django.utils.translation import get_language, gettext, ngettext, pgettext_lazy
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 
 from games.engine import IllegalAction, Sentence
 from games.registry import GAMES, Game
-
-# The games' names as their players say them in each language (the engines keep the English).
-GAME_NAMES = {
-    "ligretto-mini": pgettext_lazy("game", "Ligretto Mini"),
-    "ligretto": pgettext_lazy("game", "Ligretto"),
-    "allegra": pgettext_lazy("game", "Allegra"),
-}
 
 # The bots' levels as the pages say them (the engines' codes stay English).
 BOT_LEVEL_LABELS = {
@@ -31,8 +24,8 @@ BOT_LEVEL_LABELS = {
 
 
 def game_name(slug: str) -> str:
-    """The game's name in the active language."""
-    return str(GAME_NAMES[slug]) if slug in GAME_NAMES else GAMES[slug].name
+    """The game's name in the active language (its registry entry's `title`)."""
+    return say(GAMES[slug].title)
 
 
 def worded(template: str, params: dict[str, Any] | None, fallback: str) -> str:
@@ -101,87 +94,6 @@ def seats_in_words(game: Game) -> str:
     return gettext("%(low)d to %(high)d") % {"low": low, "high": high}
 
 
-def _ligretto_end(options: dict[str, Any]) -> str:
-    rounds, target = options["rounds"], options.get("target")
-    if rounds == 1:
-        return gettext("One round; the highest score wins.")
-    if target is None:
-        return ngettext(
-            "A fixed %(rounds)d round; the highest total wins.",
-            "A fixed %(rounds)d rounds; the highest total wins.",
-            rounds,
-        ) % {"rounds": rounds}
-    return ngettext(
-        "First to %(target)d points, or after round %(rounds)d, whichever comes first.",
-        "First to %(target)d points, or after round %(rounds)d, whichever comes first.",
-        target,
-    ) % {"target": target, "rounds": rounds}
-
-
-def _allegra_end(options: dict[str, Any]) -> str:
-    rounds = options["rounds"]
-    if rounds == 1:
-        return gettext("One round; the lowest score wins.")
-    return ngettext(
-        "A fixed %(rounds)d round; the lowest total wins.",
-        "A fixed %(rounds)d rounds; the lowest total wins.",
-        rounds,
-    ) % {"rounds": rounds}
-
-
-# The site's own rules packages, worded here; the rules' describe_end stays the English one
-# and is what a game registered from elsewhere (EXTRA_GAMES) says.
-_END_WORDS = {"games.ligretto": _ligretto_end, "games.allegra": _allegra_end}
-
-
 def describe_end_text(game: Game, options: dict[str, Any]) -> str:
     """How a match of `game` with these checked options ends, in the active language."""
-    words = _END_WORDS.get(game.package)
-    return words(options) if words else game.describe_end(options)
-
-
-def ligretto_message(
-    view: dict[str, Any], names: dict[int, str], english: str | None
-) -> str | None:
-    """What a Ligretto view's `message` says (a round's end, an unblock), in the active language.
-
-    Worded from the view's codes (status, end_reason, the emptied stack), not from the engine's
-    English sentence, which is `english` (already with the players' names) and the fallback.
-    """
-    message = view.get("message")
-    if not message or get_language() == settings.LANGUAGE_CODE:
-        return english  # the engine's own English, names put in by the layout
-    status = view.get("status")
-    if status == "playing" and message.startswith("Nobody could play"):
-        times = int(message.rsplit("(", 1)[1].split()[0]) if "times)" in message else 1
-        if times == 1:
-            return gettext("Nobody could play: everyone’s top hand card went to the bottom.")
-        return ngettext(
-            "Nobody could play: everyone’s top hand card went to the bottom (%(times)d time).",
-            "Nobody could play: everyone’s top hand card went to the bottom (%(times)d times).",
-            times,
-        ) % {"times": times}
-    if status != "round_over":
-        return english
-    round_no = view.get("round")
-    if view.get("end_reason") == "stack_empty":
-        empty = [t["seat"] for t in view.get("tableaus", ()) if not t.get("stack_count")]
-        if not empty:
-            return english
-        text = gettext("Round %(round)s is over: %(name)s emptied their Ligretto stack.") % {
-            "round": round_no,
-            "name": names.get(empty[0], str(empty[0])),
-        }
-    elif "came back to a standstill" in message:
-        text = gettext(
-            "Round %(round)s is over: the table came back to a standstill it had already been "
-            "unblocked from, so it is scored as it stands."
-        ) % {"round": round_no}
-    else:
-        text = gettext(
-            "Round %(round)s is over: no card of any player fits anywhere, so it is scored as it "
-            "stands."
-        ) % {"round": round_no}
-    if message.endswith("That was the last round."):
-        text += " " + gettext("That was the last round.")
-    return text
+    return say(game.describe_end(options))

@@ -20,6 +20,7 @@ from games.engine import gettext_noop as _
 from games.engine import ngettext
 
 TEMPLATE = "games/allegra/table.html"
+HOW_TO_PLAY = "games/allegra/how_to_play.html"
 COLS = 4
 SEAT_NAME = re.compile(r"\bSeat (\d+)")
 PLACE_ACTIONS = ("reveal", "swap", "place")
@@ -138,6 +139,8 @@ def context(
         if cell and "value" in cell:
             info["band"] = band(cell["value"])
         info["gone"] = vanished.get((s, r, c))
+        if info["gone"] is not None:
+            info["gone_band"] = band(info["gone"])
         info["label"] = _label(cell, names[s], r, c, info["gone"])
         info["html"] = card_html(info)
         return info
@@ -185,6 +188,13 @@ def context(
         "message": _named(view.get("message"), names),
         "sheet": cache(lambda: _sheet(view, names)),
         "how_to": True,
+        # The colour bands of the loose face-up cards (the discard's top, the drawn card, the
+        # knocker's hand card), drawn by the site's `face` tag.
+        "loose": {
+            name: band(view[key]["value"])
+            for name, key in (("discard", "discard_top"), ("drawn", "drawn"), ("hand", "hand"))
+            if isinstance(view.get(key), dict) and view[key].get("value") is not None
+        },
         "match_end": ngettext(
             "%(rounds)s round; the lowest total wins.",
             "%(rounds)s rounds; the lowest total wins.",

@@ -8,9 +8,11 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from games.engine import Action, IllegalAction, gettext_noop
+from games.engine import Action, IllegalAction, Sentence, gettext_noop, ngettext
 
 SEAT_LIMITS = {"allegra": (2, 6)}
+# The game's name as the site says it (its catalogue words it; the engine keeps English).
+NAMES = {"allegra": Sentence(gettext_noop("Allegra"))}
 DEFAULT_ROUNDS = 3
 MAX_ROUNDS = 20
 # What the site asks for (A1, A10): the room form's fields and its words; the lowest total wins.
@@ -149,12 +151,17 @@ def check_options(
     return {"rounds": rounds}
 
 
-def describe_end(options: dict[str, Any]) -> str:
+def describe_end(options: dict[str, Any]) -> Sentence:
     """Say in words how a match with these (checked) options ends (A1, A10)."""
     rounds = options["rounds"]
     if rounds == 1:
-        return "One round; the lowest score wins."
-    return f"A fixed {rounds} rounds; the lowest total wins."
+        return Sentence(gettext_noop("One round; the lowest score wins."))
+    return ngettext(
+        "A fixed %(rounds)d round; the lowest total wins.",
+        "A fixed %(rounds)d rounds; the lowest total wins.",
+        rounds,
+        rounds=rounds,
+    )
 
 
 def last_round_points(state: State) -> list[int]:

@@ -10,9 +10,13 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from games.ligretto.rules import describe_end
+from games.engine import Sentence, ngettext
+from games.engine import gettext_noop as _
+from games.ligretto.rules import SEAT_WORDS, SEATS_WORDS, describe_end
 
 TEMPLATE = "games/ligretto/table.html"
+# Both presets' page: it tells them apart by the `game` it is drawn for.
+HOW_TO_PLAY = "games/ligretto/how_to_play.html"
 _SEAT = re.compile(r"\b[Ss]eats? (\d+(?:, \d+)*)")
 
 
@@ -135,9 +139,16 @@ def _last_round(view: dict[str, Any]) -> bool:
 
 
 def _named(message: str | None, players: dict[int, dict[str, Any]]) -> str | None:
-    """Put the players' names where the engine's sentence names seats ("seat 1 emptied…")."""
+    """Put the players' names where the engine's sentence names seats ("seat 1 emptied…").
+
+    A Sentence keeps its template, with the names as its parameters, so that the site still
+    words it in each reader's language; a plain English one (from an older snapshot) has its
+    seats replaced in the text.
+    """
     if not message:
         return message
+    if isinstance(message, Sentence):
+        return _names_in(message, players)
 
     def names(match: re.Match[str]) -> str:
         seats = [int(n) for n in match.group(1).split(", ")]
@@ -146,3 +157,25 @@ def _named(message: str | None, players: dict[int, dict[str, Any]]) -> str | Non
         return " and ".join(str(players[n]["name"]) for n in seats)
 
     return _SEAT.sub(names, message)
+
+
+def _names_in(said: Sentence, players: dict[int, dict[str, Any]]) -> Sentence:
+    params = dict(said.params)
+    for key, value in said.params.items():
+        if not isinstance(value, Sentence):
+            continue
+        seats = value.params.get("seats", [value.params.get("seat")])
+        if value.template in (SEAT_WORDS, SEATS_WORDS) and all(s in players for s in seats):
+            params[key] = listed([str(players[s]["name"]) for s in seats])
+        else:
+            params[key] = _names_in(value, players)
+    if said.plural is not None:
+        return ngettext(said.template, said.plural, said.amount, **params)
+    return Sentence(said.template, **params)
+
+
+def listed(names: list[str]) -> str:
+    """Names as one list, "A, B and C" (a Sentence: the site joins them in its language)."""
+    if len(names) < 2:
+        return names[0] if names else ""
+    return Sentence(_("%(names)s and %(last)s"), names=", ".join(names[:-1]), last=names[-1])

@@ -9,7 +9,6 @@ from django.utils import dateformat, timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from games.registry import GAMES
 from tables import words
 
 register = template.Library()
@@ -30,18 +29,6 @@ def game_name(slug: str) -> str:
 def bot_level(level: str) -> str:
     """A bot level's name in the page's language (its code, for a level we have no word for)."""
     return str(words.BOT_LEVEL_LABELS.get(level, level))
-
-
-@register.simple_tag
-def ligretto_message(view: dict, names: dict, english: str | None) -> str | None:
-    """`{% ligretto_message view names message as message %}`: the view's message, worded."""
-    return words.ligretto_message(view, names, english)
-
-
-@register.simple_tag
-def match_end(options: dict) -> str:
-    """`{% match_end view.options %}`: how a Ligretto match with these options ends."""
-    return words.describe_end_text(GAMES["ligretto"], options)
 
 
 @register.filter
