@@ -53,6 +53,12 @@ class Game:
         """The template of the game's how-to-play page (its layout's `HOW_TO_PLAY`)."""
         return str(self.layout.HOW_TO_PLAY)
 
+    def refusal(self, code: str) -> str:
+        """What a refused move's code says, in a few words (the rules' `REFUSALS`, Sentences
+        the site words; the code itself for one they do not list)."""
+        said: str = getattr(self.rules, "REFUSALS", {}).get(code, code)
+        return said
+
     @property
     def min_seats(self) -> int:
         return int(self.rules.SEAT_LIMITS[self.slug][0])

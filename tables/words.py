@@ -8,9 +8,10 @@ own words through its registry entry.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from django.utils.translation import gettext, ngettext, pgettext_lazy
+from django.utils.translation import get_language, gettext, ngettext, pgettext_lazy
 
 from games.engine import IllegalAction, Sentence
 from games.registry import GAMES, Game
@@ -28,6 +29,53 @@ def game_name(slug: str) -> str:
     return say(GAMES[slug].title)
 
 
+# Korean particles that depend on whether the word before them ends in a consonant: the
+# catalogue writes both forms, "을(를)", and the site picks one once the holes are filled.
+_PARTICLES = {
+    "을(를)": ("을", "를"),
+    "이(가)": ("이", "가"),
+    "은(는)": ("은", "는"),
+    "과(와)": ("과", "와"),
+}
+_PARTICLE = re.compile(r"(\S)(을\(를\)|이\(가\)|은\(는\)|과\(와\)|\(으\)로)")
+# How a number is read out at its end: 일 삼 육 칠 팔 (and 영, 십, 백, 천 for 0) end in a
+# consonant, 이 사 오 구 do not.
+_DIGIT_CODA = {"0": True, "1": True, "2": False, "3": True, "4": False, "5": False, "6": True}
+_DIGIT_CODA |= {"7": True, "8": True, "9": False}
+
+
+def _final_consonant(char: str) -> tuple[bool, bool] | None:
+    """Whether a word ending in `char` ends in a consonant (and whether that is ㄹ)."""
+    if "가" <= char <= "힣":
+        coda = (ord(char) - ord("가")) % 28
+        return coda != 0, coda == 8
+    if char in _DIGIT_CODA:
+        return _DIGIT_CODA[char], char in "178"
+    if char.isascii() and char.isalpha():
+        return char.lower() in "lmnbkpt", char.lower() == "l"
+    return None
+
+
+def korean_particles(text: str) -> str:
+    """Pick each "을(를)"-style particle of a Korean sentence by the word before it."""
+
+    def pick(match: re.Match[str]) -> str:
+        before, particle = match.group(1), match.group(2)
+        coda = _final_consonant(before)
+        if coda is None:
+            return match.group(0)
+        consonant, rieul = coda
+        if particle == "(으)로":
+            return before + ("으로" if consonant and not rieul else "로")
+        return before + _PARTICLES[particle][0 if consonant else 1]
+
+    return _PARTICLE.sub(pick, text)
+
+
+def _particles(text: str) -> str:
+    return korean_particles(text) if get_language() == "ko" else text
+
+
 def worded(template: str, params: dict[str, Any] | None, fallback: str) -> str:
     """`template` in the active language, filled with `params`; `fallback` if there is none."""
     if not template:
@@ -36,7 +84,7 @@ def worded(template: str, params: dict[str, Any] | None, fallback: str) -> str:
         params = {k: say(v) if isinstance(v, Sentence) else v for k, v in params.items()}
     translated = gettext(template)
     try:
-        return translated % params if params else translated
+        return _particles(translated % params if params else translated)
     except (KeyError, TypeError, ValueError):
         return fallback  # a translation that lost a hole must not break a refusal
 
@@ -46,14 +94,22 @@ def say(sentence: Any) -> str:
     if isinstance(sentence, Sentence) and sentence.plural is not None:
         template = ngettext(sentence.template, sentence.plural, sentence.amount)
         try:
-            return template % {
-                k: say(v) if isinstance(v, Sentence) else v for k, v in sentence.params.items()
-            }
+            return _particles(
+                template
+                % {k: say(v) if isinstance(v, Sentence) else v for k, v in sentence.params.items()}
+            )
         except (KeyError, TypeError, ValueError):
             return str(sentence)
     if isinstance(sentence, Sentence):
         return worded(sentence.template, sentence.params, str(sentence))
     return "" if sentence is None else str(sentence)
+
+
+def listed(items: list[str]) -> str:
+    """Words as one list in the active language: "A, B and C", "A, B und C"."""
+    if len(items) < 2:
+        return items[0] if items else ""
+    return gettext("%(names)s and %(last)s") % {"names": ", ".join(items[:-1]), "last": items[-1]}
 
 
 def refusal_text(refusal: IllegalAction) -> str:
@@ -69,6 +125,16 @@ CARD_COLOURS = {
 }
 
 
+# A colour as the closed piles' row writes it, one letter or two (German yellow and green
+# both begin with G).
+CARD_LETTERS = {
+    "red": pgettext_lazy("card colour, as a letter", "R"),
+    "yellow": pgettext_lazy("card colour, as a letter", "Y"),
+    "green": pgettext_lazy("card colour, as a letter", "G"),
+    "blue": pgettext_lazy("card colour, as a letter", "B"),
+}
+
+
 # What a click on an Allegra place does (the layout's `verb`, an action type).
 PLACE_VERBS = {
     "reveal": pgettext_lazy("place action", "reveal"),
@@ -79,6 +145,11 @@ PLACE_VERBS = {
 
 def verb(code: str | None) -> str:
     return str(PLACE_VERBS.get(code or "", code or ""))
+
+
+def colour_letter(name: str) -> str:
+    """A card colour's letter in the active language."""
+    return str(CARD_LETTERS.get(name, name[:1].upper()))
 
 
 def colour(name: str) -> str:

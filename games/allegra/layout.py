@@ -14,10 +14,12 @@ from functools import cache
 from html import escape
 from typing import Any
 
+from games.allegra.rules import SEAT_WORDS
 from games.cards import draw
 from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
 from games.engine import gettext_noop as _
 from games.engine import ngettext
+from games.sentences import replaced
 
 TEMPLATE = "games/allegra/table.html"
 HOW_TO_PLAY = "games/allegra/how_to_play.html"
@@ -184,7 +186,7 @@ def context(
         "left_of": {s: (s + 1) % n for s in range(n)},
         "names": names,
         "banner": banner(view, names),
-        "news": [_named(t, names) for t in news(events, names)],
+        "news": news(events, names),
         "message": _named(view.get("message"), names),
         "sheet": cache(lambda: _sheet(view, names)),
         "how_to": True,
@@ -369,9 +371,19 @@ def _vanished(events: list[dict[str, Any]]) -> dict[tuple[int, int, int], int]:
 
 
 def _named(text: str | None, names: dict[int, str]) -> str | None:
-    """Say the engine's "Seat 2" with the player's name."""
+    """Say the engine's "Seat 2" with the player's name (a Sentence stays one, with the name
+    as its parameter, so that the site still words it in each reader's language)."""
     if not text:
         return text
+    if isinstance(text, S):
+
+        def name(value: S) -> str | None:
+            seat = value.params.get("seat")
+            if value.template == SEAT_WORDS and seat in names:
+                return names[seat]
+            return None
+
+        return replaced(text, name)
     return SEAT_NAME.sub(lambda m: names.get(int(m.group(1)), m.group(0)), text)
 
 
@@ -590,36 +602,74 @@ def _a(value: int | None) -> str:
 
 
 def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
-    """The events of one change, in words (the public ones only: events carry no hidden value)."""
-    out = []
+    """The events of one change, in words (the public ones only: events carry no hidden value).
+
+    Sentences with the players' names as parameters: the site words them per reader.
+    """
+    out: list[str] = []
     for e in events:
         who = names.get(e["seat"], "") if isinstance(e.get("seat"), int) else ""
         kind = e.get("type")
+        value, old = e.get("value"), e.get("old")
         if kind == "card_drawn":
-            src = "the deck" if e["source"] == "deck" else "the discard"
-            out.append(f"{who} took {_a(e['value'])} from {src}.")
+            if e["source"] == "deck":
+                line = S(_("%(who)s took %(card)s from the deck."), who=who, card=_a(value))
+            else:
+                line = S(_("%(who)s took %(card)s from the discard."), who=who, card=_a(value))
         elif kind == "card_swapped":
-            out.append(f"{who} swapped in the {e['value']}; the {e['old']} went to the discard.")
+            line = S(
+                _("%(who)s swapped in the %(value)s; the %(old)s went to the discard."),
+                who=who,
+                value=value,
+                old=old,
+            )
         elif kind == "card_discarded":
-            out.append(f"{who} discarded the {e['value']}.")
+            line = S(_("%(who)s discarded the %(value)s."), who=who, value=value)
         elif kind == "card_revealed":
-            out.append(f"{who} turned up {_a(e['value'])}.")
+            line = S(_("%(who)s turned up %(card)s."), who=who, card=_a(value))
         elif kind == "knocked":
-            out.append(f"{who} knocked.")
+            line = S(_("%(who)s knocked."), who=who)
         elif kind == "card_given":
-            out.append(f"{who} gave the {e['value']} to {names.get(e['to'], '')}.")
+            to = names.get(e["to"], "")
+            line = S(_("%(who)s gave the %(value)s to %(to)s."), who=who, value=value, to=to)
         elif kind == "card_placed":
-            out.append(f"{who} swapped in the {e['value']}; the {e['old']} is in their hand.")
+            line = S(
+                _("%(who)s swapped in the %(value)s; the %(old)s is in their hand."),
+                who=who,
+                value=value,
+                old=old,
+            )
         elif kind == "card_taken":
-            out.append(f"{who} took the {e['value']}; the {e['old']} went to the discard.")
+            line = S(
+                _("%(who)s took the %(value)s; the %(old)s went to the discard."),
+                who=who,
+                value=value,
+                old=old,
+            )
         elif kind == "hole_filled":
-            out.append(f"{who}'s {e['value']} filled the hole.")
+            line = S(_("%(who)s's %(value)s filled the hole."), who=who, value=value)
         elif kind == "triple_removed":
-            values = sorted(set(e["values"]))
-            what = " and ".join(f"{v}s" for v in values)
-            out.append(f"Triple! {len(e['values'])} cards ({what}) left the game.")
+            values = [S(_("%(value)ss"), value=v) for v in sorted(set(e["values"]))]
+            line = ngettext(
+                "Triple! %(cards)s card (%(values)s) left the game.",
+                "Triple! %(cards)s cards (%(values)s) left the game.",
+                len(e["values"]),
+                cards=len(e["values"]),
+                values=listed(values),
+            )
         elif kind == "deck_reshuffled":
-            out.append("The discard pile was shuffled into a new deck.")
+            line = S(_("The discard pile was shuffled into a new deck."))
         elif kind == "turn_skipped":
-            out.append(f"{who} has no card left and skips their turn.")
+            line = S(_("%(who)s has no card left and skips their turn."), who=who)
+        else:
+            continue
+        out.append(line)
     return out
+
+
+def listed(items: list[Any]) -> str:
+    """Items as one list, "A, B and C" (a Sentence: the site joins them in its language)."""
+    if len(items) < 2:
+        return items[0] if items else ""
+    head = ", ".join(str(i) for i in items[:-1])
+    return S(_("%(names)s and %(last)s"), names=head, last=items[-1])

@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from games.engine import Sentence, ngettext
+from games.engine import Sentence
 from games.engine import gettext_noop as _
 from games.ligretto.rules import SEAT_WORDS, SEATS_WORDS, describe_end
+from games.sentences import replaced
 
 TEMPLATE = "games/ligretto/table.html"
 # Both presets' page: it tells them apart by the `game` it is drawn for.
@@ -160,18 +161,13 @@ def _named(message: str | None, players: dict[int, dict[str, Any]]) -> str | Non
 
 
 def _names_in(said: Sentence, players: dict[int, dict[str, Any]]) -> Sentence:
-    params = dict(said.params)
-    for key, value in said.params.items():
-        if not isinstance(value, Sentence):
-            continue
+    def name(value: Sentence) -> str | None:
         seats = value.params.get("seats", [value.params.get("seat")])
         if value.template in (SEAT_WORDS, SEATS_WORDS) and all(s in players for s in seats):
-            params[key] = listed([str(players[s]["name"]) for s in seats])
-        else:
-            params[key] = _names_in(value, players)
-    if said.plural is not None:
-        return ngettext(said.template, said.plural, said.amount, **params)
-    return Sentence(said.template, **params)
+            return listed([str(players[s]["name"]) for s in seats])
+        return None
+
+    return replaced(said, name)
 
 
 def listed(names: list[str]) -> str:

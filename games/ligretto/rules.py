@@ -10,6 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, TypeGuard
 
 from games.engine import Action, Event, IllegalAction, Sentence, View, gettext_noop, ngettext
+from games.sentences import from_data, to_data
 
 SEAT_LIMITS = {"ligretto-mini": (2, 2), "ligretto": (2, 12)}
 COLORS = {"ligretto-mini": ("red", "green", "blue"), "ligretto": ("red", "yellow", "green", "blue")}
@@ -42,6 +43,8 @@ NAMES = {
     "ligretto-mini": Sentence(gettext_noop("Ligretto Mini")),
     "ligretto": Sentence(gettext_noop("Ligretto")),
 }
+# The refusals a replay shows (a move the server refused is logged with its code, L12).
+REFUSALS = {"too_slow": Sentence(gettext_noop("too slow: someone else got there first"))}
 UNBLOCKED = Sentence(
     gettext_noop("Nobody could play: everyone's top hand card went to the bottom.")
 )
@@ -997,37 +1000,9 @@ def dump(state: State) -> dict[str, Any]:
         "message": None if state.message is None else str(state.message),
         # The message's template and parameters, so that a reloaded table still says it in
         # every reader's language (a plain string: the English alone).
-        "message_words": _words(state.message),
+        "message_words": to_data(state.message),
         "standstills": [[None if k is None else list(k) for k in key] for key in state.standstills],
     }
-
-
-def _words(said: Any) -> Any:
-    """A Sentence as JSON-native data (its parameters too, a Sentence among them); else None."""
-    if not isinstance(said, Sentence):
-        return None
-    params = {
-        k: {"sentence": _words(v)} if isinstance(v, Sentence) else v for k, v in said.params.items()
-    }
-    return {
-        "template": said.template,
-        "params": params,
-        "plural": said.plural,
-        "amount": said.amount,
-    }
-
-
-def _unwords(data: Any) -> Sentence | None:
-    """The Sentence `_words` wrote (None for none)."""
-    if not isinstance(data, dict):
-        return None
-    params = {
-        k: _unwords(v["sentence"]) if isinstance(v, dict) and "sentence" in v else v
-        for k, v in data["params"].items()
-    }
-    if data.get("plural") is not None:
-        return ngettext(data["template"], data["plural"], data["amount"], **params)
-    return Sentence(data["template"], **params)
 
 
 def _load_options(data: dict[str, Any]) -> dict[str, Any]:
@@ -1068,7 +1043,8 @@ def load(data: dict[str, Any]) -> State:
         ready=tuple(data.get("ready", ())),
         end_reason=data.get("end_reason"),
         # Version 1 kept the round's end in `end_message`, the only message it had.
-        message=_unwords(data.get("message_words")) or data.get("message", data.get("end_message")),
+        message=from_data(data.get("message_words"))
+        or data.get("message", data.get("end_message")),
         standstills=tuple(
             tuple(None if k is None else tuple(k) for k in key)
             for key in data.get("standstills", ())
