@@ -26,6 +26,7 @@ HOW_TO_PLAY = "games/allegra/how_to_play.html"
 COLS = 4
 SEAT_NAME = re.compile(r"\bSeat (\d+)")
 PLACE_ACTIONS = ("reveal", "swap", "place")
+OVER = ("finished", "closed")
 
 
 def band(value: int) -> str:
@@ -77,7 +78,8 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
             (
                 [row[:3] for row in cells],
                 (p["name"], p["bot"], p["connected"], p["total"], p.get("away_until")),
-                view["turn"] == seat,
+                view["status"] in OVER,
+                _active(view, seat),
                 seat in view["knocks"],
                 view["knocker"] == seat,
                 view["ender"] == seat,
@@ -86,6 +88,8 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
             )
         )
         parts[f"col-{seat}"] = repr([row[COLS - 1] for row in cells])
+    # The ways out of a match being played (leave, close): taken away once it is over.
+    parts["exits"] = view["status"] in OVER
     return parts
 
 
@@ -130,7 +134,9 @@ def context(
 ) -> dict[str, Any]:
     """Everything the Allegra table template draws, for `seat` (None: a spectator)."""
     n = len(view["grids"])
-    players = {p["seat"]: p for p in view["players"]}
+    # Away (a bot plays for him soon) only while the match goes on.
+    over = view["status"] in OVER
+    players = {p["seat"]: dict(p, away=not p["connected"] and not over) for p in view["players"]}
     names = {s: p["name"] for s, p in players.items()}
     grids = {g["seat"]: g["cells"] for g in view["grids"]}
     vanished = _vanished(events)
@@ -156,7 +162,7 @@ def context(
                 "seat": s,
                 "player": players[s],
                 "rows": [[place(s, r, c) for c in range(COLS - 1)] for r in range(3)],
-                "active": view["turn"] == s and view["status"] == "playing",
+                "active": _active(view, s),
                 "knocked": s in view["knocks"],
                 "knocker": view["knocker"] == s,
                 "ender": view["ender"] == s,
@@ -207,6 +213,11 @@ def context(
     if seat is not None:
         ctx["me"] = _me(view, seat, legal, names, place)
     return ctx
+
+
+def _active(view: dict[str, Any], seat: int) -> bool:
+    """Whether it is `seat`'s turn: in the opening everyone turns his cards at once (A5)."""
+    return bool(view["turn"] == seat and view["status"] == "playing" and view["phase"] != "opening")
 
 
 def _ring(n: int, seat: int | None) -> list[dict[str, Any]]:

@@ -18,6 +18,7 @@ from games.sentences import replaced
 TEMPLATE = "games/ligretto/table.html"
 # Both presets' page: it tells them apart by the `game` it is drawn for.
 HOW_TO_PLAY = "games/ligretto/how_to_play.html"
+OVER = ("finished", "closed")
 _SEAT = re.compile(r"\b[Ss]eats? (\d+(?:, \d+)*)")
 
 
@@ -53,9 +54,12 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
             t["stack_count"],
             t["in_center"],
             players.get(seat),
+            view["status"] in OVER,
         )
         # Inside it, what a flip changes: redrawn alone when the rest of the seat is not.
         parts[f"seat-{seat}-flip"] = (t["waste_top"], t["waste_count"], t["hand_count"])
+    # The ways out of a match being played (leave, close): taken away once it is over.
+    parts["exits"] = view["status"] in OVER
     return parts
 
 
@@ -106,7 +110,10 @@ def context(
     events: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """Everything the Ligretto table template draws, for `seat` (None: a spectator)."""
-    players = {p["seat"]: p for p in view["players"]}
+    # Away (a bot plays for him soon) only while the match goes on: once it is over, leaving
+    # the table (for the rematch, the lobby) is what everyone does.
+    over = view.get("status") in OVER
+    players = {p["seat"]: dict(p, away=not p["connected"] and not over) for p in view["players"]}
     tableaus = [dict(t, player=players[t["seat"]]) for t in view.get("tableaus", ())]
     played = [e for e in events if e.get("type") == "card_played"]
     return {

@@ -87,8 +87,9 @@ function localTimes(root) {
     const at = new Date(el.getAttribute("datetime"));
     if (Number.isNaN(at.getTime())) return;
     el.title = at.toLocaleString(lang, { dateStyle: "full", timeStyle: "short" });
-    if (el.dataset.local === "datetime") {
-      if (el.dataset.zone !== zone) el.textContent = at.toLocaleString(lang, { dateStyle: "medium", timeStyle: "short" });
+    if (el.dataset.local === "datetime" || el.dataset.local === "time") {
+      const form = el.dataset.local === "time" ? { timeStyle: "short" } : { dateStyle: "medium", timeStyle: "short" };
+      if (el.dataset.zone !== zone) el.textContent = at.toLocaleString(lang, form);
       return;
     }
     let text = pad(at.getHours()) + ":" + pad(at.getMinutes());

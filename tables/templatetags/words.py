@@ -57,7 +57,8 @@ def names_of(seats: list, names: dict) -> str:
 
 @register.simple_tag
 def local_time(moment: datetime | None, form: str = "DATETIME_FORMAT") -> SafeString:
-    """`{% local_time when as stamp %}`: a <time> written with Django's localisation of the
+    """`{% local_time when as stamp %}` (`{% local_time when "TIME_FORMAT" %}`: the time alone):
+    a <time> written with Django's localisation of the
     page's language in the reader's zone (lobby.locale.zone_for, UTC with the zone's name
     until his browser said it); a page drawn in another zone than the browser's has it
     rewritten in the browser's (static/js/site.js). Safe, so that a translated sentence may
@@ -68,8 +69,9 @@ def local_time(moment: datetime | None, form: str = "DATETIME_FORMAT") -> SafeSt
         moment = timezone.localtime(moment)  # as the `date` filter does
     zone = timezone.get_current_timezone_name()
     return format_html(
-        '<time datetime="{}" data-local="datetime" data-zone="{}">{} {}</time>',
+        '<time datetime="{}" data-local="{}" data-zone="{}">{} {}</time>',
         dateformat.format(moment, "c"),
+        "time" if form == "TIME_FORMAT" else "datetime",
         zone,
         formats.date_format(moment, form),
         moment.strftime("%Z") or zone,
