@@ -51,3 +51,10 @@ def replaced(said: Sentence, swap: Any) -> Sentence:
     if said.plural is not None:
         return ngettext(said.template, said.plural, said.amount, **params)
     return Sentence(said.template, **params)
+
+
+def message_of(data: dict[str, Any], english: str | None) -> Sentence | str | None:
+    """A dumped state's message: its Sentence (`message_words`) if that still says `english`,
+    else the English alone (an older snapshot, or one whose message was rewritten by hand)."""
+    said = from_data(data.get("message_words"))
+    return said if said is not None and said == english else english

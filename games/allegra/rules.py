@@ -9,7 +9,7 @@ from functools import cache
 from typing import Any
 
 from games.engine import Action, IllegalAction, Sentence, gettext_noop, ngettext
-from games.sentences import from_data, to_data
+from games.sentences import message_of, to_data
 
 SEAT_LIMITS = {"allegra": (2, 6)}
 # The game's name as the site says it (its catalogue words it; the engine keeps English).
@@ -997,7 +997,7 @@ def load(data: dict[str, Any]) -> State:
             for x in d.get("sheet", [])
         ],
         ready=list(d.get("ready", [])),
-        message=from_data(d.get("message_words")) or d.get("message"),
+        message=message_of(d, d.get("message")),
     )
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, TypeGuard
 
 from games.engine import Action, Event, IllegalAction, Sentence, View, gettext_noop, ngettext
-from games.sentences import from_data, to_data
+from games.sentences import message_of, to_data
 
 SEAT_LIMITS = {"ligretto-mini": (2, 2), "ligretto": (2, 12)}
 COLORS = {"ligretto-mini": ("red", "green", "blue"), "ligretto": ("red", "yellow", "green", "blue")}
@@ -1043,8 +1043,7 @@ def load(data: dict[str, Any]) -> State:
         ready=tuple(data.get("ready", ())),
         end_reason=data.get("end_reason"),
         # Version 1 kept the round's end in `end_message`, the only message it had.
-        message=from_data(data.get("message_words"))
-        or data.get("message", data.get("end_message")),
+        message=message_of(data, data.get("message", data.get("end_message"))),
         standstills=tuple(
             tuple(None if k is None else tuple(k) for k in key)
             for key in data.get("standstills", ())

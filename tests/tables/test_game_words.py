@@ -105,3 +105,11 @@ def test_a_reloaded_table_keeps_its_message_in_every_language():
     assert R.dump(loaded) == R.dump(state)
     with translation.override("ko"):
         assert words.say(loaded.message) == words.say(state.message) != str(state.message)
+
+
+def test_a_message_rewritten_in_a_snapshot_is_not_taken_back_from_its_old_words():
+    state = R.new_match(2, {"rounds": 1}, seed=3, preset="ligretto-mini")
+    state, _ = R._end_round(state, "deadlock", None, [])
+    data = R.dump(state)
+    assert R.load({**data, "message": None}).message is None
+    assert R.load({**data, "message": "Round 1 is over."}).message == "Round 1 is over."
