@@ -7,6 +7,7 @@ from __future__ import annotations
 import zoneinfo
 from collections.abc import Callable
 from functools import cache
+from urllib.parse import unquote
 from zoneinfo import ZoneInfo
 
 from django.conf import settings
@@ -56,7 +57,7 @@ ZONE_COOKIE = "tz"
 
 def zone_for(request: HttpRequest) -> ZoneInfo | None:
     """The time zone the reader's browser said it is in, if it named a real one."""
-    name = request.COOKIES.get(ZONE_COOKIE, "")
+    name = unquote(request.COOKIES.get(ZONE_COOKIE, ""))  # the script encodes its "/"
     if not name or len(name) > 64 or name not in available_zones():
         return None
     return ZoneInfo(name)
