@@ -20,6 +20,7 @@ from django.db.models.signals import post_delete, post_save
 from django.template.loader import render_to_string
 from django.utils import timezone
 from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 
 from chat.models import MAX_LENGTH, ChatMessage
 from lobby import ratelimit
@@ -30,8 +31,14 @@ from tables.guests import is_member
 
 # The last lines a socket gets on (re)connect: enough to follow the talk, cheap to render.
 BACKLOG = 50
-# One click away under the chat box.
-REACTIONS = ("gg", "well played", "good luck", "oops")
+# One click away under the chat box: each sends its code, and a line that is a reaction's code
+# is shown in each reader's language (templates/chat/panel.html, context "chat reaction").
+REACTIONS = {
+    "gg": pgettext_lazy("chat reaction", "gg"),
+    "well played": pgettext_lazy("chat reaction", "well played"),
+    "good luck": pgettext_lazy("chat reaction", "good luck"),
+    "oops": pgettext_lazy("chat reaction", "oops"),
+}
 TEMPLATE = "chat/panel.html"
 
 

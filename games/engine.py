@@ -113,6 +113,10 @@ class RulesModule(Protocol[S]):
     def ROUNDS_HELP(self) -> Mapping[str, str]: ...  # noqa: N802
     @property
     def LOWEST_WINS(self) -> bool: ...  # noqa: N802
+    @property
+    def NAMES(self) -> Mapping[str, str]: ...  # noqa: N802 - preset -> its name (a Sentence)
+    @property
+    def REFUSALS(self) -> Mapping[str, str]: ...  # noqa: N802 - code -> its words (Sentences)
 
     def check_options(
         self, seats: int, options: dict[str, Any] | None, preset: str = ...
@@ -155,6 +159,8 @@ class LayoutModule(Protocol):
 
     @property
     def TEMPLATE(self) -> str: ...  # noqa: N802 - a module constant
+    @property
+    def HOW_TO_PLAY(self) -> str: ...  # noqa: N802 - the how-to-play page's template
 
     def public_parts(self, view: View) -> dict[str, Any]: ...
     def private_pieces(self, view: View, legal: list[Action], seat: int) -> dict[str, Any]: ...

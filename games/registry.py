@@ -52,6 +52,23 @@ class Game:
         return cast(LayoutModule, importlib.import_module(f"{self.package}.layout"))
 
     @property
+    def title(self) -> str:
+        """The game's name as the site says it: its rules' `NAMES` entry, a Sentence that the
+        site words in the reader's language (as a str, the English `name`)."""
+        title: str = self.rules.NAMES[self.slug]
+        return title
+
+    @property
+    def how_to_play(self) -> str:
+        """The template of the game's how-to-play page (its layout's `HOW_TO_PLAY`)."""
+        return str(self.layout.HOW_TO_PLAY)
+
+    def refusal(self, code: str) -> str:
+        """What a refused move's code says, in a few words (the rules' `REFUSALS`, Sentences
+        the site words; the code itself for one they do not list)."""
+        return self.rules.REFUSALS.get(code, code)
+
+    @property
     def min_seats(self) -> int:
         return int(self.rules.SEAT_LIMITS[self.slug][0])
 
@@ -126,8 +143,10 @@ class Game:
         return self.rules.load(data)
 
     def describe_end(self, options: dict[str, Any]) -> str:
-        """Say in words how a match with these (checked) options ends."""
-        return str(self.rules.describe_end(options))
+        """Say in words how a match with these (checked) options ends: the rules' Sentence
+        (the site words it in the reader's language; as a str it is the English)."""
+        said: str = self.rules.describe_end(options)
+        return said
 
     def last_round_points(self, state: State) -> list[int]:
         """The points each seat scored in the round `state` last finished (its score row)."""

@@ -71,7 +71,10 @@ class RoomForm(forms.Form):
     row_variant = forms.BooleanField(
         required=False,
         label=_("Descending-row variant"),
-        help_text=_("Ligretto family only (rule L16)."),
+        help_text=_(
+            "Ligretto and Ligretto Mini only: a card may also go onto one of your own row "
+            "cards that is exactly one higher and of another colour."
+        ),
     )
     private = forms.BooleanField(
         required=False,

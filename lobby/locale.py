@@ -4,12 +4,16 @@ Django's LocaleMiddleware with the session in front of the cookie and the header
 
 from __future__ import annotations
 
+import zoneinfo
 from collections.abc import Callable
+from functools import cache
+from urllib.parse import unquote
+from zoneinfo import ZoneInfo
 
 from django.conf import settings
 from django.contrib.auth.signals import user_logged_in
 from django.http import HttpRequest, HttpResponse
-from django.utils import translation
+from django.utils import timezone, translation
 from django.utils.cache import patch_vary_headers
 
 from lobby.models import Profile
@@ -34,11 +38,34 @@ class LanguageMiddleware:
         code = language_for(request)
         translation.activate(code)
         request.LANGUAGE_CODE = code
+        zone = zone_for(request)
+        if zone is None:
+            timezone.deactivate()
+        else:
+            timezone.activate(zone)
         response = self.get_response(request)
         # The same address answers in several languages: caches must tell them apart.
         patch_vary_headers(response, ("Accept-Language", "Cookie"))
         response.headers.setdefault("Content-Language", translation.get_language())
         return response
+
+
+# The reader's time zone, which the page's script keeps in this cookie (static/js/site.js):
+# dates and times are written in it, with Django's localisation of the page's language.
+ZONE_COOKIE = "tz"
+
+
+def zone_for(request: HttpRequest) -> ZoneInfo | None:
+    """The time zone the reader's browser said it is in, if it named a real one."""
+    name = unquote(request.COOKIES.get(ZONE_COOKIE, ""))  # the script encodes its "/"
+    if not name or len(name) > 64 or name not in available_zones():
+        return None
+    return ZoneInfo(name)
+
+
+@cache
+def available_zones() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
 
 
 def choose(request: HttpRequest, code: str) -> None:

@@ -43,7 +43,11 @@ def room_context(room: Room, user, base_url: str, error: str | None = None) -> d
         and my_seat is None
         and not removed_me
         and filled < room.seats,
-        "can_start": is_host and room.is_open and filled >= info.min_seats,
+        "can_start": room.is_open
+        and filled >= info.min_seats
+        and (is_host or (my_seat is not None and filled >= room.seats)),
+        # Full: any seated player may start it (lobby.services.may_start).
+        "full": room.is_open and filled >= room.seats,
         "min_seats": info.min_seats,
         "bot_levels": [(level, BOT_LEVEL_LABELS.get(level, level)) for level in info.bot_levels]
         if is_host and room.is_open

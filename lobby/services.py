@@ -226,11 +226,16 @@ def add_bots(room_id: int, user, count: Any = 1, level: Any = "normal") -> Room:
 
 
 def start_room(room_id: int, user) -> Room:
-    """Let the host start the room once enough seats are filled; empty seats are dropped."""
+    """Let the host start the room once enough seats are filled; empty seats are dropped.
+
+    A full room may be started by anyone seated in it: nothing is left for the host to decide,
+    and a host who went away must not keep the others waiting for ever.
+    """
     _throttle(user)
     with transaction.atomic():
         room = _locked_room(room_id)
-        _require_host(room, user)
+        if not may_start(room, user):
+            _require_host(room, user)
         _start(room)
     return room
 
@@ -341,6 +346,14 @@ def _locked_room(room_id: int) -> Room:
         return Room.objects.select_for_update().get(pk=room_id)
     except Room.DoesNotExist:
         raise RoomError("no_such_room", _("There is no such room."), 404) from None
+
+
+def may_start(room: Room, user) -> bool:
+    """Whether `user` may start `room`: its host, or anyone seated once every seat is taken."""
+    if room.host_id == user.pk:
+        return True
+    seats = list(room.seat_set.all())
+    return len(seats) >= room.seats and any(s.user_id == user.pk for s in seats)
 
 
 def _require_host(room: Room, user) -> None:

@@ -32,20 +32,12 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
     return render(request, live_render.layout_for(table.match.game).TEMPLATE, context)
 
 
-# Each game's page; Ligretto Mini and Ligretto share one that tells them apart.
-HOW_TO_PLAY = {
-    "ligretto-mini": "games/ligretto/how_to_play.html",
-    "ligretto": "games/ligretto/how_to_play.html",
-    "allegra": "games/allegra/how_to_play.html",
-}
-
-
 def how_to_play(request: HttpRequest, game: str) -> HttpResponse:
-    """A game's rules in short, citing the rule book's ids, with drawn examples."""
-    if game not in HOW_TO_PLAY:
+    """A game's rules in short (its layout's `HOW_TO_PLAY` page), with drawn examples."""
+    if game not in GAMES:
         raise Http404("There is no such game.")
     context = {"game": game, "game_name": game_name(game), "games": GAMES}
-    return render(request, HOW_TO_PLAY[game], context)
+    return render(request, GAMES[game].how_to_play, context)
 
 
 def _rematch_notice(room_id: int) -> dict[str, object]:

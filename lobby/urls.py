@@ -19,13 +19,6 @@ urlpatterns = [
     # Codes are url-safe base64 (secrets.token_urlsafe): anything else, a NUL too, is a plain 404.
     path("invite/<slug:code>/", views.invite, name="invite"),
     path("how-to-play/<slug:game>/", table_views.how_to_play, name="how_to_play"),
-    # The older name of Allegra's page, which templates may still use.
-    path(
-        "how-to-play/allegra/",
-        table_views.how_to_play,
-        {"game": "allegra"},
-        name="how_to_play_allegra",
-    ),
     path("rooms/<int:room_id>/sheet/", history_views.sheet, name="sheet"),
     # No trailing slash: beside the table's page, so the parts' relative links work the same.
     path("rooms/<int:room_id>/replay", replay_views.replay_page, name="replay"),

@@ -14,6 +14,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from html import escape
 
+from django.utils.translation import gettext, pgettext
+
 # The drawing's own coordinate system; the SVG scales to its container (viewBox).
 WIDTH, HEIGHT = 320, 180
 LEFT, RIGHT, TOP, BOTTOM = 36, 8, 8, 22  # margins for tick labels
@@ -172,7 +174,7 @@ def totals_chart(names: Sequence[str], rounds: Sequence[Sequence[int]], title: s
     return line_chart(
         series,
         labels,
-        title=title or "Running totals by round",
+        title=title or gettext("Running totals by round"),
         css="chart totals-chart",
-        x_title="round",
+        x_title=pgettext("chart axis", "round"),
     )

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Count, Q, Sum
+from django.utils.translation import gettext, pgettext
 
 from games.registry import GAMES
 from tables import charts, guests
@@ -137,12 +138,13 @@ class GameRecord:
     def chart(self) -> str:
         recent = self.match_totals[-CHART_MATCHES:]
         first = len(self.match_totals) - len(recent) + 1
+        words = {"game": self.name}
         return charts.line_chart(
-            [charts.Series(f"points per match ({self.name})", recent, "s0")],
+            [charts.Series(gettext("points per match (%(game)s)") % words, recent, "s0")],
             [str(first + i) for i in range(len(recent))],
-            title=f"{self.name}: points per match",
+            title=gettext("%(game)s: points per match") % words,
             css="chart player-chart",
-            x_title="match",
+            x_title=pgettext("chart axis", "match"),
         )
 
 

@@ -117,7 +117,9 @@ def _answer[T](future: concurrent.futures.Future[T]) -> T:
     except concurrent.futures.TimeoutError:
         future.cancel()
         raise PlayError(
-            "unavailable", gettext_noop("The table did not answer in time; look again."), 503
+            "unavailable",
+            gettext_noop("The table did not answer in time; look at it again and retry."),
+            503,
         ) from None
 
 

@@ -43,6 +43,7 @@ class Step:
     refused: str  # the refusal's code; "" if applied
     text: str  # who did what, in words
     deals_next: bool = False  # this ready dealt the next round (shown in that round's replay)
+    why: str = ""  # the refusal in words (a Sentence, worded when the page is drawn)
 
 
 @dataclass
@@ -134,6 +135,7 @@ def _build(match: Match, number: int) -> Replay:
                 refused=row.refused,
                 text=describe(row.action, names),
                 deals_next=deals,
+                why=game.refusal(row.refused) if row.refused else "",
             )
         )
         # The ready that deals the next round ends this one as it stood (its stored state).

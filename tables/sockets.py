@@ -62,7 +62,9 @@ from tables import languages
 log = logging.getLogger(__name__)
 
 # Browser tests and people alike wait for this before trusting the page to be live.
-CONNECTED = '<span id="live-status" class="live" data-connected="true">live</span>'
+CONNECTED = translation.pgettext_lazy(
+    "live badge", '<span id="live-status" class="live" data-connected="true">live</span>'
+)
 NOT_FOUND = 4404
 # htmx's ws extension reconnects after 1006, 1011, 1012 and 1013 only; cardgames.server lets
 # the application send 1012 (autobahn alone would refuse it).

@@ -1,26 +1,20 @@
 """The site's words for what the pure engines say in codes and English templates.
 
-An engine refuses with `IllegalAction(code, template, **params)` and ends a round with an event
-whose `message` has a `message_template` and `message_params` beside it; the engines import no
-Django, so the reader's language is applied here, at the edge.
+An engine refuses with `IllegalAction(code, template, **params)` and says what happened (a round's
+end, a game's name, how a match ends) in `games.engine.Sentence`s; the engines import no Django,
+so the reader's language is applied here, at the edge. No game is named here: each says its
+own words through its registry entry.
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from django.conf import settings
 from django.utils.translation import get_language, gettext, ngettext, pgettext_lazy
 
 from games.engine import IllegalAction, Sentence
 from games.registry import GAMES, Game
-
-# The games' names as their players say them in each language (the engines keep the English).
-GAME_NAMES = {
-    "ligretto-mini": pgettext_lazy("game", "Ligretto Mini"),
-    "ligretto": pgettext_lazy("game", "Ligretto"),
-    "allegra": pgettext_lazy("game", "Allegra"),
-}
 
 # The bots' levels as the pages say them (the engines' codes stay English).
 BOT_LEVEL_LABELS = {
@@ -31,8 +25,55 @@ BOT_LEVEL_LABELS = {
 
 
 def game_name(slug: str) -> str:
-    """The game's name in the active language."""
-    return str(GAME_NAMES[slug]) if slug in GAME_NAMES else GAMES[slug].name
+    """The game's name in the active language (its registry entry's `title`)."""
+    return say(GAMES[slug].title)
+
+
+# Korean particles that depend on whether the word before them ends in a consonant: the
+# catalogue writes both forms, "을(를)", and the site picks one once the holes are filled.
+_PARTICLES = {
+    "을(를)": ("을", "를"),
+    "이(가)": ("이", "가"),
+    "은(는)": ("은", "는"),
+    "과(와)": ("과", "와"),
+}
+_PARTICLE = re.compile(r"(\S)(을\(를\)|이\(가\)|은\(는\)|과\(와\)|\(으\)로)")
+# How a number is read out at its end: 일 삼 육 칠 팔 (and 영, 십, 백, 천 for 0) end in a
+# consonant, 이 사 오 구 do not.
+_DIGIT_CODA = {"0": True, "1": True, "2": False, "3": True, "4": False, "5": False, "6": True}
+_DIGIT_CODA |= {"7": True, "8": True, "9": False}
+
+
+def _final_consonant(char: str) -> tuple[bool, bool] | None:
+    """Whether a word ending in `char` ends in a consonant (and whether that is ㄹ)."""
+    if "가" <= char <= "힣":
+        coda = (ord(char) - ord("가")) % 28
+        return coda != 0, coda == 8
+    if char in _DIGIT_CODA:
+        return _DIGIT_CODA[char], char in "178"
+    if char.isascii() and char.isalpha():
+        return char.lower() in "lmnbkpt", char.lower() == "l"
+    return None
+
+
+def korean_particles(text: str) -> str:
+    """Pick each "을(를)"-style particle of a Korean sentence by the word before it."""
+
+    def pick(match: re.Match[str]) -> str:
+        before, particle = match.group(1), match.group(2)
+        coda = _final_consonant(before)
+        if coda is None:
+            return match.group(0)
+        consonant, rieul = coda
+        if particle == "(으)로":
+            return before + ("으로" if consonant and not rieul else "로")
+        return before + _PARTICLES[particle][0 if consonant else 1]
+
+    return _PARTICLE.sub(pick, text)
+
+
+def _particles(text: str) -> str:
+    return korean_particles(text) if get_language() == "ko" else text
 
 
 def worded(template: str, params: dict[str, Any] | None, fallback: str) -> str:
@@ -43,7 +84,7 @@ def worded(template: str, params: dict[str, Any] | None, fallback: str) -> str:
         params = {k: say(v) if isinstance(v, Sentence) else v for k, v in params.items()}
     translated = gettext(template)
     try:
-        return translated % params if params else translated
+        return _particles(translated % params if params else translated)
     except (KeyError, TypeError, ValueError):
         return fallback  # a translation that lost a hole must not break a refusal
 
@@ -53,14 +94,22 @@ def say(sentence: Any) -> str:
     if isinstance(sentence, Sentence) and sentence.plural is not None:
         template = ngettext(sentence.template, sentence.plural, sentence.amount)
         try:
-            return template % {
-                k: say(v) if isinstance(v, Sentence) else v for k, v in sentence.params.items()
-            }
+            return _particles(
+                template
+                % {k: say(v) if isinstance(v, Sentence) else v for k, v in sentence.params.items()}
+            )
         except (KeyError, TypeError, ValueError):
             return str(sentence)
     if isinstance(sentence, Sentence):
         return worded(sentence.template, sentence.params, str(sentence))
     return "" if sentence is None else str(sentence)
+
+
+def listed(items: list[str]) -> str:
+    """Words as one list in the active language: "A, B and C", "A, B und C"."""
+    if len(items) < 2:
+        return items[0] if items else ""
+    return gettext("%(names)s and %(last)s") % {"names": ", ".join(items[:-1]), "last": items[-1]}
 
 
 def refusal_text(refusal: IllegalAction) -> str:
@@ -76,6 +125,16 @@ CARD_COLOURS = {
 }
 
 
+# A colour as the closed piles' row writes it, one letter or two (German yellow and green
+# both begin with G).
+CARD_LETTERS = {
+    "red": pgettext_lazy("card colour, as a letter", "R"),
+    "yellow": pgettext_lazy("card colour, as a letter", "Y"),
+    "green": pgettext_lazy("card colour, as a letter", "G"),
+    "blue": pgettext_lazy("card colour, as a letter", "B"),
+}
+
+
 # What a click on an Allegra place does (the layout's `verb`, an action type).
 PLACE_VERBS = {
     "reveal": pgettext_lazy("place action", "reveal"),
@@ -86,6 +145,11 @@ PLACE_VERBS = {
 
 def verb(code: str | None) -> str:
     return str(PLACE_VERBS.get(code or "", code or ""))
+
+
+def colour_letter(name: str) -> str:
+    """A card colour's letter in the active language."""
+    return str(CARD_LETTERS.get(name, name[:1].upper()))
 
 
 def colour(name: str) -> str:
@@ -101,87 +165,6 @@ def seats_in_words(game: Game) -> str:
     return gettext("%(low)d to %(high)d") % {"low": low, "high": high}
 
 
-def _ligretto_end(options: dict[str, Any]) -> str:
-    rounds, target = options["rounds"], options.get("target")
-    if rounds == 1:
-        return gettext("One round; the highest score wins.")
-    if target is None:
-        return ngettext(
-            "A fixed %(rounds)d round; the highest total wins.",
-            "A fixed %(rounds)d rounds; the highest total wins.",
-            rounds,
-        ) % {"rounds": rounds}
-    return ngettext(
-        "First to %(target)d points, or after round %(rounds)d, whichever comes first.",
-        "First to %(target)d points, or after round %(rounds)d, whichever comes first.",
-        target,
-    ) % {"target": target, "rounds": rounds}
-
-
-def _allegra_end(options: dict[str, Any]) -> str:
-    rounds = options["rounds"]
-    if rounds == 1:
-        return gettext("One round; the lowest score wins.")
-    return ngettext(
-        "A fixed %(rounds)d round; the lowest total wins.",
-        "A fixed %(rounds)d rounds; the lowest total wins.",
-        rounds,
-    ) % {"rounds": rounds}
-
-
-# The site's own rules packages, worded here; the rules' describe_end stays the English one
-# and is what a game registered from elsewhere (EXTRA_GAMES) says.
-_END_WORDS = {"games.ligretto": _ligretto_end, "games.allegra": _allegra_end}
-
-
 def describe_end_text(game: Game, options: dict[str, Any]) -> str:
     """How a match of `game` with these checked options ends, in the active language."""
-    words = _END_WORDS.get(game.package)
-    return words(options) if words else game.describe_end(options)
-
-
-def ligretto_message(
-    view: dict[str, Any], names: dict[int, str], english: str | None
-) -> str | None:
-    """What a Ligretto view's `message` says (a round's end, an unblock), in the active language.
-
-    Worded from the view's codes (status, end_reason, the emptied stack), not from the engine's
-    English sentence, which is `english` (already with the players' names) and the fallback.
-    """
-    message = view.get("message")
-    if not message or get_language() == settings.LANGUAGE_CODE:
-        return english  # the engine's own English, names put in by the layout
-    status = view.get("status")
-    if status == "playing" and message.startswith("Nobody could play"):
-        times = int(message.rsplit("(", 1)[1].split()[0]) if "times)" in message else 1
-        if times == 1:
-            return gettext("Nobody could play: everyone’s top hand card went to the bottom.")
-        return ngettext(
-            "Nobody could play: everyone’s top hand card went to the bottom (%(times)d time).",
-            "Nobody could play: everyone’s top hand card went to the bottom (%(times)d times).",
-            times,
-        ) % {"times": times}
-    if status != "round_over":
-        return english
-    round_no = view.get("round")
-    if view.get("end_reason") == "stack_empty":
-        empty = [t["seat"] for t in view.get("tableaus", ()) if not t.get("stack_count")]
-        if not empty:
-            return english
-        text = gettext("Round %(round)s is over: %(name)s emptied their Ligretto stack.") % {
-            "round": round_no,
-            "name": names.get(empty[0], str(empty[0])),
-        }
-    elif "came back to a standstill" in message:
-        text = gettext(
-            "Round %(round)s is over: the table came back to a standstill it had already been "
-            "unblocked from, so it is scored as it stands."
-        ) % {"round": round_no}
-    else:
-        text = gettext(
-            "Round %(round)s is over: no card of any player fits anywhere, so it is scored as it "
-            "stands."
-        ) % {"round": round_no}
-    if message.endswith("That was the last round."):
-        text += " " + gettext("That was the last round.")
-    return text
+    return say(game.describe_end(options))

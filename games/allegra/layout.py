@@ -14,15 +14,19 @@ from functools import cache
 from html import escape
 from typing import Any
 
+from games.allegra.rules import SEAT_WORDS
 from games.cards import draw
 from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
 from games.engine import gettext_noop as _
 from games.engine import ngettext
+from games.sentences import replaced
 
 TEMPLATE = "games/allegra/table.html"
+HOW_TO_PLAY = "games/allegra/how_to_play.html"
 COLS = 4
 SEAT_NAME = re.compile(r"\bSeat (\d+)")
 PLACE_ACTIONS = ("reveal", "swap", "place")
+OVER = ("finished", "closed")
 
 
 def band(value: int) -> str:
@@ -74,7 +78,8 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
             (
                 [row[:3] for row in cells],
                 (p["name"], p["bot"], p["connected"], p["total"], p.get("away_until")),
-                view["turn"] == seat,
+                view["status"] in OVER,
+                _active(view, seat),
                 seat in view["knocks"],
                 view["knocker"] == seat,
                 view["ender"] == seat,
@@ -83,6 +88,8 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
             )
         )
         parts[f"col-{seat}"] = repr([row[COLS - 1] for row in cells])
+    # The ways out of a match being played (leave, close): taken away once it is over.
+    parts["exits"] = view["status"] in OVER
     return parts
 
 
@@ -127,7 +134,9 @@ def context(
 ) -> dict[str, Any]:
     """Everything the Allegra table template draws, for `seat` (None: a spectator)."""
     n = len(view["grids"])
-    players = {p["seat"]: p for p in view["players"]}
+    # Away (a bot plays for him soon) only while the match goes on.
+    over = view["status"] in OVER
+    players = {p["seat"]: dict(p, away=not p["connected"] and not over) for p in view["players"]}
     names = {s: p["name"] for s, p in players.items()}
     grids = {g["seat"]: g["cells"] for g in view["grids"]}
     vanished = _vanished(events)
@@ -138,6 +147,8 @@ def context(
         if cell and "value" in cell:
             info["band"] = band(cell["value"])
         info["gone"] = vanished.get((s, r, c))
+        if info["gone"] is not None:
+            info["gone_band"] = band(info["gone"])
         info["label"] = _label(cell, names[s], r, c, info["gone"])
         info["html"] = card_html(info)
         return info
@@ -151,7 +162,7 @@ def context(
                 "seat": s,
                 "player": players[s],
                 "rows": [[place(s, r, c) for c in range(COLS - 1)] for r in range(3)],
-                "active": view["turn"] == s and view["status"] == "playing",
+                "active": _active(view, s),
                 "knocked": s in view["knocks"],
                 "knocker": view["knocker"] == s,
                 "ender": view["ender"] == s,
@@ -181,10 +192,17 @@ def context(
         "left_of": {s: (s + 1) % n for s in range(n)},
         "names": names,
         "banner": banner(view, names),
-        "news": [_named(t, names) for t in news(events, names)],
+        "news": news(events, names),
         "message": _named(view.get("message"), names),
         "sheet": cache(lambda: _sheet(view, names)),
         "how_to": True,
+        # The colour bands of the loose face-up cards (the discard's top, the drawn card, the
+        # knocker's hand card), drawn by the site's `face` tag.
+        "loose": {
+            name: band(view[key]["value"])
+            for name, key in (("discard", "discard_top"), ("drawn", "drawn"), ("hand", "hand"))
+            if isinstance(view.get(key), dict) and view[key].get("value") is not None
+        },
         "match_end": ngettext(
             "%(rounds)s round; the lowest total wins.",
             "%(rounds)s rounds; the lowest total wins.",
@@ -195,6 +213,11 @@ def context(
     if seat is not None:
         ctx["me"] = _me(view, seat, legal, names, place)
     return ctx
+
+
+def _active(view: dict[str, Any], seat: int) -> bool:
+    """Whether it is `seat`'s turn: in the opening everyone turns his cards at once (A5)."""
+    return bool(view["turn"] == seat and view["status"] == "playing" and view["phase"] != "opening")
 
 
 def _ring(n: int, seat: int | None) -> list[dict[str, Any]]:
@@ -359,9 +382,19 @@ def _vanished(events: list[dict[str, Any]]) -> dict[tuple[int, int, int], int]:
 
 
 def _named(text: str | None, names: dict[int, str]) -> str | None:
-    """Say the engine's "Seat 2" with the player's name."""
+    """Say the engine's "Seat 2" with the player's name (a Sentence stays one, with the name
+    as its parameter, so that the site still words it in each reader's language)."""
     if not text:
         return text
+    if isinstance(text, S):
+
+        def name(value: S) -> str | None:
+            seat = value.params.get("seat")
+            if value.template == SEAT_WORDS and seat in names:
+                return names[seat]
+            return None
+
+        return replaced(text, name)
     return SEAT_NAME.sub(lambda m: names.get(int(m.group(1)), m.group(0)), text)
 
 
@@ -580,38 +613,68 @@ def _a(value: int | None) -> str:
 
 
 def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
-    """The events of one change, in words (the public ones only: events carry no hidden value)."""
-    out = []
+    """The events of one change, in words (the public ones only: events carry no hidden value).
+
+    Sentences with the players' names as parameters: the site words them per reader.
+    """
+    out: list[str] = []
     for e in events:
         who = names.get(e["seat"], "") if isinstance(e.get("seat"), int) else ""
         kind = e.get("type")
+        value, old = e.get("value"), e.get("old")
         if kind == "card_drawn":
-            src = "the deck" if e["source"] == "deck" else "the discard"
-            out.append(f"{who} took {_a(e['value'])} from {src}.")
+            if e["source"] == "deck":
+                line = S(_("%(who)s took %(card)s from the deck."), who=who, card=_a(value))
+            else:
+                line = S(_("%(who)s took %(card)s from the discard."), who=who, card=_a(value))
         elif kind == "card_swapped":
-            out.append(f"{who} swapped in the {e['value']}; the {e['old']} went to the discard.")
+            line = S(
+                _("%(who)s swapped in the %(value)s; the %(old)s went to the discard."),
+                who=who,
+                value=value,
+                old=old,
+            )
         elif kind == "card_discarded":
-            out.append(f"{who} discarded the {e['value']}.")
+            line = S(_("%(who)s discarded the %(value)s."), who=who, value=value)
         elif kind == "card_revealed":
-            out.append(f"{who} turned up {_a(e['value'])}.")
+            line = S(_("%(who)s turned up %(card)s."), who=who, card=_a(value))
         elif kind == "knocked":
-            out.append(f"{who} knocked.")
+            line = S(_("%(who)s knocked."), who=who)
         elif kind == "card_given":
-            out.append(f"{who} gave the {e['value']} to {names.get(e['to'], '')}.")
+            to = names.get(e["to"], "")
+            line = S(_("%(who)s gave the %(value)s to %(to)s."), who=who, value=value, to=to)
         elif kind == "card_placed":
-            out.append(f"{who} swapped in the {e['value']}; the {e['old']} is in their hand.")
+            line = S(
+                _("%(who)s swapped in the %(value)s; the %(old)s is in their hand."),
+                who=who,
+                value=value,
+                old=old,
+            )
         elif kind == "card_taken":
-            out.append(f"{who} took the {e['value']}; the {e['old']} went to the discard.")
+            line = S(
+                _("%(who)s took the %(value)s; the %(old)s went to the discard."),
+                who=who,
+                value=value,
+                old=old,
+            )
         elif kind == "hole_filled":
-            out.append(f"{who}'s {e['value']} filled the hole.")
+            line = S(_("%(who)s's %(value)s filled the hole."), who=who, value=value)
         elif kind == "triple_removed":
-            values = sorted(set(e["values"]))
-            what = " and ".join(f"{v}s" for v in values)
-            out.append(f"Triple! {len(e['values'])} cards ({what}) left the game.")
+            values = [S(_("%(value)ss"), value=v) for v in sorted(set(e["values"]))]
+            line = ngettext(
+                "Triple! %(cards)s card (%(values)s) left the game.",
+                "Triple! %(cards)s cards (%(values)s) left the game.",
+                len(e["values"]),
+                cards=len(e["values"]),
+                values=listed(values),
+            )
         elif kind == "deck_reshuffled":
-            out.append("The discard pile was shuffled into a new deck.")
+            line = S(_("The discard pile was shuffled into a new deck."))
         elif kind == "turn_skipped":
-            out.append(f"{who} has no card left and skips their turn.")
+            line = S(_("%(who)s has no card left and skips their turn."), who=who)
+        else:
+            continue
+        out.append(line)
     return out
 
 
@@ -623,3 +686,11 @@ def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int)
 def container(part: str) -> str | None:
     """Every part is a part of its own (no piece inside another)."""
     return None
+
+
+def listed(items: list[Any]) -> str:
+    """Items as one list, "A, B and C" (a Sentence: the site joins them in its language)."""
+    if len(items) < 2:
+        return items[0] if items else ""
+    head = ", ".join(str(i) for i in items[:-1])
+    return S(_("%(names)s and %(last)s"), names=head, last=items[-1])

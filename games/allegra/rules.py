@@ -8,9 +8,14 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from games.engine import Action, IllegalAction, Progress, View, gettext_noop
+from games.engine import Action, IllegalAction, Progress, Sentence, View, gettext_noop, ngettext
+from games.sentences import message_of, to_data
 
 SEAT_LIMITS = {"allegra": (2, 6)}
+# The game's name as the site says it (its catalogue words it; the engine keeps English).
+NAMES = {"allegra": Sentence(gettext_noop("Allegra"))}
+# What a refused move's code says in a few words, where its sentence is not enough (none here).
+REFUSALS: dict[str, Sentence] = {}
 DEFAULT_ROUNDS = 3
 MAX_ROUNDS = 20
 # What the site asks for (A1, A10): the room form's fields and its words; the lowest total wins.
@@ -79,7 +84,7 @@ class State:
     ready: list[int] = field(default_factory=list)
     # What every view says just happened (api.md `message`): the deal through the opening, the
     # final lap until the round ends, the round's scoring through round_over, then the result.
-    message: str | None = None
+    message: Sentence | str | None = None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -149,12 +154,17 @@ def check_options(
     return {"rounds": rounds}
 
 
-def describe_end(options: dict[str, Any]) -> str:
+def describe_end(options: dict[str, Any]) -> Sentence:
     """Say in words how a match with these (checked) options ends (A1, A10)."""
     rounds = options["rounds"]
     if rounds == 1:
-        return "One round; the lowest score wins."
-    return f"A fixed {rounds} rounds; the lowest total wins."
+        return Sentence(gettext_noop("One round; the lowest score wins."))
+    return ngettext(
+        "A fixed %(rounds)d round; the lowest total wins.",
+        "A fixed %(rounds)d rounds; the lowest total wins.",
+        rounds,
+        rounds=rounds,
+    )
 
 
 def last_round_points(state: State) -> list[int]:
@@ -196,8 +206,13 @@ def _deal(seats: int, rounds: int, seed: int, round_no: int, first: int | None) 
         discard=discard,
         turn=first,
         revealed=[0] * seats,
-        message=f"Round {round_no} is dealt: everyone turns two cards face up, "
-        f"then {seat_name(first)} begins.",
+        message=Sentence(
+            gettext_noop(
+                "Round %(round)s is dealt: everyone turns two cards face up, then %(who)s begins."
+            ),
+            round=round_no,
+            who=seat_name(first),
+        ),
     )
 
 
@@ -270,9 +285,12 @@ def _knock_open(s: State) -> bool:
     return s.phase == "decide" and s.drawn is not None and s.drawn_from == "deck"
 
 
-def seat_name(seat: int) -> str:
-    """Return how messages name a seat."""
-    return f"Seat {seat}"
+SEAT_WORDS = gettext_noop("Seat %(seat)s")
+
+
+def seat_name(seat: int) -> Sentence:
+    """Return how messages name a seat (the site's layout puts the player's name instead)."""
+    return Sentence(SEAT_WORDS, seat=seat)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -668,8 +686,21 @@ def _do_ready(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) 
     best = min(totals)
     winners = [i for i, t in enumerate(totals) if t == best]
     s.status = "finished"
-    names = " and ".join(seat_name(w) for w in winners)
-    s.message = f"{names} {'win' if len(winners) > 1 else 'wins'} the match with {best} points."
+    if len(winners) == 1:
+        s.message = Sentence(
+            gettext_noop("%(who)s wins the match with %(points)s points."),
+            who=seat_name(winners[0]),
+            points=best,
+        )
+    else:
+        names = Sentence(
+            gettext_noop("%(names)s and %(last)s"),
+            names=", ".join(seat_name(w) for w in winners[:-1]),
+            last=seat_name(winners[-1]),
+        )
+        s.message = Sentence(
+            gettext_noop("%(who)s win the match with %(points)s points."), who=names, points=best
+        )
     ev.append(
         {"type": "match_finished", "totals": totals, "winners": winners, "message": s.message}
     )
@@ -716,8 +747,11 @@ def _end_turn(s: State, ev: list[dict[str, Any]], skipped: bool = False) -> None
                 s.ender = cand
                 lap = [(active + j) % n for j in range(1, n + 1)]
                 s.final_lap = [x for x in lap if x != cand]
-                s.message = (
-                    f"{seat_name(cand)} has every card face up: everyone else gets one more turn."
+                s.message = Sentence(
+                    gettext_noop(
+                        "%(who)s has every card face up: everyone else gets one more turn."
+                    ),
+                    who=seat_name(cand),
                 )
                 ev.append({"type": "round_ending", "ender": cand, "message": s.message})
                 break
@@ -760,13 +794,23 @@ def _finish_round(s: State, ev: list[dict[str, Any]]) -> None:
     s.ready = []
     s.final_lap = []
     who = seat_name(ender)
+    said = {"who": who, "sum": sums[ender], "points": points[ender]}
     if doubled:
-        tail = f"{who}'s {sums[ender]} was not the lowest, so it was doubled to {points[ender]}."
+        tail = gettext_noop(
+            "%(who)s ended round %(round)s. %(who)s's %(sum)s was not the lowest, so it was "
+            "doubled to %(points)s."
+        )
     elif sums[ender] == min(sums):
-        tail = f"{who} had the lowest sum ({sums[ender]}), so nothing was doubled."
+        tail = gettext_noop(
+            "%(who)s ended round %(round)s. %(who)s had the lowest sum (%(sum)s), so nothing "
+            "was doubled."
+        )
     else:
-        tail = f"{who}'s sum of {sums[ender]} was not above 0, so it was not doubled."
-    s.message = f"{who} ended round {s.round}. {tail}"
+        tail = gettext_noop(
+            "%(who)s ended round %(round)s. %(who)s's sum of %(sum)s was not above 0, so it "
+            "was not doubled."
+        )
+    s.message = Sentence(tail, round=s.round, **said)
     ev.append(
         {
             "type": "round_ended",
@@ -914,7 +958,9 @@ def dump(state: State) -> dict[str, Any]:
             {"round": x["round"], "sums": list(x["sums"]), "ender": x["ender"]} for x in s.sheet
         ],
         "ready": s.ready[:],
-        "message": s.message,
+        "message": None if s.message is None else str(s.message),
+        # Its template and parameters: a reloaded table still says it in every language.
+        "message_words": to_data(s.message),
     }
 
 
@@ -953,7 +999,7 @@ def load(data: dict[str, Any]) -> State:
             for x in d.get("sheet", [])
         ],
         ready=list(d.get("ready", [])),
-        message=d.get("message"),
+        message=message_of(d, d.get("message")),
     )
 
 

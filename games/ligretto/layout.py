@@ -10,9 +10,15 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from games.ligretto.rules import describe_end
+from games.engine import Sentence
+from games.engine import gettext_noop as _
+from games.ligretto.rules import SEAT_WORDS, SEATS_WORDS, describe_end
+from games.sentences import replaced
 
 TEMPLATE = "games/ligretto/table.html"
+# Both presets' page: it tells them apart by the `game` it is drawn for.
+HOW_TO_PLAY = "games/ligretto/how_to_play.html"
+OVER = ("finished", "closed")
 _SEAT = re.compile(r"\b[Ss]eats? (\d+(?:, \d+)*)")
 
 
@@ -48,9 +54,12 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
             t["stack_count"],
             t["in_center"],
             players.get(seat),
+            view["status"] in OVER,
         )
         # Inside it, what a flip changes: redrawn alone when the rest of the seat is not.
         parts[f"seat-{seat}-flip"] = (t["waste_top"], t["waste_count"], t["hand_count"])
+    # The ways out of a match being played (leave, close): taken away once it is over.
+    parts["exits"] = view["status"] in OVER
     return parts
 
 
@@ -101,7 +110,10 @@ def context(
     events: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """Everything the Ligretto table template draws, for `seat` (None: a spectator)."""
-    players = {p["seat"]: p for p in view["players"]}
+    # Away (a bot plays for him soon) only while the match goes on: once it is over, leaving
+    # the table (for the rematch, the lobby) is what everyone does.
+    over = view.get("status") in OVER
+    players = {p["seat"]: dict(p, away=not p["connected"] and not over) for p in view["players"]}
     tableaus = [dict(t, player=players[t["seat"]]) for t in view.get("tableaus", ())]
     played = [e for e in events if e.get("type") == "card_played"]
     return {
@@ -135,9 +147,16 @@ def _last_round(view: dict[str, Any]) -> bool:
 
 
 def _named(message: str | None, players: dict[int, dict[str, Any]]) -> str | None:
-    """Put the players' names where the engine's sentence names seats ("seat 1 emptied…")."""
+    """Put the players' names where the engine's sentence names seats ("seat 1 emptied…").
+
+    A Sentence keeps its template, with the names as its parameters, so that the site still
+    words it in each reader's language; a plain English one (from an older snapshot) has its
+    seats replaced in the text.
+    """
     if not message:
         return message
+    if isinstance(message, Sentence):
+        return _names_in(message, players)
 
     def names(match: re.Match[str]) -> str:
         seats = [int(n) for n in match.group(1).split(", ")]
@@ -146,3 +165,20 @@ def _named(message: str | None, players: dict[int, dict[str, Any]]) -> str | Non
         return " and ".join(str(players[n]["name"]) for n in seats)
 
     return _SEAT.sub(names, message)
+
+
+def _names_in(said: Sentence, players: dict[int, dict[str, Any]]) -> Sentence:
+    def name(value: Sentence) -> str | None:
+        seats = value.params.get("seats", [value.params.get("seat")])
+        if value.template in (SEAT_WORDS, SEATS_WORDS) and all(s in players for s in seats):
+            return listed([str(players[s]["name"]) for s in seats])
+        return None
+
+    return replaced(said, name)
+
+
+def listed(names: list[str]) -> str:
+    """Names as one list, "A, B and C" (a Sentence: the site joins them in its language)."""
+    if len(names) < 2:
+        return names[0] if names else ""
+    return Sentence(_("%(names)s and %(last)s"), names=", ".join(names[:-1]), last=names[-1])

@@ -9,7 +9,17 @@ import random
 from dataclasses import dataclass, field, replace
 from typing import Any, NamedTuple, TypeGuard
 
-from games.engine import Action, Event, IllegalAction, Progress, View, gettext_noop
+from games.engine import (
+    Action,
+    Event,
+    IllegalAction,
+    Progress,
+    Sentence,
+    View,
+    gettext_noop,
+    ngettext,
+)
+from games.sentences import message_of, to_data
 
 SEAT_LIMITS = {"ligretto-mini": (2, 2), "ligretto": (2, 12)}
 COLORS = {"ligretto-mini": ("red", "green", "blue"), "ligretto": ("red", "yellow", "green", "blue")}
@@ -37,7 +47,16 @@ FLIP_COUNT = 3
 # 2: options always hold `rounds` (and Ligretto `target`, maybe null), `message` and
 # `standstills` were added, `end_message` dropped. load() still reads version 1.
 DUMP_VERSION = 2
-UNBLOCKED = "Nobody could play: everyone's top hand card went to the bottom."
+# The presets' names as the site says them (its catalogue words them; the engine keeps English).
+NAMES = {
+    "ligretto-mini": Sentence(gettext_noop("Ligretto Mini")),
+    "ligretto": Sentence(gettext_noop("Ligretto")),
+}
+# The refusals a replay shows (a move the server refused is logged with its code, L12).
+REFUSALS = {"too_slow": Sentence(gettext_noop("too slow: someone else got there first"))}
+UNBLOCKED = Sentence(
+    gettext_noop("Nobody could play: everyone's top hand card went to the bottom.")
+)
 
 
 class Card(NamedTuple):
@@ -101,7 +120,7 @@ class State:
     end_reason: str | None = None
     # What every view says just happened (api.md `message`): an unblock until the next card is
     # played, a round's end through round_over, the match result once finished; else None.
-    message: str | None = None
+    message: Sentence | str | None = None
     # L14+: the standstills met since the last card was played, as `_standstill_key`s. Older
     # ones cannot come back, because the centre (and the rows) only ever grow.
     standstills: tuple[tuple[Any, ...], ...] = ()
@@ -182,14 +201,25 @@ def check_options(
     return {"target": target, "rounds": rounds, "row_variant": row_variant}
 
 
-def describe_end(options: dict[str, Any]) -> str:
+def describe_end(options: dict[str, Any]) -> Sentence:
     """Say in words how a match with these (checked) options ends (L6, L6+)."""
     rounds, target = options["rounds"], options.get("target")
     if rounds == 1:
-        return "One round; the highest score wins."
+        return Sentence(gettext_noop("One round; the highest score wins."))
     if target is None:
-        return f"A fixed {rounds} rounds; the highest total wins."
-    return f"First to {target} points, or after round {rounds}, whichever comes first."
+        return ngettext(
+            "A fixed %(rounds)d round; the highest total wins.",
+            "A fixed %(rounds)d rounds; the highest total wins.",
+            rounds,
+            rounds=rounds,
+        )
+    return ngettext(
+        "First to %(target)d points, or after round %(rounds)d, whichever comes first.",
+        "First to %(target)d points, or after round %(rounds)d, whichever comes first.",
+        target,
+        target=target,
+        rounds=rounds,
+    )
 
 
 def row_size(preset: str, seats: int) -> int:
@@ -380,8 +410,15 @@ def _settle(state: State, events: list[Event]) -> tuple[State, list[Event]]:
         state.standstills = (*state.standstills, key)
         unblocks += 1
         events.append({"type": "table_unblocked", "message": UNBLOCKED})
-    if unblocks:
-        state.message = UNBLOCKED if unblocks == 1 else f"{UNBLOCKED[:-1]} ({unblocks} times)."
+    if unblocks > 1:
+        state.message = ngettext(
+            "Nobody could play: everyone's top hand card went to the bottom (%(times)d time).",
+            "Nobody could play: everyone's top hand card went to the bottom (%(times)d times).",
+            unblocks,
+            times=unblocks,
+        )
+    elif unblocks:
+        state.message = UNBLOCKED
     return state, events
 
 
@@ -709,25 +746,46 @@ def winners(state: State) -> list[int]:
     return [s for s, v in enumerate(sums) if v == best]
 
 
-def _seats(seats: list[int]) -> str:
+# How a message names seats: the site's layout puts the players' names in their place.
+SEAT_WORDS = gettext_noop("seat %(seat)s")
+SEATS_WORDS = gettext_noop("seats %(listed)s")
+
+
+def _seats(seats: list[int]) -> Sentence:
+    """Seats named in a message (`seat` or `seats` among the Sentence's parameters)."""
     if len(seats) == 1:
-        return f"seat {seats[0]}"
-    return "seats " + ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}"
+        return Sentence(SEAT_WORDS, seat=seats[0])
+    listed = ", ".join(map(str, seats[:-1])) + f" and {seats[-1]}"
+    return Sentence(SEATS_WORDS, listed=listed, seats=list(seats))
 
 
 def _end_round(
     state: State, reason: str, seat: int | None, events: list[Event], repeated: bool = False
 ) -> tuple[State, list[Event]]:
     points = round_points(state)
-    if reason == "stack_empty":
-        why = f"seat {seat} emptied their Ligretto stack."
+    message: Sentence
+    if reason == "stack_empty" and seat is not None:
+        message = Sentence(
+            gettext_noop("Round %(round)s is over: %(who)s emptied their Ligretto stack."),
+            round=state.round,
+            who=_seats([seat]),
+        )
     elif repeated:
-        why = (
-            "the table came back to a standstill it had already been unblocked from, "
-            "so it is scored as it stands."
+        message = Sentence(
+            gettext_noop(
+                "Round %(round)s is over: the table came back to a standstill it had already "
+                "been unblocked from, so it is scored as it stands."
+            ),
+            round=state.round,
         )
     else:
-        why = "no card of any player fits anywhere, so it is scored as it stands."
+        message = Sentence(
+            gettext_noop(
+                "Round %(round)s is over: no card of any player fits anywhere, so it is scored "
+                "as it stands."
+            ),
+            round=state.round,
+        )
     new = replace(
         state,
         status="round_over",
@@ -737,9 +795,9 @@ def _end_round(
         standstills=(),
     )
     match_over = _match_over(new)
-    new.message = f"Round {state.round} is over: {why}" + (
-        " That was the last round." if match_over else ""
-    )
+    if match_over:
+        message = Sentence(gettext_noop("%(end)s That was the last round."), end=message)
+    new.message = message
     event: Event = {
         "type": "round_ended",
         "round": state.round,
@@ -770,12 +828,12 @@ def _ready(state: State, seat: int) -> tuple[State, list[Event]]:
     if _match_over(new):
         win = winners(new)
         best = totals(new)[win[0]]
-        points = f"{best} point{'' if best == 1 else 's'}"
-        message = "The match is over: " + (
-            f"seat {win[0]} wins with {points}."
-            if len(win) == 1
-            else f"{_seats(win)} share the win with {points}."
-        )
+        points = ngettext("%(points)s point", "%(points)s points", best, points=best)
+        if len(win) == 1:
+            template = gettext_noop("The match is over: %(who)s wins with %(points)s.")
+        else:
+            template = gettext_noop("The match is over: %(who)s share the win with %(points)s.")
+        message = Sentence(template, who=_seats(win), points=points)
         new = replace(new, status="finished", message=message)
         events.append(
             {"type": "match_finished", "totals": totals(new), "winners": win, "message": message}
@@ -948,7 +1006,10 @@ def dump(state: State) -> dict[str, Any]:
         "scores": [list(p) for p in state.scores],
         "ready": list(state.ready),
         "end_reason": state.end_reason,
-        "message": state.message,
+        "message": None if state.message is None else str(state.message),
+        # The message's template and parameters, so that a reloaded table still says it in
+        # every reader's language (a plain string: the English alone).
+        "message_words": to_data(state.message),
         "standstills": [[None if k is None else list(k) for k in key] for key in state.standstills],
     }
 
@@ -991,7 +1052,7 @@ def load(data: dict[str, Any]) -> State:
         ready=tuple(data.get("ready", ())),
         end_reason=data.get("end_reason"),
         # Version 1 kept the round's end in `end_message`, the only message it had.
-        message=data.get("message", data.get("end_message")),
+        message=message_of(data, data.get("message", data.get("end_message"))),
         standstills=tuple(
             tuple(None if k is None else tuple(k) for k in key)
             for key in data.get("standstills", ())

@@ -74,26 +74,30 @@ document.addEventListener("click", (event) => {
   toggle.setAttribute("aria-expanded", String(open));
 });
 
-// Times in the viewer's own zone: the server writes <time datetime data-local> in its zone,
-// the page rewrites each in the browser's ("hm": 14:05; "when": 14:05, or 14:05 on 2026-12-02
-// when that is not today; "datetime": 2 Dec 2026 14:05). Without script the server's time shows,
-// marked UTC.
+// Times in the viewer's own zone, in the page's language: the server writes <time datetime
+// data-local> with Django's localisation in the zone this cookie names (UTC until it is set);
+// the page rewrites the times drawn in another zone than the browser's ("hm": 14:05; "when":
+// 14:05, with the date when that is not today; "datetime": the date and time).
+const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+if (zone) document.cookie = "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; samesite=lax";
 function localTimes(root) {
+  const lang = document.documentElement.lang || undefined;
   const pad = (n) => String(n).padStart(2, "0");
   (root || document).querySelectorAll("time[datetime][data-local]").forEach((el) => {
     const at = new Date(el.getAttribute("datetime"));
     if (Number.isNaN(at.getTime())) return;
+    el.title = at.toLocaleString(lang, { dateStyle: "full", timeStyle: "short" });
+    if (el.dataset.local === "datetime" || el.dataset.local === "time") {
+      const form = el.dataset.local === "time" ? { timeStyle: "short" } : { dateStyle: "medium", timeStyle: "short" };
+      if (el.dataset.zone !== zone) el.textContent = at.toLocaleString(lang, form);
+      return;
+    }
     let text = pad(at.getHours()) + ":" + pad(at.getMinutes());
-    const day = at.getFullYear() + "-" + pad(at.getMonth() + 1) + "-" + pad(at.getDate());
     const now = new Date();
-    const today = now.getFullYear() + "-" + pad(now.getMonth() + 1) + "-" + pad(now.getDate());
-    if (el.dataset.local === "when" && day !== today) text += " on " + day;
-    if (el.dataset.local === "datetime") {
-      const months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
-      text = at.getDate() + " " + months[at.getMonth()] + " " + at.getFullYear() + " " + text;
+    if (el.dataset.local === "when" && at.toDateString() !== now.toDateString()) {
+      text = at.toLocaleString(lang, { dateStyle: "short", timeStyle: "short" });
     }
     el.textContent = text;
-    el.title = at.toString();
   });
 }
 document.addEventListener("DOMContentLoaded", () => localTimes());

@@ -12,7 +12,6 @@ from django import template
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from games.allegra.layout import band
 from games.cards import draw
 from tables.words import say
 
@@ -30,18 +29,20 @@ def card(c: dict[str, Any] | None, size: str = "") -> SafeString:
 
 @register.filter
 def place_card(x: dict[str, Any]) -> SafeString:
-    """An Allegra place (games/allegra/layout.py's `place`): face down, face up, a triple's
-    card leaving (A8), or empty; named for screen readers in the page's language (the
-    layout's own `html` is the English one), found by tests by `data-place`."""
+    """A place of a grid game's layout (`seat`, `row`, `col`, `cell`, `gone`, their colour
+    bands `band` / `gone_band`, and a Sentence `label`): face down, face up, a card leaving,
+    or empty; named for screen readers in the page's language (the layout's own `html` is the
+    English one), found by tests by `data-place`."""
     place = f"{x['seat']}-{x['row']}-{x['col']}"
     attrs = f' data-place="{place}" role="img" aria-label="{escape(say(x["label"]))}"'
     cell, gone = x["cell"], x["gone"]
     if cell is not None and "hidden" in cell:
         return mark_safe(draw("back", None, attrs))  # noqa: S308
     if cell is not None:
-        return mark_safe(draw(band(cell["value"]), cell["value"], attrs))  # noqa: S308
+        return mark_safe(draw(escape(x["band"]), cell["value"], attrs))  # noqa: S308
     if gone is not None:
-        return mark_safe(draw(f"gone vanish {band(gone)}", gone, attrs, sym=False))  # noqa: S308
+        classes = f"gone vanish {escape(x['gone_band'])}"
+        return mark_safe(draw(classes, gone, attrs, sym=False))  # noqa: S308
     return mark_safe(draw("gone", None, attrs))  # noqa: S308
 
 
@@ -53,6 +54,12 @@ def face(classes: str, value: int, label: str = "") -> SafeString:
     text = str(label).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
     attrs = f' aria-label="{text} {int(value)}"' if label else ""
     return mark_safe(draw(escape(classes), value, attrs))  # noqa: S308
+
+
+@register.filter
+def get_item(mapping: dict[Any, Any], key: Any) -> Any:
+    """`mapping[key]`, or an empty string (a seat's name by its number)."""
+    return mapping.get(key, "") if hasattr(mapping, "get") else ""
 
 
 @register.simple_tag

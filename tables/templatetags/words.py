@@ -5,11 +5,10 @@ from __future__ import annotations
 from datetime import datetime
 
 from django import template
-from django.utils import dateformat, timezone
+from django.utils import dateformat, formats, timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
-from games.registry import GAMES
 from tables import words
 
 register = template.Library()
@@ -32,22 +31,16 @@ def bot_level(level: str) -> str:
     return str(words.BOT_LEVEL_LABELS.get(level, level))
 
 
-@register.simple_tag
-def ligretto_message(view: dict, names: dict, english: str | None) -> str | None:
-    """`{% ligretto_message view names message as message %}`: the view's message, worded."""
-    return words.ligretto_message(view, names, english)
-
-
-@register.simple_tag
-def match_end(options: dict) -> str:
-    """`{% match_end view.options %}`: how a Ligretto match with these options ends."""
-    return words.describe_end_text(GAMES["ligretto"], options)
-
-
 @register.filter
 def colour(name: str) -> str:
     """`{{ card.color|colour }}`: a card colour in the page's language."""
     return words.colour(name)
+
+
+@register.filter
+def colour_letter(name: str) -> str:
+    """`{{ pile.color|colour_letter }}`: a card colour's letter in the page's language."""
+    return words.colour_letter(name)
 
 
 @register.filter(name="verb")
@@ -58,21 +51,28 @@ def verb(code: str | None) -> str:
 
 @register.filter
 def names_of(seats: list, names: dict) -> str:
-    """`{{ seats|names_of:names }}`: the seats' player names, comma-separated."""
-    return ", ".join(str(names.get(s, s)) for s in seats or ())
+    """`{{ seats|names_of:names }}`: the seats' player names as one list ("A, B and C")."""
+    return words.listed([str(names.get(s, s)) for s in seats or ()])
 
 
 @register.simple_tag
-def local_time(moment: datetime | None) -> SafeString:
-    """`{% local_time when as stamp %}`: a <time> that the page's script shows in the reader's
-    own zone (static/js/site.js), UTC until then; safe, so that a translated sentence may hold
-    it (`{% blocktranslate with date=stamp %}Finished {{ date }}.{% endblocktranslate %}`)."""
+def local_time(moment: datetime | None, form: str = "DATETIME_FORMAT") -> SafeString:
+    """`{% local_time when as stamp %}` (`{% local_time when "TIME_FORMAT" %}`: the time alone):
+    a <time> written with Django's localisation of the
+    page's language in the reader's zone (lobby.locale.zone_for, UTC with the zone's name
+    until his browser said it); a page drawn in another zone than the browser's has it
+    rewritten in the browser's (static/js/site.js). Safe, so that a translated sentence may
+    hold it (`{% blocktranslate with date=stamp %}Finished {{ date }}.{% endblocktranslate %}`)."""
     if moment is None:
         return mark_safe("")  # noqa: S308
     if timezone.is_aware(moment):
         moment = timezone.localtime(moment)  # as the `date` filter does
+    zone = timezone.get_current_timezone_name()
     return format_html(
-        '<time datetime="{}" data-local="datetime">{} UTC</time>',
+        '<time datetime="{}" data-local="{}" data-zone="{}">{} {}</time>',
         dateformat.format(moment, "c"),
-        dateformat.format(moment, "j M Y H:i"),
+        "time" if form == "TIME_FORMAT" else "datetime",
+        zone,
+        formats.date_format(moment, form),
+        moment.strftime("%Z") or zone,
     )

@@ -241,14 +241,32 @@ def test_the_host_starts_when_enough_seats_are_filled(alice, bob):
     assert seat_names(room) == [(0, "alice"), (1, "bob")]
 
 
-def test_a_non_host_cannot_start(alice, bob):
-    room = services.create_room(alice, "ligretto-mini", 2)
+def test_a_non_host_cannot_start_a_room_with_free_seats(alice, bob):
+    room = services.create_room(alice, "ligretto", 3)
     services.join_room(room.pk, bob)
     response = client_for(bob).post(reverse("lobby:start", args=[room.pk]))
     assert response.status_code == 403
     assert b"Only the host" in response.content
     room.refresh_from_db()
     assert room.status == "open"
+    assert 'id="start-button"' not in client_for(bob).get(room.get_absolute_url()).content.decode()
+
+
+def test_a_full_room_may_be_started_by_anyone_seated_when_its_host_is_gone(alice, bob, carol, eve):
+    # Alice opened it and went away without leaving; bob and carol filled it.
+    room = services.create_room(alice, "ligretto", 3)
+    services.join_room(room.pk, bob)
+    services.join_room(room.pk, carol)
+    page = client_for(carol).get(room.get_absolute_url()).content.decode()
+    assert "Every seat is taken: anyone seated may start the game." in page
+    assert "Waiting for players" not in page
+    assert 'id="start-button"' in page and "disabled" not in page.split('id="start-button"')[1][:80]
+    # A spectator may not.
+    assert client_for(eve).post(reverse("lobby:start", args=[room.pk])).status_code == 403
+    response = client_for(carol).post(reverse("lobby:start", args=[room.pk]))
+    assert response.status_code == 302
+    room.refresh_from_db()
+    assert room.status == "playing" and room.host_id == alice.pk
 
 
 def test_it_refuses_starting_twice(alice, bob):

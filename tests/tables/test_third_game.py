@@ -177,3 +177,14 @@ def _sheets(user, room_id: int) -> tuple[dict, str]:
 def _without_trick(frame: str) -> str:
     """The frame without its trick section (the cards played face up)."""
     return re.sub(r'<section id="hc-trick".*?</section>', "", frame, flags=re.S)
+
+
+@pytest.mark.django_db
+def test_the_third_game_has_its_name_and_how_to_page_through_the_registry(client):
+    page = client.get("/how-to-play/highcard/")
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert "<h1>How to play High Card</h1>" in html and 'id="H2"' in html
+    # The other games' pages list it among the games, by its own name.
+    assert ">High Card</a>" in client.get("/how-to-play/allegra/").content.decode()
+    assert client.get("/how-to-play/nosuchgame/").status_code == 404

@@ -7,6 +7,7 @@ from typing import Any
 from tests.thirdgame.rules import describe_end
 
 TEMPLATE = "thirdgame/table.html"
+HOW_TO_PLAY = "thirdgame/how_to_play.html"
 
 
 def public_parts(view: dict[str, Any]) -> dict[str, Any]:

@@ -12,9 +12,12 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from games.engine import Action, Event, IllegalAction, Progress, View
+from games.engine import Action, Event, IllegalAction, Progress, Sentence, View
 
 SEAT_LIMITS = {"highcard": (2, 4)}
+# Its name as the site says it (a Sentence: the site's catalogue does not know it, so English).
+NAMES = {"highcard": Sentence("High Card")}
+REFUSALS: dict[str, Sentence] = {}
 DECK = tuple(range(1, 13))
 HAND = 3
 MAX_ROUNDS = 5
@@ -38,7 +41,7 @@ class State:
     turn: int
     scores: tuple[tuple[int, ...], ...] = ()
     ready: tuple[int, ...] = ()
-    message: str = ""
+    message: Sentence | str = ""
 
 
 def check_options(
@@ -62,12 +65,12 @@ def check_options(
     return {"rounds": rounds}
 
 
-def describe_end(options: dict[str, Any]) -> str:
+def describe_end(options: dict[str, Any]) -> Sentence:
     """Say in words how a match with these (checked) options ends (H5)."""
     rounds = options["rounds"]
     if rounds == 1:
-        return "One round; the most tricks win."
-    return f"A fixed {rounds} rounds; the highest total wins."
+        return Sentence("One round; the most tricks win.")
+    return Sentence("A fixed %(rounds)d rounds; the highest total wins.", rounds=rounds)
 
 
 def _deal(
@@ -145,7 +148,9 @@ def _play(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         return new, events
     points = tuple(len(t) // state.seats for t in taken)  # H4: a point per trick
     best = max(range(state.seats), key=points.__getitem__)
-    message = f"Round {state.round} is over: seat {best} took the most tricks."
+    message = Sentence(
+        "Round %(round)s is over: seat %(seat)s took the most tricks.", round=state.round, seat=best
+    )
     new = replace(new, status="round_over", scores=state.scores + (points,), message=message)
     events.append(
         {"type": "round_ended", "points": list(points), "reason": "hands_empty", "message": message}
@@ -162,7 +167,9 @@ def _ready(state: State, seat: int) -> tuple[State, list[Event]]:
         return new, events
     if len(state.scores) >= state.options["rounds"]:  # H5
         win = winners(new)
-        message = f"The match is over: {', '.join(f'seat {s}' for s in win)} won."
+        message = Sentence(
+            "The match is over: %(seats)s won.", seats=", ".join(f"seat {s}" for s in win)
+        )
         new = replace(new, status="finished", message=message)
         events.append(
             {"type": "match_finished", "totals": totals(new), "winners": win, "message": message}
