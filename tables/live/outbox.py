@@ -12,6 +12,7 @@ Without a server loop (a management command, a plain test) a change is delivered
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextvars
 import logging
 import secrets
@@ -44,17 +45,18 @@ class Outbox:
 
     One published in the loop while nothing is queued goes out at once (usually without
     waiting for anything: every socket's frame is written right away); the others, and those
-    published from a thread, queue for one sender task. A delivery that had to wait for
-    something keeps the ones after it waiting (`order`), so that they still go out in order.
+    published from a thread, queue for one sender task, which ends when the queue is empty
+    (no task outlives its deliveries). A delivery that had to wait for something keeps the
+    ones after it waiting (`order`), so that they still go out in order.
     """
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self.loop = loop
-        self.queue: asyncio.Queue[tuple[Delivery, list[Listener]]] = asyncio.Queue()
+        self.queue: collections.deque[tuple[Delivery, list[Listener]]] = collections.deque()
+        self.sender: asyncio.Task[None] | None = None
         self.order = asyncio.Lock()
         self.queued = 0  # deliveries not sent yet (one being sent included)
         self.at_once: set[asyncio.Task[None]] = set()
-        self.sender = loop.create_task(self._send_queued(), context=contextvars.Context())
 
     def publish(self, delivery: Delivery, listeners: list[Listener]) -> None:
         """Deliver `delivery` to `listeners` (and to the other processes), after those before."""
@@ -88,12 +90,17 @@ class Outbox:
                 self.at_once.add(task)
                 task.add_done_callback(self.at_once.discard)
             return
-        self.queue.put_nowait((delivery, listeners))
+        self.queue.append((delivery, listeners))
+        if self.sender is None:
+            self.sender = self.loop.create_task(self._send_queued(), context=contextvars.Context())
 
     async def _send_queued(self) -> None:
-        while True:
-            delivery, listeners = await self.queue.get()
-            await self._send_in_order(delivery, listeners)
+        try:
+            while self.queue:
+                delivery, listeners = self.queue.popleft()
+                await self._send_in_order(delivery, listeners)
+        finally:
+            self.sender = None
 
     async def _send_in_order(self, delivery: Delivery, listeners: list[Listener]) -> None:
         async with self.order:
