@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from api import urls as api_urls
 from api import views
 from games.registry import GAMES
 from tests.api.helpers import Api, error_code
@@ -94,6 +95,40 @@ def test_a_wrong_method_names_the_right_ones(alice):
         "code": "method_not_allowed",
         "message": "Use GET or POST here.",
     }
+    assert response["Allow"] == "GET, POST"
+
+
+def _routed() -> list[tuple[str, set[str]]]:
+    """Every routed call's path (a room's as room 1) and the methods the document gives it."""
+    paths = Api().get("schema").json()["paths"]
+    calls = [("/api/v1/schema", {"GET"})]
+    for pattern in api_urls.urlpatterns:
+        if pattern.name and pattern.name != "schema":
+            path = "/api/v1/" + str(pattern.pattern).replace("<int:room_id>", "{id}")
+            calls.append((path.replace("{id}", "1"), {m.upper() for m in paths[path]}))
+    return calls
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "QUERY"])
+def test_every_405_carries_an_allow_header_naming_what_the_path_takes(alice, method):
+    headers = {"Authorization": f"Bearer {Api(alice).token}"}
+    calls = _routed()
+    assert len(calls) > 10
+    for path, methods in calls:
+        response = Client().generic(method, path, headers=headers)
+        assert response.status_code == 405, (method, path)
+        assert set(response["Allow"].split(", ")) == methods, (method, path)
+        assert error_code(response) == "method_not_allowed"
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE", "GET"])
+@pytest.mark.parametrize("path", ["/api/v1/nope", "/api/v1/rooms/x/join", "/api/v2/rooms", "/api"])
+def test_an_unknown_path_is_a_404_to_every_method_never_a_csrf_403(db, method, path):
+    # As a script sends it: no cookie, no CSRF token, a body; Django's CSRF check is on.
+    response = Client(enforce_csrf_checks=True).generic(
+        method, path, '{"game": "ligretto"}', content_type="application/json"
+    )
+    assert response.status_code == 404 and error_code(response) == "not_found"
 
 
 def test_a_bug_of_ours_answers_json_500(alice, room_id, monkeypatch):
