@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
@@ -140,12 +142,29 @@ def test_a_bug_of_ours_answers_json_500(alice, room_id, monkeypatch):
     assert response.status_code == 500 and error_code(response) == "server_error"
 
 
+def _branches(schemas: dict[str, Any], name: str) -> dict[str, dict[str, Any]]:
+    """The one-per-game branches of body `name`, by the game each takes."""
+    refs = [b["$ref"].rsplit("/", 1)[1] for b in schemas[name]["oneOf"]]
+    return {schemas[r]["properties"]["game"]["const"]: schemas[r] for r in refs}
+
+
 def test_the_schemas_enums_come_from_the_registry(db):
-    schemas = Api().get("schema").json()["components"]["schemas"]
-    assert schemas["NewRoom"]["properties"]["game"]["enum"] == list(GAMES)
+    document = Api().get("schema").json()
+    schemas = document["components"]["schemas"]
+    body = document["paths"]["/api/v1/rooms"]["post"]["requestBody"]["content"]
+    schemas["NewRoom"] = body["application/json"]["schema"]
+    rooms = _branches(schemas, "NewRoom")
+    assert list(rooms) == list(GAMES)  # the test-only third game too: no shared file names it
+    for slug, game in GAMES.items():
+        seats = rooms[slug]["properties"]["seats"]
+        assert (seats["minimum"], seats["maximum"]) == (game.min_seats, game.max_seats)
     assert schemas["Room"]["properties"]["game"]["enum"] == list(GAMES)
     levels = {level for game in GAMES.values() for level in game.bot_levels}
     assert set(schemas["Bots"]["properties"]["level"]["enum"]) == levels
+    practise = document["paths"]["/api/v1/practise"]["post"]["requestBody"]["content"]
+    schemas["Practice"] = practise["application/json"]["schema"]
+    for slug, branch in _branches(schemas, "Practice").items():
+        assert branch["properties"]["level"]["enum"] == list(GAMES[slug].bot_levels)
     # Every game's views are described by exactly one branch of the View's oneOf.
     branches = []
     for branch in schemas["View"]["oneOf"]:

@@ -95,8 +95,13 @@ def test_leaving_before_the_start_frees_the_seat(alice, bob, room):
 def test_the_host_fills_seats_with_bots(alice, bob, room):
     not_host = Api(bob).post(f"rooms/{room['id']}/bots", {"count": 1})
     assert not_host.status_code == 403 and error_code(not_host) == "not_host"
+    # Allegra has no fast bots: a level of another game's, so not at this room (409); a level
+    # no game has is bad input (400).
     level = Api(alice).post(f"rooms/{room['id']}/bots", {"level": "fast"})
-    assert level.status_code == 400 and error_code(level) == "invalid_level"  # Allegra: no fast
+    assert level.status_code == 409 and error_code(level) == "invalid_level"
+    assert "easy, normal" in level.json()["error"]["message"]
+    nonsense = Api(alice).post(f"rooms/{room['id']}/bots", {"level": "sleepy"})
+    assert nonsense.status_code == 400 and error_code(nonsense) == "invalid_level"
     count = Api(alice).post(f"rooms/{room['id']}/bots", {"count": 0})
     assert count.status_code == 400 and error_code(count) == "invalid_count"
     filled = Api(alice).post(f"rooms/{room['id']}/bots", {"count": 5, "level": "easy"})
