@@ -17,18 +17,15 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 from ninja import Schema
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
     StrictStr,
     TypeAdapter,
     ValidationError,
-    WithJsonSchema,
     create_model,
     model_validator,
 )
-from pydantic.config import JsonDict
 from pydantic_core import PydanticCustomError
 
 from games.registry import GAMES, Game
@@ -55,12 +52,6 @@ MOST_SEATS = max(game.max_seats for game in GAMES.values())
 # anywhere in a query: every string of a request says so.
 NO_NUL = r"^[^\x00]*$"
 REF = "#/components/schemas/{model}"
-JSON_VALUE = REF.format(model="JsonValue")
-# Any JSON the strict decoder takes; pydantic resolves a "$ref" itself, so the models say this
-# and finish_document puts the reference to the document's JsonValue in its place.
-ANY_JSON = "x-any-json"
-# What a body's fields that a call ignores may be: any such JSON.
-IGNORED: JsonDict = {"propertyNames": {"pattern": NO_NUL}, "additionalProperties": {ANY_JSON: True}}
 
 
 class Refuse:
@@ -89,9 +80,10 @@ def _string(name: str) -> Refuse:
 
 
 class Body(Schema):
-    """A request body: unknown fields are ignored; its first wrong field answers its own code."""
+    """A request body: only its own fields (a typo is told, not ignored); the first wrong one
+    answers its own code."""
 
-    model_config = ConfigDict(extra="ignore", json_schema_extra=IGNORED)
+    model_config = ConfigDict(extra="forbid")
 
     @model_validator(mode="wrap")
     @classmethod
@@ -103,11 +95,19 @@ class Body(Schema):
             name = str(first["loc"][0]) if first["loc"] else ""
             field = cls.model_fields.get(name)
             said = [m for m in (field.metadata if field else ()) if isinstance(m, Refuse)]
-            refusal = said[0] if said else Refuse("bad_request", f'"{name}" is not valid here.')
+            refusal = said[0] if said else Refuse("bad_request", _no_field(name, first["type"]))
             code, message = refusal.code, refusal.message
             if refusal.out_of_bounds and first["type"] in BOUNDS:
                 code, message = refusal.out_of_bounds
             raise PydanticCustomError(code, message, {"refused": True}) from None
+
+
+def _no_field(name: str, problem: str) -> str:
+    # A field name is the client's text: echo only a short, printable one.
+    shown = name if name.isascii() and name.isprintable() and len(name) <= 20 else "That field"
+    if problem == "extra_forbidden":
+        return f'"{shown}" is not a field of this call (see /api/v1/schema).'
+    return f'"{shown}" is not valid here.'
 
 
 def refusal_from(problem: Any) -> tuple[str, str] | None:
@@ -162,7 +162,7 @@ class NewUser(Body):
             '"username" is required and must be a string.',
             out_of_bounds=("invalid_username", "A username has 1 to 150 characters."),
         ),
-        Field(min_length=1, max_length=150),
+        Field(min_length=1, max_length=150, examples=["ann"]),
     ]
     password: Annotated[
         Text,
@@ -174,25 +174,20 @@ class NewUser(Body):
                 "This password is too short: it needs at least 8 characters.",
             ),
         ),
-        Field(min_length=8),
+        Field(min_length=8, examples=["a long pass phrase"]),
     ]
 
 
 class Credentials(Body):
-    username: Annotated[Text, _string("username")]
-    password: Annotated[Text, _string("password")]
-
-
-def _name(value: Any) -> Any:
-    return value if isinstance(value, str) else None
+    username: Annotated[Text, _string("username"), Field(examples=["ann"])]
+    password: Annotated[Text, _string("password"), Field(examples=["a long pass phrase"])]
 
 
 class TokenRequest(Credentials):
-    # A name that is not a string is ignored, as it always was: the token is then called "api".
     name: Annotated[
-        str | None,
-        BeforeValidator(_name),
-        WithJsonSchema({ANY_JSON: True, "description": "The token's name (if a string)."}),
+        Text | None,
+        Refuse("bad_request", '"name" must be a string.'),
+        Field(description='The token\'s name (its first 60 characters); "api" if none.'),
     ] = None
 
 
@@ -218,7 +213,7 @@ def _room_fields(game: Game) -> dict[str, Any]:
             Annotated[
                 WholeNumber,
                 Refuse("invalid_seats", seats),
-                Field(ge=game.min_seats, le=game.max_seats),
+                Field(ge=game.min_seats, le=game.max_seats, examples=[game.min_seats]),
             ],
             ...,
         ),
@@ -275,7 +270,7 @@ class Remove(Body):
     seat: Annotated[
         WholeNumber,
         Refuse("invalid_seat", "Name the seat to free by its number."),
-        Field(ge=0, lt=MOST_SEATS),
+        Field(ge=0, lt=MOST_SEATS, examples=[1]),
     ]
 
 
@@ -283,7 +278,10 @@ class Close(Body):
     reason: Annotated[
         Text,
         Refuse("bad_request", '"reason" must be a string.'),
-        Field(description="Shown to the players; kept to its first 200 characters."),
+        Field(
+            description="Shown to the players; kept to its first 200 characters.",
+            examples=["Time for dinner."],
+        ),
     ] = ""
 
 
@@ -291,7 +289,7 @@ class Bots(Body):
     count: Annotated[
         WholeNumber,
         Refuse("invalid_count", "The number of bots must be a whole number from 1."),
-        Field(ge=1),
+        Field(ge=1, examples=[1]),
     ] = 1
     # One of every level some game's bots play; whether this room's do is the view's check.
     level: Annotated[_literal(*LEVELS), NO_LEVEL] = "normal"  # type: ignore[valid-type]
@@ -308,6 +306,7 @@ class ActionRequest(Body):
     action: Annotated[
         Shape,
         Refuse("bad_action", 'Send {"action": {"type": ..., ...}}, an action of `legal`.'),
+        Field(examples=[{"type": "ready"}]),
     ]
 
 
@@ -466,24 +465,8 @@ def finish_document(document: dict[str, Any]) -> dict[str, Any]:
         paths[path.replace("{room_id}", "{id}")] = operations
     document["paths"] = paths
     schemas = document["components"]["schemas"]
-    for action in ACTIONS:  # as a body's fields, an action's unknown ones are ignored
-        schemas[action.__name__].update(IGNORED)
-    schemas["Place"].update(IGNORED)
-    document = _any_json(document)
+    document = _bounds(document)
     schemas = document["components"]["schemas"]
-    schemas["JsonValue"] = {
-        "description": "Any JSON the strict decoder takes: no NUL, at most 8 levels deep.",
-        "anyOf": [
-            {"type": ["null", "boolean", "number"]},
-            {"type": "string", "pattern": NO_NUL},
-            {"type": "array", "items": {"$ref": JSON_VALUE}},
-            {
-                "type": "object",
-                "propertyNames": {"pattern": NO_NUL},
-                "additionalProperties": {"$ref": JSON_VALUE},
-            },
-        ],
-    }
     families: dict[str, list[str]] = {}
     for game in GAMES.values():
         families.setdefault(game.package, []).append(game.slug)
@@ -494,7 +477,7 @@ def finish_document(document: dict[str, Any]) -> dict[str, Any]:
         if fields is None:  # a game that does not describe its view: its fields are free
             one_of.append({"type": "object", "properties": enum})
             continue
-        shape = _any_json(fields.model_json_schema(ref_template=REF))
+        shape = _bounds(fields.model_json_schema(ref_template=REF))
         schemas.update(shape.pop("$defs", {}))
         shape["properties"] = {**enum, **shape["properties"]}
         shape["required"] = ["game", *shape.get("required", [])]
@@ -509,14 +492,12 @@ def finish_document(document: dict[str, Any]) -> dict[str, Any]:
 BOUND_NAMES = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}
 
 
-def _any_json(node: Any) -> Any:
-    """`node` with JsonValue wherever a model said "any JSON", and JSON Schema's bounds."""
+def _bounds(node: Any) -> Any:
+    """`node` with JSON Schema's names for the bounds of numbers."""
     if isinstance(node, list):
-        return [_any_json(item) for item in node]
+        return [_bounds(item) for item in node]
     if not isinstance(node, dict):
         return node
-    if node.get(ANY_JSON):
-        node = {"$ref": JSON_VALUE, **{k: v for k, v in node.items() if k != ANY_JSON}}
     if node.get("type") in ("integer", "number"):
         node = {BOUND_NAMES.get(k, k): v for k, v in node.items()}
-    return {key: _any_json(value) for key, value in node.items()}
+    return {key: _bounds(value) for key, value in node.items()}

@@ -64,14 +64,18 @@ def _too_many(sentence: str, wait: int) -> ApiError:
     return ApiError("too_many_requests", sentence % {"seconds": wait}, 429, retry_after=wait)
 
 
-def _room(room_id: int, user: Any, invite: Any = None) -> Room:
-    """The room, if `user` may see it (a private one: its people, staff, or the invite code)."""
-    room = (
+def _load(room_id: int) -> Room | None:
+    return (
         Room.objects.select_related("host")
         .prefetch_related("seat_set__user")
         .filter(pk=room_id)
         .first()
     )
+
+
+def _room(room_id: int, user: Any, invite: Any = None) -> Room:
+    """The room, if `user` may see it (a private one: its people, staff, or the invite code)."""
+    room = _load(room_id)
     if room is None or not access.may_view(room, user, _invited(room, invite)):
         raise ApiError("no_such_room", _("There is no such room."), 404)
     return room
@@ -202,8 +206,9 @@ def join(
 def leave(request: ApiRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str, Any]:
     """Give up your seat."""
     _room(room_id, request.auth)
-    services.leave_room(room_id, request.auth)
-    return _room_answer(request, room_id)
+    left = services.leave_room(room_id, request.auth)
+    # As he sees it on his way out: a private room he no longer sits in is not his to see after.
+    return room_json(_load(left.pk) or left, request, viewer=request.auth)
 
 
 @api.post(ROOM + "/remove", response=room_post(s.Room, 403, 409))

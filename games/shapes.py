@@ -41,7 +41,7 @@ Index = Annotated[WholeNumber, Field(ge=0, le=9999)]
 class Place(BaseModel):
     """A place of a grid: its seat, row and column."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")
     seat: Small
     row: Small
     col: Small
@@ -63,9 +63,9 @@ class Options(BaseModel):
 
 
 class Shape(BaseModel):
-    """An action a game takes: its `type` and fields; any other field is ignored."""
+    """An action a game takes: its `type` and its fields, no other (a typo is told, not ignored)."""
 
-    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid")
     # The fields the write path checks in every action, whichever game's: narrowed per game.
     from_: Annotated[Place | Word, Field(alias="from")] = absent()
     to: Small | Place | Word = absent()

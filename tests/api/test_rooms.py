@@ -15,9 +15,7 @@ def room(alice):
 
 
 def test_it_opens_a_room_with_the_caller_in_seat_0(alice):
-    response = Api(alice).post(
-        "rooms", {"game": "ligretto", "seats": 4, "options": {"target": 50}, "extra": 1}
-    )
+    response = Api(alice).post("rooms", {"game": "ligretto", "seats": 4, "options": {"target": 50}})
     assert response.status_code == 201
     room = response.json()
     assert room["game"] == "ligretto" and room["status"] == "open" and room["seats"] == 4
@@ -25,6 +23,15 @@ def test_it_opens_a_room_with_the_caller_in_seat_0(alice):
     assert room["host"] == "alice"
     assert room["players"] == [{"seat": 0, "name": "alice", "bot": False}]
     assert room["url"] == f"http://testserver/rooms/{room['id']}/"
+
+
+def test_a_field_the_call_does_not_take_is_told_not_ignored(alice):
+    # A typo ("privat") would otherwise open a public room without a word.
+    typo = Api(alice).post("rooms", {"game": "ligretto", "seats": 4, "privat": True})
+    assert typo.status_code == 400 and error_code(typo) == "bad_request"
+    assert '"privat" is not a field of this call' in typo.json()["error"]["message"]
+    option = Api(alice).post("rooms", {"game": "ligretto-mini", "seats": 2, "options": {"x": 1}})
+    assert option.status_code == 400 and error_code(option) == "invalid_options"
 
 
 def test_it_refuses_bad_rooms_with_400(alice):
