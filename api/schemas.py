@@ -10,6 +10,7 @@ Answers allow extra fields everywhere (docs/api.md), so they list only what they
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import reduce
 from operator import or_
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
@@ -28,8 +29,10 @@ from pydantic import (
 )
 from pydantic_core import PydanticCustomError
 
+from games.engine import IllegalAction
 from games.registry import GAMES, Game
 from games.shapes import Options, Shape, WholeNumber
+from tables.words import refusal_text
 
 DESCRIPTION = (
     "Play {games} through JSON, as people do in the browser. Live stream: "
@@ -58,13 +61,24 @@ class Refuse:
     """Field metadata: the code and sentence the API answers when this field is missing or wrong.
 
     `out_of_bounds`: another (code, sentence) for a value of the right type but out of its
-    bounds (too short, too long), where the site has a code of its own for that.
+    bounds (too short, too long), where the site has a code of its own for that. `rules`: a
+    check of the rules that words the refusal of the body `data` in the caller's language
+    (the rules' own sentence, as the browser shows it), or None to keep `message`.
     """
 
     def __init__(
-        self, code: str, message: str, out_of_bounds: tuple[str, str] | None = None
+        self,
+        code: str,
+        message: str,
+        out_of_bounds: tuple[str, str] | None = None,
+        rules: Callable[[Any], str | None] | None = None,
     ) -> None:
         self.code, self.message, self.out_of_bounds = code, message, out_of_bounds
+        self.rules = rules
+
+    def sentence(self, data: Any) -> str:
+        said = self.rules(data) if self.rules is not None and isinstance(data, dict) else None
+        return said or self.message
 
 
 BOUNDS = {"string_too_short", "string_too_long"}
@@ -96,7 +110,7 @@ class Body(Schema):
             field = cls.model_fields.get(name)
             said = [m for m in (field.metadata if field else ()) if isinstance(m, Refuse)]
             refusal = said[0] if said else Refuse("bad_request", _no_field(name, first["type"]))
-            code, message = refusal.code, refusal.message
+            code, message = refusal.code, refusal.sentence(data)
             if refusal.out_of_bounds and first["type"] in BOUNDS:
                 code, message = refusal.out_of_bounds
             raise PydanticCustomError(code, message, {"refused": True}) from None
@@ -205,6 +219,15 @@ class NewRoomBase(Body):
     ] = True
 
 
+def _rules_say(game: Game, seats: Any, options: Any) -> str | None:
+    """The rules' own sentence (in the caller's language) refusing these seats and options."""
+    try:
+        game.check_options(seats, options if isinstance(options, dict) else None)
+    except IllegalAction as refusal:
+        return refusal_text(refusal)
+    return None
+
+
 def _room_fields(game: Game) -> dict[str, Any]:
     seats = f'"seats": {game.name} takes {game.seats_in_words} players.'
     names = ", ".join(f'"{n}"' for n in game.api.options[game.slug].model_fields) or "none"
@@ -212,7 +235,9 @@ def _room_fields(game: Game) -> dict[str, Any]:
         "seats": (
             Annotated[
                 WholeNumber,
-                Refuse("invalid_seats", seats),
+                Refuse(
+                    "invalid_seats", seats, rules=lambda d: _rules_say(game, d.get("seats"), None)
+                ),
                 Field(ge=game.min_seats, le=game.max_seats, examples=[game.min_seats]),
             ],
             ...,
@@ -221,7 +246,9 @@ def _room_fields(game: Game) -> dict[str, Any]:
             Annotated[
                 game.api.options[game.slug] | None,
                 Refuse(
-                    "invalid_options", f'"options": {game.name} takes {names} (see the schema).'
+                    "invalid_options",
+                    f'"options": {game.name} takes {names} (see the schema).',
+                    rules=lambda d: _rules_say(game, game.min_seats, d.get("options")),
                 ),
             ],
             None,
