@@ -163,9 +163,10 @@ def json_405(view: Any) -> Any:
     def call(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponse:
         response = view(request, *args, **kwargs)
         if isinstance(response, HttpResponseNotAllowed):
-            allowed = set(re.split(r",\s*", response["Allow"]))
-            methods = " or ".join(m for m in METHOD_ORDER if m in allowed)
-            return error("method_not_allowed", f"Use {methods} here.", 405)
+            allowed = [m for m in METHOD_ORDER if m in set(re.split(r",\s*", response["Allow"]))]
+            refusal = error("method_not_allowed", f"Use {' or '.join(allowed)} here.", 405)
+            refusal["Allow"] = ", ".join(allowed)  # RFC 9110: a 405 names the methods it takes
+            return refusal
         return response
 
     call.csrf_exempt = True  # type: ignore[attr-defined]  # no cookies are read here

@@ -13,7 +13,7 @@ from ninja import Status
 
 from api import schemas as s
 from api.http import ApiError, ApiRequest, api
-from api.views import ROOM, answers, room_answer, room_call
+from api.views import ROOM, InviteQuery, posted, room_answer, room_call
 from lobby import quickplay
 from tables import replay
 from tables.models import Match
@@ -21,7 +21,7 @@ from tables.models import Match
 
 @api.get(ROOM + "/replay", response=room_call(s.Replay, 409))
 def round_moves(
-    request: ApiRequest, room_id: int, round: int | None = None, invite: str | None = None
+    request: ApiRequest, room_id: int, round: int | None = None, invite: InviteQuery = None
 ) -> dict[str, Any]:
     """A round's public move list, in the order the server took the moves."""
     room = room_answer(request, room_id, invite)  # 404 for who may not see the room
@@ -44,14 +44,14 @@ def round_moves(
     }
 
 
-@api.post("/play", response=answers(200, s.Room, 400, 401, 409, 429))
+@api.post("/play", response=posted(200, s.Room, 401, 409, 429))
 def play_now(request: ApiRequest, body: s.QuickPlay) -> Status:
     """Play now: a seat at a waiting room of the game near your rating, or a new room."""
     room = quickplay.play_now(request.auth, body.game)
     return Status(200, room_answer(request, room.pk))
 
 
-@api.post("/practise", response=answers(201, s.Room, 400, 401, 409, 429))
+@api.post("/practise", response=posted(201, s.Room, 401, 409, 429))
 def practise(request: ApiRequest, body: s.Practice) -> Status:
     """Practise against bots of a level: an unrated table, started at once."""
     room = quickplay.practise(request.auth, body.game, body.level)

@@ -1,31 +1,38 @@
 """The Board API's request and answer schemas, of which the OpenAPI document is made.
 
-Requests check the *shape* of a body (types, presence), each field answering its own code and
-sentence when it is wrong (`Refuse`); what a value means (is there such a game, may this game's
-bots play "fast") stays with lobby.services and the rules, the one judge for the browser and the
-API alike. Answers allow extra fields everywhere (docs/api.md), so they list only what they promise.
-Game slugs and bot levels come from the registry, never from this file.
+Requests check the *shape* of a body (types, ranges, which fields), each field answering its own
+code and sentence when it is wrong (`Refuse`); what a value means now (is that seat free, may
+this room's bots play "fast") stays with lobby.services and the rules, the one judge for the
+browser and the API alike. What a game takes (its seats, options, actions, bot levels) comes
+from the registry (`Game.api`, games/shapes.py), so that no name of a game is written here.
+Answers allow extra fields everywhere (docs/api.md), so they list only what they promise.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from collections.abc import Callable
+from functools import reduce
+from operator import or_
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from ninja import Schema
 from pydantic import (
     BaseModel,
-    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
-    StrictInt,
     StrictStr,
+    TypeAdapter,
     ValidationError,
+    create_model,
     model_validator,
 )
 from pydantic_core import PydanticCustomError
 
-from games.registry import GAMES
+from games.engine import IllegalAction
+from games.registry import GAMES, Game
+from games.shapes import Options, Shape, WholeNumber
+from tables.words import refusal_text
 
 DESCRIPTION = (
     "Play {games} through JSON, as people do in the browser. Live stream: "
@@ -42,17 +49,44 @@ SLUGS = list(GAMES)
 # lobby's check, with the room in hand).
 LEVELS = list(dict.fromkeys(level for game in GAMES.values() for level in game.bot_levels))
 DESCRIPTION = DESCRIPTION.format(games=_either([g.name for g in GAMES.values()], "and"))
+# Seats are numbered from 0; the largest table any game has bounds a seat's number.
+MOST_SEATS = max(game.max_seats for game in GAMES.values())
+# The strict decoder (tables.wire) refuses a NUL anywhere in a body, and the NUL middleware one
+# anywhere in a query: every string of a request says so.
+NO_NUL = r"^[^\x00]*$"
+REF = "#/components/schemas/{model}"
 
 
 class Refuse:
-    """Field metadata: the code and sentence the API answers when this field is missing or wrong."""
+    """Field metadata: the code and sentence the API answers when this field is missing or wrong.
 
-    def __init__(self, code: str, message: str) -> None:
-        self.code, self.message = code, message
+    `out_of_bounds`: another (code, sentence) for a value of the right type but out of its
+    bounds (too short, too long), where the site has a code of its own for that. `rules`: a
+    check of the rules that words the refusal of the body `data` in the caller's language
+    (the rules' own sentence, as the browser shows it), or None to keep `message`.
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        out_of_bounds: tuple[str, str] | None = None,
+        rules: Callable[[Any], str | None] | None = None,
+    ) -> None:
+        self.code, self.message, self.out_of_bounds = code, message, out_of_bounds
+        self.rules = rules
+
+    def sentence(self, data: Any) -> str:
+        said = self.rules(data) if self.rules is not None and isinstance(data, dict) else None
+        return said or self.message
+
+
+BOUNDS = {"string_too_short", "string_too_long"}
 
 
 NO_GAME = Refuse("bad_request", f'"game" is required: {_either(SLUGS)}.')
 NO_LEVEL = Refuse("invalid_level", '"level" must be ' + _either([f'"{x}"' for x in LEVELS]) + ".")
+Text = Annotated[StrictStr, Field(pattern=NO_NUL)]
 
 
 def _string(name: str) -> Refuse:
@@ -60,9 +94,10 @@ def _string(name: str) -> Refuse:
 
 
 class Body(Schema):
-    """A request body: unknown fields are ignored; its first wrong field answers its own code."""
+    """A request body: only its own fields (a typo is told, not ignored); the first wrong one
+    answers its own code."""
 
-    model_config = ConfigDict(extra="ignore")
+    model_config = ConfigDict(extra="forbid")
 
     @model_validator(mode="wrap")
     @classmethod
@@ -70,55 +105,110 @@ class Body(Schema):
         try:
             return handler(data)
         except ValidationError as problems:
-            where = problems.errors()[0]["loc"]
-            name = str(where[0]) if where else ""
+            first = problems.errors()[0]
+            name = str(first["loc"][0]) if first["loc"] else ""
             field = cls.model_fields.get(name)
             said = [m for m in (field.metadata if field else ()) if isinstance(m, Refuse)]
-            refusal = said[0] if said else Refuse("bad_request", f'"{name}" is not valid here.')
-            raise PydanticCustomError(refusal.code, refusal.message, {"refused": True}) from None
+            refusal = said[0] if said else Refuse("bad_request", _no_field(name, first["type"]))
+            code, message = refusal.code, refusal.sentence(data)
+            if refusal.out_of_bounds and first["type"] in BOUNDS:
+                code, message = refusal.out_of_bounds
+            raise PydanticCustomError(code, message, {"refused": True}) from None
+
+
+def _no_field(name: str, problem: str) -> str:
+    # A field name is the client's text: echo only a short, printable one.
+    shown = name if name.isascii() and name.isprintable() and len(name) <= 20 else "That field"
+    if problem == "extra_forbidden":
+        return f'"{shown}" is not a field of this call (see /api/v1/schema).'
+    return f'"{shown}" is not valid here.'
 
 
 def refusal_from(problem: Any) -> tuple[str, str] | None:
     """The (code, message) of a validation problem a Body raised, or None for any other."""
     if (problem.get("ctx") or {}).get("refused"):
         return problem["type"], problem["msg"]
+    if problem["type"] in ("union_tag_invalid", "union_tag_not_found"):
+        # A body whose kind is told by its "game": the game is missing or no game at all.
+        game = problem["input"].get("game") if isinstance(problem["input"], dict) else None
+        if isinstance(game, str):
+            return "invalid_game", f"There is no game called {game!r}."
+        return NO_GAME.code, NO_GAME.message
     return None
 
 
 def refusal_of(schema: Any, data: dict[str, Any]) -> tuple[str, str] | None:
     """The (code, message) `schema` answers for `data`, or None if it takes it."""
     try:
-        schema.model_validate(data)
+        TypeAdapter(schema).validate_python(data)
     except ValidationError as problems:
         return refusal_from(problems.errors()[0])
     return None
 
 
+def _literal(*values: str) -> Any:
+    return cast(Any, Literal)[values]
+
+
+def _by_game(name: str, base: type[Body], fields: Any) -> Any:
+    """One `base` per registered game, told apart by "game": each with that game's `fields`."""
+    branches = [
+        create_model(
+            name + "".join(part.title() for part in game.slug.split("-")),
+            __base__=base,
+            game=(_literal(game.slug), ...),
+            **fields(game),
+        )
+        for game in GAMES.values()
+    ]
+    return Annotated[reduce(or_, branches), Field(discriminator="game")]
+
+
 # --------------------------------------------------------------------------- requests
 
 
+class NewUser(Body):
+    # The site's sign-up form judges the rest (letters of one alphabet, a password not common).
+    username: Annotated[
+        Text,
+        Refuse(
+            "bad_request",
+            '"username" is required and must be a string.',
+            out_of_bounds=("invalid_username", "A username has 1 to 150 characters."),
+        ),
+        Field(min_length=1, max_length=150, examples=["ann"]),
+    ]
+    password: Annotated[
+        Text,
+        Refuse(
+            "bad_request",
+            '"password" is required and must be a string.',
+            out_of_bounds=(
+                "weak_password",
+                "This password is too short: it needs at least 8 characters.",
+            ),
+        ),
+        Field(min_length=8, examples=["a long pass phrase"]),
+    ]
+
+
 class Credentials(Body):
-    username: Annotated[StrictStr, _string("username")]
-    password: Annotated[StrictStr, _string("password")]
+    username: Annotated[Text, _string("username"), Field(examples=["ann"])]
+    password: Annotated[Text, _string("password"), Field(examples=["a long pass phrase"])]
 
 
 class TokenRequest(Credentials):
-    # A name that is not a string is ignored, as it always was: the token is then called "api".
-    name: Annotated[str | None, BeforeValidator(lambda v: v if isinstance(v, str) else None)] = None
-
-
-class NewRoom(Body):
-    game: Annotated[
-        StrictStr,
-        NO_GAME,
-        Field(json_schema_extra={"enum": SLUGS}),
-    ]
-    seats: Annotated[
-        StrictInt, Refuse("invalid_seats", '"seats" is required and must be a whole number.')
-    ]
-    options: Annotated[
-        dict[str, Any] | None, Refuse("invalid_options", '"options" must be an object.')
+    name: Annotated[
+        Text | None,
+        Refuse("bad_request", '"name" must be a string.'),
+        Field(description='The token\'s name (its first 60 characters); "api" if none.'),
     ] = None
+
+
+class NewRoomBase(Body):
+    game: str
+    seats: int
+    options: Options | None = None
     private: Annotated[
         StrictBool, Refuse("invalid_private", '"private" must be true or false.')
     ] = False
@@ -129,16 +219,70 @@ class NewRoom(Body):
     ] = True
 
 
+def _rules_say(game: Game, seats: Any, options: Any) -> str | None:
+    """The rules' own sentence (in the caller's language) refusing these seats and options."""
+    try:
+        game.check_options(seats, options if isinstance(options, dict) else None)
+    except IllegalAction as refusal:
+        return refusal_text(refusal)
+    return None
+
+
+def _room_fields(game: Game) -> dict[str, Any]:
+    seats = f'"seats": {game.name} takes {game.seats_in_words} players.'
+    names = ", ".join(f'"{n}"' for n in game.api.options[game.slug].model_fields) or "none"
+    return {
+        "seats": (
+            Annotated[
+                WholeNumber,
+                Refuse(
+                    "invalid_seats", seats, rules=lambda d: _rules_say(game, d.get("seats"), None)
+                ),
+                Field(ge=game.min_seats, le=game.max_seats, examples=[game.min_seats]),
+            ],
+            ...,
+        ),
+        "options": (
+            Annotated[
+                game.api.options[game.slug] | None,
+                Refuse(
+                    "invalid_options",
+                    f'"options": {game.name} takes {names} (see the schema).',
+                    rules=lambda d: _rules_say(game, game.min_seats, d.get("options")),
+                ),
+            ],
+            None,
+        ),
+    }
+
+
+def _practice_fields(game: Game) -> dict[str, Any]:
+    levels = game.bot_levels
+    refuse = Refuse("invalid_level", f"{game.name} bots come in these levels: {', '.join(levels)}.")
+    default = "normal" if "normal" in levels else levels[0]
+    return {
+        "level": (
+            Annotated[StrictStr, refuse, Field(json_schema_extra={"enum": list(levels)})],
+            default,
+        )
+    }
+
+
 class QuickPlay(Body):
     game: Annotated[StrictStr, NO_GAME, Field(json_schema_extra={"enum": SLUGS})]
 
 
-class Practice(QuickPlay):
-    level: Annotated[
-        StrictStr,
-        NO_LEVEL,
-        Field(json_schema_extra={"enum": LEVELS}),
-    ] = "normal"
+class PracticeBase(Body):
+    game: str
+    level: str = "normal"
+
+
+if TYPE_CHECKING:  # what the views read of these bodies, one model per game at run time
+    NewRoom = NewRoomBase
+    Practice = PracticeBase
+else:
+    NewRoom = _by_game("NewRoom", NewRoomBase, _room_fields)
+    Practice = _by_game("Practice", PracticeBase, _practice_fields)
 
 
 class Empty(Body):
@@ -146,32 +290,62 @@ class Empty(Body):
 
 
 class Invite(Body):
-    invite: Annotated[StrictStr | None, Refuse("bad_request", '"invite" must be a string.')] = None
+    invite: Annotated[Text | None, Refuse("bad_request", '"invite" must be a string.')] = None
 
 
 class Remove(Body):
-    seat: Annotated[StrictInt, Refuse("invalid_seat", "Name the seat to free by its number.")]
+    seat: Annotated[
+        WholeNumber,
+        Refuse("invalid_seat", "Name the seat to free by its number."),
+        Field(ge=0, lt=MOST_SEATS, examples=[1]),
+    ]
 
 
 class Close(Body):
     reason: Annotated[
-        StrictStr,
+        Text,
         Refuse("bad_request", '"reason" must be a string.'),
-        Field(description="Shown to the players; kept to its first 200 characters."),
+        Field(
+            description="Shown to the players; kept to its first 200 characters.",
+            examples=["Time for dinner."],
+        ),
     ] = ""
 
 
 class Bots(Body):
     count: Annotated[
-        StrictInt,
+        WholeNumber,
         Refuse("invalid_count", "The number of bots must be a whole number from 1."),
-        Field(ge=1),
+        Field(ge=1, examples=[1]),
     ] = 1
-    level: Annotated[
-        StrictStr,
-        NO_LEVEL,
-        Field(json_schema_extra={"enum": LEVELS}),
-    ] = "normal"
+    # One of every level some game's bots play; whether this room's do is the view's check.
+    level: Annotated[_literal(*LEVELS), NO_LEVEL] = "normal"  # type: ignore[valid-type]
+
+
+# Every action some game takes (its package's shapes, once per package): which of them this
+# room's game takes is the rules' word, with the table in hand.
+ACTIONS: tuple[type[Shape], ...] = tuple(
+    dict.fromkeys(shape for game in GAMES.values() for shape in game.api.actions)
+)
+
+
+class ActionRequest(Body):
+    action: Annotated[
+        Shape,
+        Refuse("bad_action", 'Send {"action": {"type": ..., ...}}, an action of `legal`.'),
+        Field(examples=[{"type": "ready"}]),
+    ]
+
+
+if not TYPE_CHECKING:  # one shape per action of every game (Shape itself says what they share)
+    ActionRequest = create_model(
+        "ActionRequest",
+        __base__=Body,
+        action=(
+            Annotated[reduce(or_, ACTIONS), *ActionRequest.model_fields["action"].metadata],
+            ...,
+        ),
+    )
 
 
 class Action(BaseModel):
@@ -179,10 +353,6 @@ class Action(BaseModel):
 
     model_config = ConfigDict(extra="allow")
     type: StrictStr
-
-
-class ActionRequest(Body):
-    action: Annotated[Action, Refuse("bad_action", 'Send {"action": {"type": ..., ...}}.')]
 
 
 # --------------------------------------------------------------------------- answers
@@ -308,86 +478,6 @@ class Replay(Answer):
     moves: list[Move]
 
 
-# The games' own view fields, by rules package (`Game.package`): for the document only, since
-# a view is the rules' `player_view` and passes through as it is.
-
-
-class LigrettoCard(Answer):
-    color: Literal["red", "yellow", "green", "blue"]
-    value: int
-
-
-class CenterPile(Answer):
-    pile: int
-    color: str
-    top: int
-    count: int
-    closed: bool
-
-
-class Tableau(Answer):
-    seat: int
-    row: list[LigrettoCard | None]
-    row_depth: list[int]
-    stack_top: LigrettoCard | None
-    stack_count: int
-    hand_count: int
-    waste_top: LigrettoCard | None
-    waste_count: int
-    in_center: int
-
-
-class LigrettoFields(Answer):
-    center: list[CenterPile]
-    tableaus: list[Tableau]
-
-
-class AllegraCard(Answer):
-    value: Annotated[int, Field(ge=-1, le=11)]
-
-
-class FaceDown(Answer):
-    hidden: Literal[True]
-
-
-class Grid(Answer):
-    seat: int
-    cells: list[list[AllegraCard | FaceDown | None]]
-
-
-class Place(Answer):
-    seat: int
-    row: int
-    col: int
-
-
-class Area(Answer):
-    seat: int
-    places: list[list[Place]]
-
-
-Seat = Annotated[int | None, Field(ge=0)]
-
-
-class AllegraFields(Answer):
-    turn: Seat
-    phase: Literal["opening", "draw", "decide", "knock_place", "knock_take"]
-    deck_count: int
-    discard_top: AllegraCard | None
-    drawn: AllegraCard | None
-    knocks: list[int]
-    knocker: Seat
-    hand: AllegraCard | None
-    ender: Seat
-    grids: list[Grid]
-    areas: list[Area]
-
-
-GAME_FIELDS: dict[str, type[Answer]] = {"ligretto": LigrettoFields, "allegra": AllegraFields}
-
-REF = "#/components/schemas/{model}"
-
-
 def finish_document(document: dict[str, Any]) -> dict[str, Any]:
     """Name the room `{id}` in paths (as docs/api.md does) and add each game's view fields."""
     paths = {}
@@ -402,17 +492,19 @@ def finish_document(document: dict[str, Any]) -> dict[str, Any]:
         paths[path.replace("{room_id}", "{id}")] = operations
     document["paths"] = paths
     schemas = document["components"]["schemas"]
+    document = _bounds(document)
+    schemas = document["components"]["schemas"]
     families: dict[str, list[str]] = {}
     for game in GAMES.values():
         families.setdefault(game.package, []).append(game.slug)
     one_of = []
-    for package, slugs in families.items():
-        fields = GAME_FIELDS.get(package)
+    for slugs in families.values():
+        fields = GAMES[slugs[0]].api.view
         enum = {"game": {"enum": slugs}}
-        if fields is None:  # a game this file does not describe: its fields are free
+        if fields is None:  # a game that does not describe its view: its fields are free
             one_of.append({"type": "object", "properties": enum})
             continue
-        shape = fields.model_json_schema(ref_template=REF)
+        shape = _bounds(fields.model_json_schema(ref_template=REF))
         schemas.update(shape.pop("$defs", {}))
         shape["properties"] = {**enum, **shape["properties"]}
         shape["required"] = ["game", *shape.get("required", [])]
@@ -420,3 +512,19 @@ def finish_document(document: dict[str, Any]) -> dict[str, Any]:
         one_of.append({"$ref": REF.format(model=fields.__name__)})
     schemas["View"]["oneOf"] = one_of
     return document
+
+
+# pydantic names a bound it could not fold into the type (a whole number's, which goes through
+# a validator first) by its own keyword: JSON Schema's is this.
+BOUND_NAMES = {"ge": "minimum", "le": "maximum", "gt": "exclusiveMinimum", "lt": "exclusiveMaximum"}
+
+
+def _bounds(node: Any) -> Any:
+    """`node` with JSON Schema's names for the bounds of numbers."""
+    if isinstance(node, list):
+        return [_bounds(item) for item in node]
+    if not isinstance(node, dict):
+        return node
+    if node.get("type") in ("integer", "number"):
+        node = {BOUND_NAMES.get(k, k): v for k, v in node.items()}
+    return {key: _bounds(value) for key, value in node.items()}

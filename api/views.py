@@ -8,13 +8,14 @@ docs/api.md.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any
 
 from django.conf import settings
 from django.contrib.auth import authenticate
 from django.http import JsonResponse
 from django.utils.translation import gettext as _
-from ninja import Status
+from django.views.decorators.csrf import csrf_exempt
+from ninja import Query, Status
 
 from api import schemas as s
 from api.http import ApiError, ApiRequest, api
@@ -27,7 +28,7 @@ from lobby.models import Room
 from tables import current, play, wire
 from tables.live import rooms as live_rooms
 from tables.live.room import holder
-from tables.words import refusal_text
+from tables.words import game_name, refusal_text
 
 # Refusals by the engines that mean "this is not an action at all", not "not now".
 MALFORMED = {"bad_action"}
@@ -36,12 +37,28 @@ ROOM = "/rooms/{int:room_id}"
 
 
 def answers(ok: int, schema: Any, *errors: int) -> dict[Any, Any]:
-    """The `response=` of an operation: `ok` with `schema`, the error statuses with Error."""
-    return {ok: schema, frozenset(errors): s.Error}
+    """The `response=` of an operation: `ok` with `schema`, the error statuses with Error.
+
+    Every call may answer 400: a query or a path with a NUL, a parameter of the wrong type.
+    """
+    return {ok: schema, frozenset({400, *errors}): s.Error}
+
+
+def posted(ok: int, schema: Any, *errors: int) -> dict[Any, Any]:
+    """`answers` for a call with a body: it may be malformed (400) or too large (413)."""
+    return answers(ok, schema, 413, *errors)
 
 
 def room_call(schema: Any = s.Room, *errors: int) -> dict[Any, Any]:
     return answers(200, schema, 401, 404, 429, *errors)
+
+
+def room_post(schema: Any = s.Room, *errors: int) -> dict[Any, Any]:
+    return posted(200, schema, 401, 404, 429, *errors)
+
+
+# A query's invite code: text (a NUL in a query is refused before any view).
+InviteQuery = Annotated[str | None, Query(pattern=s.NO_NUL)]
 
 
 def _too_many(sentence: str, wait: int) -> ApiError:
@@ -49,14 +66,18 @@ def _too_many(sentence: str, wait: int) -> ApiError:
     return ApiError("too_many_requests", sentence % {"seconds": wait}, 429, retry_after=wait)
 
 
-def _room(room_id: int, user: Any, invite: Any = None) -> Room:
-    """The room, if `user` may see it (a private one: its people, staff, or the invite code)."""
-    room = (
+def _load(room_id: int) -> Room | None:
+    return (
         Room.objects.select_related("host")
         .prefetch_related("seat_set__user")
         .filter(pk=room_id)
         .first()
     )
+
+
+def _room(room_id: int, user: Any, invite: Any = None) -> Room:
+    """The room, if `user` may see it (a private one: its people, staff, or the invite code)."""
+    room = _load(room_id)
     if room is None or not access.may_view(room, user, _invited(room, invite)):
         raise ApiError("no_such_room", _("There is no such room."), 404)
     return room
@@ -91,8 +112,8 @@ EMPTY, EMPTY_INVITE, EMPTY_CLOSE, EMPTY_BOTS = s.Empty(), s.Invite(), s.Close(),
 # --------------------------------------------------------------------------- accounts
 
 
-@api.post("/signup", auth=None, response=answers(201, s.SignedUp, 400, 429))
-def signup(request: ApiRequest, body: s.Credentials) -> Status:
+@api.post("/signup", auth=None, response=posted(201, s.SignedUp, 429))
+def signup(request: ApiRequest, body: s.NewUser) -> Status:
     """Create an account and its first token."""
     # The site's own limit on accounts made per address, shared by both ways in; only
     # accounts made count (lobby.accounts.signup does the same).
@@ -124,7 +145,7 @@ def _signup_refusal(form: SignupForm) -> ApiError:
     return ApiError("weak_password", message)
 
 
-@api.post("/token", auth=None, response=answers(200, s.Token, 400, 401, 429))
+@api.post("/token", auth=None, response=posted(200, s.Token, 401, 429))
 def token(request: ApiRequest, body: s.TokenRequest) -> dict[str, Any]:
     """Get a new token for an account."""
     # A token request is a log-in: the site's log-in throttle (per name and per address).
@@ -157,25 +178,24 @@ def rooms(request: ApiRequest) -> dict[str, Any]:
     return {"rooms": [room_json(r, request) for r in listed]}
 
 
-@api.post("/rooms", response=answers(201, s.Room, 400, 401, 409, 429))
+@api.post("/rooms", response=posted(201, s.Room, 401, 409, 429))
 def open_room(request: ApiRequest, body: s.NewRoom) -> Status:
     """Open a room; the caller hosts it and sits in seat 0."""
     user = request.auth
-    room = services.create_room(
-        user, body.game, body.seats, body.options, body.private, rated=body.rated
-    )
+    options = body.options.model_dump(exclude_unset=True) if body.options else None
+    room = services.create_room(user, body.game, body.seats, options, body.private, body.rated)
     return Status(201, _room_answer(request, room.pk))
 
 
 @api.get(ROOM, response=room_call())
-def room(request: ApiRequest, room_id: int, invite: str | None = None) -> dict[str, Any]:
+def room(request: ApiRequest, room_id: int, invite: InviteQuery = None) -> dict[str, Any]:
     """A room."""
     return _room_answer(request, room_id, invite)
 
 
-@api.post(ROOM + "/join", response=room_call(s.Room, 403, 409))
+@api.post(ROOM + "/join", response=room_post(s.Room, 403, 409))
 def join(
-    request: ApiRequest, room_id: int, body: s.Invite = EMPTY_INVITE, invite: str | None = None
+    request: ApiRequest, room_id: int, body: s.Invite = EMPTY_INVITE, invite: InviteQuery = None
 ) -> Any:
     """Take the lowest free seat."""
     invite = body.invite or invite
@@ -184,15 +204,16 @@ def join(
     return _room_answer(request, room_id)
 
 
-@api.post(ROOM + "/leave", response=room_call(s.Room, 409))
+@api.post(ROOM + "/leave", response=room_post(s.Room, 409))
 def leave(request: ApiRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str, Any]:
     """Give up your seat."""
     _room(room_id, request.auth)
-    services.leave_room(room_id, request.auth)
-    return _room_answer(request, room_id)
+    left = services.leave_room(room_id, request.auth)
+    # As he sees it on his way out: a private room he no longer sits in is not his to see after.
+    return room_json(_load(left.pk) or left, request, viewer=request.auth)
 
 
-@api.post(ROOM + "/remove", response=room_call(s.Room, 400, 403, 409))
+@api.post(ROOM + "/remove", response=room_post(s.Room, 403, 409))
 def remove(request: ApiRequest, room_id: int, body: s.Remove) -> dict[str, Any]:
     """Remove a player before the start (host)."""
     _room(room_id, request.auth)
@@ -200,7 +221,7 @@ def remove(request: ApiRequest, room_id: int, body: s.Remove) -> dict[str, Any]:
     return _room_answer(request, room_id)
 
 
-@api.post(ROOM + "/close", response=room_call(s.Room, 403, 409))
+@api.post(ROOM + "/close", response=room_post(s.Room, 403, 409))
 def close(request: ApiRequest, room_id: int, body: s.Close = EMPTY_CLOSE) -> dict[str, Any]:
     """Close the room; a match stops (host)."""
     _room(room_id, request.auth)
@@ -208,15 +229,18 @@ def close(request: ApiRequest, room_id: int, body: s.Close = EMPTY_CLOSE) -> dic
     return _room_answer(request, room_id)
 
 
-@api.post(ROOM + "/bots", response=room_call(s.Room, 400, 403, 409))
+@api.post(ROOM + "/bots", response=room_post(s.Room, 403, 409))
 def bots(request: ApiRequest, room_id: int, body: s.Bots = EMPTY_BOTS) -> dict[str, Any]:
     """Fill free seats with bots (host)."""
-    _room(room_id, request.auth)
+    room = _room(room_id, request.auth)
+    levels = room.game_info.bot_levels
+    if body.level not in levels:  # a level of another game's bots: not at this room
+        raise ApiError("invalid_level", _bot_levels(room, levels), 409)
     services.add_bots(room_id, request.auth, count=body.count, level=body.level)
     return _room_answer(request, room_id)
 
 
-@api.post(ROOM + "/start", response=room_call(s.Room, 403, 409))
+@api.post(ROOM + "/start", response=room_post(s.Room, 403, 409))
 def start(request: ApiRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str, Any]:
     """Start the room (host)."""
     _room(room_id, request.auth)
@@ -224,17 +248,22 @@ def start(request: ApiRequest, room_id: int, body: s.Empty = EMPTY) -> dict[str,
     return _room_answer(request, room_id)
 
 
+def _bot_levels(room: Room, levels: tuple[str, ...]) -> str:
+    sentence = _("%(game)s bots come in these levels: %(levels)s.")
+    return sentence % {"game": game_name(room.game), "levels": ", ".join(levels)}
+
+
 # --------------------------------------------------------------------------- playing
 
 
 @api.get(ROOM + "/view", response=room_call(s.View, 409))
-def view(request: ApiRequest, room_id: int, invite: str | None = None) -> dict[str, Any]:
+def view(request: ApiRequest, room_id: int, invite: InviteQuery = None) -> dict[str, Any]:
     """Your view of the table."""
     table = _table(room_id, request.auth, invite)
     return table.view(table.seat_of(request.auth))
 
 
-@api.post(ROOM + "/actions", response=room_call(s.ViewAnswer, 400, 403, 409))
+@api.post(ROOM + "/actions", response=room_post(s.ViewAnswer, 403, 409))
 def actions(request: ApiRequest, room_id: int, body: s.ActionRequest) -> Any:
     """Play an action."""
     table = _table(room_id, request.auth)
@@ -244,7 +273,7 @@ def actions(request: ApiRequest, room_id: int, body: s.ActionRequest) -> Any:
             "not_seated", _("You have no seat at this table; spectators only watch."), 403
         )
     throttle_action(request.auth)
-    result = act(room_id, seat, body.action.model_dump(), request.auth)
+    result = act(room_id, seat, body.action.sent(), request.auth, shaped=True)
     if "error" in result:
         # A refusal carries the caller's view as it stands: the answer as the write path made it.
         return JsonResponse(result, status=result.pop("status"))
@@ -270,18 +299,22 @@ def _too_many_actions(window: int) -> ApiError:
     return _too_many(_("Too many actions; try again in %(seconds)d s."), window)
 
 
-def act(room_id: int, seat: int, action: dict[str, Any], user: Any) -> dict[str, Any]:
+def act(
+    room_id: int, seat: int, action: dict[str, Any], user: Any, shaped: bool = False
+) -> dict[str, Any]:
     """Play `action` through the one write path: {"view"}, or {"error", "view", "status"}.
 
     The seat was read from the table for this call; the write path checks again, on the table
     it applies the move to, that `user` still holds it (a leave may have come in between).
+    `shaped`: the action has the shape of some game's (s.ActionRequest), so a `bad_action` of
+    the rules means "not one of this table's game" (409), not a malformed request (400).
     """
     try:
         outcome = play.act(room_id, seat, action, check=holder(seat, user))
     except IllegalAction as refusal:
         status = refusal.status if isinstance(refusal, play.PlayError) else 409
         if refusal.code in MALFORMED:
-            status = 400
+            status = 409 if shaped else 400
         now = live_rooms.read(room_id)
         return {
             # The code stays English for machines; the sentence is in the caller's language.
@@ -293,7 +326,7 @@ def act(room_id: int, seat: int, action: dict[str, Any], user: Any) -> dict[str,
 
 
 @api.get(ROOM + "/scores", response=room_call(s.ScoreSheet))
-def scores(request: ApiRequest, room_id: int, invite: str | None = None) -> dict[str, Any]:
+def scores(request: ApiRequest, room_id: int, invite: InviteQuery = None) -> dict[str, Any]:
     """The score sheet."""
     return score_sheet(_room(room_id, request.auth, invite))
 
@@ -309,6 +342,7 @@ def schema(request: ApiRequest) -> JsonResponse:
     return JsonResponse(document)
 
 
+@csrf_exempt  # a token API: no cookie is read, so a typo's POST is told 404, not a CSRF 403
 def not_found(request: ApiRequest, rest: str = "") -> JsonResponse:
     return JsonResponse(
         {

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from django.core.exceptions import RequestDataTooBig
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext_lazy as _
+from django.views.decorators.csrf import csrf_exempt
 
 from tables import wire
 
@@ -45,6 +46,7 @@ def error(code: str, message: StrOrPromise, status: int) -> JsonResponse:
     return JsonResponse({"error": {"code": code, "message": str(message)}}, status=status)
 
 
+@csrf_exempt  # no cookie is read under /api/: a POST to no call is a 404, not a CSRF 403
 def not_found(request: HttpRequest, **kwargs: Any) -> JsonResponse:
     """Every path under /api/ that is not a call (cardgames.urls routes them here)."""
     return error(*CODES[404], 404)

@@ -2,8 +2,9 @@
 
 Shared code (the lobby's form, the write path, pushes, score history, the Board API) asks a
 `Game` everything it needs to know about a game and never names one. A game is a package with
-`rules`, `bots` and `layout` modules; the site's own games are listed here, and a project may
-add more with `register` (the tables app registers its settings' `EXTRA_GAMES` at start-up).
+`rules`, `bots`, `layout` and `api_fields` modules; the site's own games are listed here, and a
+project may add more with `register` (the tables app registers its settings' `EXTRA_GAMES` at
+start-up).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from games.engine import (
     State,
     View,
 )
+from games.shapes import ApiShapes
 
 
 @dataclass(frozen=True)
@@ -67,6 +69,12 @@ class Game:
         """What a refused move's code says, in a few words (the rules' `REFUSALS`, Sentences
         the site words; the code itself for one they do not list)."""
         return self.rules.REFUSALS.get(code, code)
+
+    @cached_property
+    def api(self) -> ApiShapes:
+        """This game's Board API shapes (`<package>.api_fields.SHAPES`): options, actions, view."""
+        shapes: ApiShapes = importlib.import_module(f"{self.package}.api_fields").SHAPES
+        return shapes
 
     @property
     def min_seats(self) -> int:

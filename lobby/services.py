@@ -184,7 +184,8 @@ def remove_player(room_id: int, user, index: Any) -> Room:
         _require_open(room)
         seat = room.seat_set.filter(index=index).first()
         if seat is None:
-            raise RoomError("invalid_seat", _("That seat is free already."), 400)
+            # A seat number like any other, but nobody is in it now: a conflict, not bad input.
+            raise RoomError("invalid_seat", _("That seat is free already."))
         if seat.user_id == user.pk:
             raise RoomError(
                 "invalid_seat", _("You cannot remove yourself; leave the room instead.")

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from django.test import Client
 
+from api import urls as api_urls
 from api import views
 from games.registry import GAMES
 from tests.api.helpers import Api, error_code
@@ -94,6 +97,40 @@ def test_a_wrong_method_names_the_right_ones(alice):
         "code": "method_not_allowed",
         "message": "Use GET or POST here.",
     }
+    assert response["Allow"] == "GET, POST"
+
+
+def _routed() -> list[tuple[str, set[str]]]:
+    """Every routed call's path (a room's as room 1) and the methods the document gives it."""
+    paths = Api().get("schema").json()["paths"]
+    calls = [("/api/v1/schema", {"GET"})]
+    for pattern in api_urls.urlpatterns:
+        if pattern.name and pattern.name != "schema":
+            path = "/api/v1/" + str(pattern.pattern).replace("<int:room_id>", "{id}")
+            calls.append((path.replace("{id}", "1"), {m.upper() for m in paths[path]}))
+    return calls
+
+
+@pytest.mark.parametrize("method", ["PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "QUERY"])
+def test_every_405_carries_an_allow_header_naming_what_the_path_takes(alice, method):
+    headers = {"Authorization": f"Bearer {Api(alice).token}"}
+    calls = _routed()
+    assert len(calls) > 10
+    for path, methods in calls:
+        response = Client().generic(method, path, headers=headers)
+        assert response.status_code == 405, (method, path)
+        assert set(response["Allow"].split(", ")) == methods, (method, path)
+        assert error_code(response) == "method_not_allowed"
+
+
+@pytest.mark.parametrize("method", ["POST", "PUT", "PATCH", "DELETE", "GET"])
+@pytest.mark.parametrize("path", ["/api/v1/nope", "/api/v1/rooms/x/join", "/api/v2/rooms", "/api"])
+def test_an_unknown_path_is_a_404_to_every_method_never_a_csrf_403(db, method, path):
+    # As a script sends it: no cookie, no CSRF token, a body; Django's CSRF check is on.
+    response = Client(enforce_csrf_checks=True).generic(
+        method, path, '{"game": "ligretto"}', content_type="application/json"
+    )
+    assert response.status_code == 404 and error_code(response) == "not_found"
 
 
 def test_a_bug_of_ours_answers_json_500(alice, room_id, monkeypatch):
@@ -105,12 +142,29 @@ def test_a_bug_of_ours_answers_json_500(alice, room_id, monkeypatch):
     assert response.status_code == 500 and error_code(response) == "server_error"
 
 
+def _branches(schemas: dict[str, Any], name: str) -> dict[str, dict[str, Any]]:
+    """The one-per-game branches of body `name`, by the game each takes."""
+    refs = [b["$ref"].rsplit("/", 1)[1] for b in schemas[name]["oneOf"]]
+    return {schemas[r]["properties"]["game"]["const"]: schemas[r] for r in refs}
+
+
 def test_the_schemas_enums_come_from_the_registry(db):
-    schemas = Api().get("schema").json()["components"]["schemas"]
-    assert schemas["NewRoom"]["properties"]["game"]["enum"] == list(GAMES)
+    document = Api().get("schema").json()
+    schemas = document["components"]["schemas"]
+    body = document["paths"]["/api/v1/rooms"]["post"]["requestBody"]["content"]
+    schemas["NewRoom"] = body["application/json"]["schema"]
+    rooms = _branches(schemas, "NewRoom")
+    assert list(rooms) == list(GAMES)  # the test-only third game too: no shared file names it
+    for slug, game in GAMES.items():
+        seats = rooms[slug]["properties"]["seats"]
+        assert (seats["minimum"], seats["maximum"]) == (game.min_seats, game.max_seats)
     assert schemas["Room"]["properties"]["game"]["enum"] == list(GAMES)
     levels = {level for game in GAMES.values() for level in game.bot_levels}
     assert set(schemas["Bots"]["properties"]["level"]["enum"]) == levels
+    practise = document["paths"]["/api/v1/practise"]["post"]["requestBody"]["content"]
+    schemas["Practice"] = practise["application/json"]["schema"]
+    for slug, branch in _branches(schemas, "Practice").items():
+        assert branch["properties"]["level"]["enum"] == list(GAMES[slug].bot_levels)
     # Every game's views are described by exactly one branch of the View's oneOf.
     branches = []
     for branch in schemas["View"]["oneOf"]:

@@ -15,9 +15,7 @@ def room(alice):
 
 
 def test_it_opens_a_room_with_the_caller_in_seat_0(alice):
-    response = Api(alice).post(
-        "rooms", {"game": "ligretto", "seats": 4, "options": {"target": 50}, "extra": 1}
-    )
+    response = Api(alice).post("rooms", {"game": "ligretto", "seats": 4, "options": {"target": 50}})
     assert response.status_code == 201
     room = response.json()
     assert room["game"] == "ligretto" and room["status"] == "open" and room["seats"] == 4
@@ -25,6 +23,15 @@ def test_it_opens_a_room_with_the_caller_in_seat_0(alice):
     assert room["host"] == "alice"
     assert room["players"] == [{"seat": 0, "name": "alice", "bot": False}]
     assert room["url"] == f"http://testserver/rooms/{room['id']}/"
+
+
+def test_a_field_the_call_does_not_take_is_told_not_ignored(alice):
+    # A typo ("privat") would otherwise open a public room without a word.
+    typo = Api(alice).post("rooms", {"game": "ligretto", "seats": 4, "privat": True})
+    assert typo.status_code == 400 and error_code(typo) == "bad_request"
+    assert '"privat" is not a field of this call' in typo.json()["error"]["message"]
+    option = Api(alice).post("rooms", {"game": "ligretto-mini", "seats": 2, "options": {"x": 1}})
+    assert option.status_code == 400 and error_code(option) == "invalid_options"
 
 
 def test_it_refuses_bad_rooms_with_400(alice):
@@ -95,8 +102,13 @@ def test_leaving_before_the_start_frees_the_seat(alice, bob, room):
 def test_the_host_fills_seats_with_bots(alice, bob, room):
     not_host = Api(bob).post(f"rooms/{room['id']}/bots", {"count": 1})
     assert not_host.status_code == 403 and error_code(not_host) == "not_host"
+    # Allegra has no fast bots: a level of another game's, so not at this room (409); a level
+    # no game has is bad input (400).
     level = Api(alice).post(f"rooms/{room['id']}/bots", {"level": "fast"})
-    assert level.status_code == 400 and error_code(level) == "invalid_level"  # Allegra: no fast
+    assert level.status_code == 409 and error_code(level) == "invalid_level"
+    assert "easy, normal" in level.json()["error"]["message"]
+    nonsense = Api(alice).post(f"rooms/{room['id']}/bots", {"level": "sleepy"})
+    assert nonsense.status_code == 400 and error_code(nonsense) == "invalid_level"
     count = Api(alice).post(f"rooms/{room['id']}/bots", {"count": 0})
     assert count.status_code == 400 and error_code(count) == "invalid_count"
     filled = Api(alice).post(f"rooms/{room['id']}/bots", {"count": 5, "level": "easy"})
