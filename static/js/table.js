@@ -48,8 +48,15 @@
       b.setAttribute("aria-expanded", String(open && b.dataset.drawer === which));
     });
     if (open) {
+      // The drawer opens below the bar, so its toggles stay in reach; it scrolls itself to the
+      // part (scrollIntoView would also scroll the page, which does not scroll, and take the
+      // close button off screen).
+      const bar = table.querySelector(".table-bar");
+      if (bar) table.style.setProperty("--drawer-top", Math.round(bar.getBoundingClientRect().bottom) + "px");
+      const side = document.getElementById("table-side");
       const part = document.getElementById(which === "chat" ? "chat" : table.querySelector(".scores").id);
-      if (part) part.scrollIntoView({ block: "start" });
+      const close = side && side.querySelector(".drawer-close");
+      if (side && part) side.scrollTop = Math.max(0, part.offsetTop - (close ? close.offsetHeight : 0));
       if (which === "chat") {
         const input = document.getElementById("chat-input");
         if (input) input.focus({ preventScroll: true });
