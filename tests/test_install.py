@@ -36,6 +36,15 @@ def test_the_manifest_names_the_app_its_icons_and_colours():
         assert served(icon["src"]), icon["src"]
 
 
+def test_the_manifest_speaks_the_readers_language():
+    english = json.loads(Client().get("/manifest.webmanifest").content)
+    german = json.loads(
+        Client(headers={"accept-language": "de"}).get("/manifest.webmanifest").content
+    )
+    assert german["lang"] == "de"
+    assert german["description"] != english["description"]
+
+
 def test_the_worker_precaches_the_offline_page_and_its_files():
     response = Client().get("/sw.js")
     assert response.status_code == 200
