@@ -10,7 +10,8 @@ three seats):
 - no element clips its text (a fixed height, an ellipsis, a word wider than its box).
 
 One person and bots fill each table; the same page is measured at both sizes. With
-SCREENSHOT_DIR set, each measured page is also saved as a PNG there (to look at, not compared).
+SCREENSHOT_DIR set, each measured page is also saved as a PNG there (to look at, not compared);
+with LAYOUT_LANGUAGE (de, ru, ko) the person reads the site in that language.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ from tests.browser.test_ligretto_table import open_room
 from tests.browser.test_lobby_flow import sign_up, wait_live
 
 HERE = Path(__file__).parent
+LANGUAGE = os.environ.get("LAYOUT_LANGUAGE", "en")
 PHONE = {"width": 390, "height": 844}
 LAPTOP = {"width": 1280, "height": 800}
 
@@ -65,7 +67,7 @@ def fill_with_bots_and_start(page: Page, game: str, seats: int) -> str:
     room_id = open_room(page, game, seats)
     page.fill("#bots-form input[name=count]", str(seats - 1))
     page.click("#bots-form button[type=submit]")
-    expect(page.locator(f"#seat-{seats - 1}")).to_contain_text("bot")
+    expect(page.locator(f"#seat-{seats - 1}")).to_have_class(re.compile(r"\btaken\b"))
     page.click("#start-button")
     status = "#lg-status" if game.startswith("ligretto") else "#al-status"
     expect(page.locator(status)).to_be_visible()
@@ -116,7 +118,7 @@ def measure(page: Page, game: str, seats: int, moment: str) -> None:
     problems = {}
     for size in (PHONE, LAPTOP):
         assert_fits(page, size, OWN[family])
-        shot(page, f"table-{game}-{seats}-{moment}-{size['width']}")
+        shot(page, f"table-{game}-{seats}-{moment}-{size['width']}-{LANGUAGE}")
         problems[size["width"]] = everyone_seen(page, family)
     assert not any(problems.values()), f"{game}, {seats} seats, {moment}: {problems}"
 
@@ -151,7 +153,10 @@ def test_every_card_is_in_view_and_nothing_scrolls_sideways(person, game, seats)
     page = person()
     # Glows and fades scale cards for a moment; the measurement is of the layout at rest.
     page.emulate_media(reduced_motion="reduce")
-    sign_up(page, f"lay{game[:2]}{seats}")
+    sign_up(page, f"lay{game[:2]}{seats}" + ("" if LANGUAGE == "en" else LANGUAGE))
+    if LANGUAGE != "en":  # LAYOUT_LANGUAGE=de|ru|ko: the same measurements in that language
+        page.click(f"#language-switcher button[value={LANGUAGE}]")
+        expect(page.locator("html")).to_have_attribute("lang", LANGUAGE)
     fill_with_bots_and_start(page, game, seats)
     if game == "allegra":
         measure(page, game, seats, "opening")
