@@ -41,10 +41,12 @@ chromium:
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 	@chromium --version
 
-# axe-core, which the browser tests inject into pages to check their accessibility.
-axe: node_modules/axe-core/axe.min.js
-node_modules/axe-core/axe.min.js: package.json
+# axe-core, which the browser tests inject into pages to check their accessibility, and
+# Lighthouse, which they run on a few pages (tests/browser/test_lighthouse.py).
+axe: node_modules/.installed
+node_modules/.installed: package.json
 	npm install --no-package-lock --no-audit --no-fund --silent
+	@test -f node_modules/axe-core/axe.min.js && test -x node_modules/.bin/lighthouse
 	@touch $@
 
 # Translations: Debian's gettext extracts (xgettext, msgmerge) and compiles (msgfmt) them.

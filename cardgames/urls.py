@@ -3,7 +3,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import include, path, re_path
 
 from api import profile
-from cardgames import apierrors
+from cardgames import apierrors, install
 from lobby import accounts, views
 
 # The admin's login takes the same throttle as the site's, whichever route reaches it.
@@ -29,6 +29,10 @@ urlpatterns = [
     path("admin/login/", accounts.admin_login),
     path("admin/", admin.site.urls),
     path("favicon.ico", views.favicon),
+    # At the root: a service worker controls only the pages under its own path.
+    path("manifest.webmanifest", install.manifest, name="manifest"),
+    path("sw.js", install.service_worker, name="service_worker"),
+    path("offline/", install.offline, name="offline"),
     path("api/v1/", include("api.urls")),
     # Any other path under /api/ (another version, none) answers the API's JSON 404 too.
     re_path(r"^api(?:/.*)?$", apierrors.not_found),

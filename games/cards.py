@@ -28,4 +28,8 @@ def draw(classes: str, value: int | None = None, attrs: str = "", sym: bool = Tr
     value, a back or an empty place; `classes` say which (`c-red`, `b2`, `back`, `gone`,
     `none`, `small`), `attrs` are further attributes, already escaped, with a leading space."""
     head, tail = face(classes, value, sym)
+    # A card named for screen readers is an image of it: a name on a plain span is not
+    # allowed (ARIA gives a generic element none) and readers may drop it.
+    if "aria-label=" in attrs and "role=" not in attrs:
+        attrs = ' role="img"' + attrs
     return head + attrs + tail

@@ -114,6 +114,7 @@ def _rating_chart(name: str, points: list[int]) -> str:
         title=gettext("%(game)s: rating") % {"game": name},
         css="chart rating-chart",
         x_title=gettext("rated match"),
+        from_zero=False,  # scaled to the ratings themselves: their changes are what it shows
     )
 
 

@@ -66,8 +66,12 @@ def line_chart(
     title: str = "",
     css: str = "chart",
     x_title: str = "",
+    from_zero: bool = True,
 ) -> str:
     """Return an SVG line chart of `series` (all as long as `x_labels`, or as the longest).
+
+    With `from_zero`, 0 is on the scale (points are read against it); without, the scale covers
+    the values only (a rating near 1500 moving by 30 would be a flat line from 0 to 2000).
 
     A series with fewer values stops early (a player who joined later, a match cut short).
     With no values at all the chart still draws its axes, so a live table's chart is there
@@ -77,8 +81,9 @@ def line_chart(
     labels = list(x_labels) or [str(i + 1) for i in range(points)]
     points = max(points, len(labels))
     values = [v for s in series for v in s.values]
-    # Zero is always on the scale: points are read against it (a negative round, a bad match).
-    ticks = nice_ticks(min([0, *values]), max([0, *values]))
+    # Points are read against zero (a negative round, a bad match): then it is on the scale.
+    anchor = [0] if from_zero or not values else []
+    ticks = nice_ticks(min([*anchor, *values]), max([*anchor, *values]))
     low, high = ticks[0], ticks[-1]
     plot_w, plot_h = WIDTH - LEFT - RIGHT, HEIGHT - TOP - BOTTOM
     legend_h = LEGEND_ROW * len(series)

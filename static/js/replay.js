@@ -74,13 +74,18 @@
     buttons.pause.hidden = false;
     buttons.play.hidden = buttons.play4.hidden = true;
     const mine = run;
+    let first = true;
     const next = () => {
       if (mine !== run) return; // paused (or played again) while a step was on its way
       if (step >= last) return stop();
-      // gaps[i] is the recorded time from step i to step i + 1.
+      // gaps[i] is the recorded time from step i to step i + 1; the first step of a play comes
+      // at once (from the deal, its gap is the countdown and the players' first look: seconds
+      // in which a viewer who pressed Play would see nothing happen).
+      const wait = first ? 0 : (gaps[step] * 1000) / speed;
+      first = false;
       timer = setTimeout(() => {
         go(step + 1).then(next);
-      }, (gaps[step] * 1000) / speed);
+      }, wait);
     };
     next();
   }

@@ -123,3 +123,11 @@ function showWaits() {
   });
 }
 setInterval(showWaits, 1000);
+
+// Installable: the service worker (cardgames/install.py) keeps the static files and an
+// offline page. Its address comes from the page, at the site's root so that it covers it all.
+if ("serviceWorker" in navigator && document.body && document.body.dataset.worker) {
+  window.addEventListener("load", () => {
+    navigator.serviceWorker.register(document.body.dataset.worker).catch(() => {});
+  });
+}

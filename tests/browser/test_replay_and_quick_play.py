@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import subprocess
 import sys
+import time
 
 from playwright.sync_api import Page, expect
 
@@ -80,15 +81,29 @@ def test_a_replay_steps_back_and_forth_and_plays_to_its_end(person, live_env):
     _board_at(eve, 4)
     assert any(name in first_move for name in ("replayhost", "Fast bot 2"))
 
+    # Nothing plays: no Pause button (the buttons' display once overrode `hidden`).
+    expect(eve.locator("#replay-pause")).to_be_hidden()
     # Play at 4x from step 4: it runs on by itself to the last step, then stops.
     eve.click("#replay-play4")
     expect(eve.locator("#replay-pause")).to_be_visible()
     _board_at(eve, steps)
     expect(eve.locator("#replay-play")).to_be_visible()
-    # Play at 1x from the start (the last step starts over), and pause it on the way.
+    expect(eve.locator("#replay-pause")).to_be_hidden()
+    # Play at 1x from the start (the last step starts over), and pause it on the way. The
+    # page's clock is held: the first step comes at once, not after the deal's recorded gap
+    # (the countdown and first looks: seconds in a real match); the second only after its own.
     eve.click("#replay-first")
+    _board_at(eve, 0)
+    gaps = eve.evaluate("JSON.parse(document.getElementById('replay-timeline').textContent)")
+    eve.clock.install()
+    eve.clock.pause_at(int(time.time() * 1000) + 1000)
     eve.click("#replay-play")
     expect(eve.locator("#replay")).to_have_attribute("data-playing", "1")
+    eve.clock.run_for(1)
+    _board_at(eve, 1)
+    eve.clock.run_for(int(gaps[1] * 1000) + 1)
+    _board_at(eve, 2)
+    eve.clock.resume()
     eve.click("#replay-pause")
     paused = _step(eve)
     eve.wait_for_timeout(300)

@@ -8,7 +8,13 @@ from playwright.sync_api import expect
 
 from tests.browser.test_ligretto_table import at_table, join, open_room
 from tests.browser.test_lobby_flow import sign_up
-from tests.browser.test_table_layout import PHONE
+from tests.browser.test_table_layout import LAPTOP, PHONE
+
+# Inside the viewport and not covered: what a finger at its centre would touch is it.
+ON_TOP = """sel => { const e = document.querySelector(sel), r = e.getBoundingClientRect();
+  const inside = r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth;
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return inside && !!hit && (hit === e || e.contains(hit)); }"""
 
 
 def started_pair(person, names: tuple[str, str]):
@@ -55,6 +61,13 @@ def test_an_away_player_is_marked_with_the_seconds_until_a_bot_stands_in(person)
     expect(mark).to_contain_text(re.compile(r"a bot plays in \d+\s?s"))
     first = int(mark.locator(".secs").inner_text())
     assert 0 < first <= 30
+    # At 1280 px the tag goes under the name rather than squeezing it to a letter a line.
+    alice.set_viewport_size(LAPTOP)
+    lines = alice.evaluate(
+        """() => { const n = document.querySelector("#lg-seat-1 .name");
+        return n.getBoundingClientRect().height / parseFloat(getComputedStyle(n).lineHeight); }"""
+    )
+    assert lines < 1.5, f"the away player's name runs over {lines:.1f} lines"
     expect(mark.locator(".secs")).not_to_have_text(str(first))  # it counts down
     bob.goto(f"/rooms/{room_id}/")  # back in time: the mark goes
     at_table(bob)
@@ -71,4 +84,14 @@ def test_a_phone_opens_the_scores_and_the_chat_as_drawers(person):
     expect(alice.locator("#lg-scores")).to_be_hidden()
     alice.click(".drawer-toggle[data-drawer=chat]")
     expect(alice.locator("#chat-input")).to_be_focused()
+
+    # Open, the Scores drawer leaves the Chat toggle in reach and its own close button on screen.
+    alice.click(".drawer-toggle[data-drawer=scores]")
+    expect(alice.locator("#lg-scores")).to_be_visible()
+    for target in ("[data-drawer-close]", ".drawer-toggle[data-drawer=chat]"):
+        assert alice.evaluate(ON_TOP, target), f"{target} is covered or off screen"
+    alice.click(".drawer-toggle[data-drawer=chat]")
+    expect(alice.locator("#chat-input")).to_be_focused()
+    alice.click("[data-drawer-close]")
+    expect(alice.locator("#lg-scores")).to_be_hidden()
     assert alice.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]

@@ -83,3 +83,17 @@ def test_a_line_chart_with_a_short_series_stops_early():
     b = root.find(f"{SVG}g[@data-label='b']")
     assert b.find(f"{SVG}polyline") is None and len(b.findall(f"{SVG}circle")) == 1
     assert re.search(r'viewBox="0 0 \d+ \d+"', svg)
+
+
+def _y_labels(svg: str) -> list[float]:
+    axis = _parse(svg).find(f"{SVG}g[@class='axis y']")
+    return [float(t.text) for t in axis.iter(f"{SVG}text")]
+
+
+def test_a_rating_chart_is_scaled_to_its_ratings_and_a_points_chart_keeps_zero():
+    ratings = [charts.Series("rating", [1500, 1512, 1497, 1530], "s0")]
+    labels = _y_labels(charts.line_chart(ratings, from_zero=False))
+    assert 1490 <= min(labels) <= 1497 and 1530 <= max(labels) <= 1540
+    assert max(labels) - min(labels) <= 60  # not 0 to 2000: a change of 30 is half the height
+    points = _y_labels(charts.line_chart([charts.Series("points", [12, 30], "s0")]))
+    assert min(points) == 0
