@@ -11,6 +11,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.utils import timezone
 
 from games.engine import Progress, State, View
@@ -151,32 +152,49 @@ def recover(match: Match) -> Table:
     What it reads is the table at the version the match row said, never a mix: the log is
     replayed up to that version only, and when a round row, a snapshot or a player row newer
     than that was written meanwhile (the match row is read again at the end: every change
-    anyone can see bumps it), it reads again from a fresh match row (no torn read).
+    anyone can see bumps it), it reads again from a fresh match row (no torn read), and after
+    RECOVER_TRIES such reads once more with the match row locked.
     """
-    game = GAMES[match.game]
     for _ in range(RECOVER_TRIES):
-        rnd = match.rounds.order_by("-number").first()
-        if rnd is None:
-            raise Match.DoesNotExist(f"match {match.pk} has no round")
-        players = list(match.players.all())
-        if rnd.version <= match.version:
-            moves = ActionLog.objects.filter(
-                round=rnd, version__gt=rnd.version, version__lte=match.version, refused=""
-            )
-            state = game.load(rnd.state)
-            for seat, action in moves.order_by("version").values_list("seat", "action"):
-                state, _ = game.apply(state, seat, action)
-            now = Match.objects.filter(pk=match.pk).values_list("version", flat=True).first()
-            if now == match.version:
-                rnd.state = None  # the table keeps the engine's state only once, as `state`
-                return Table(match=match, players=players, state=state, round=rnd)
+        table = _read_at(match)
+        if table is not None:
+            return table
         match.refresh_from_db()
-    raise RuntimeError(f"match {match.pk} kept changing while it was read")
+    # Changing faster than it can be read: read it with the match row locked (every writer
+    # takes that lock first, so nothing changes under the read; rare, and short).
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match.pk)
+        table = _read_at(match)
+    if table is None:
+        raise RuntimeError(f"match {match.pk}: a round or snapshot ahead of its match row")
+    return table
 
 
-# How often `recover` reads again when the match changed while it read (each time it changed
-# under it; moves come in milliseconds apart, a read takes about one).
-RECOVER_TRIES = 20
+def _read_at(match: Match) -> Table | None:
+    """The table at `match.version`, or None if the database moved on while it was read."""
+    game = GAMES[match.game]
+    rnd = match.rounds.order_by("-number").first()
+    if rnd is None:
+        raise Match.DoesNotExist(f"match {match.pk} has no round")
+    players = list(match.players.all())
+    if rnd.version > match.version:
+        return None
+    moves = ActionLog.objects.filter(
+        round=rnd, version__gt=rnd.version, version__lte=match.version, refused=""
+    )
+    state = game.load(rnd.state)
+    for seat, action in moves.order_by("version").values_list("seat", "action"):
+        state, _ = game.apply(state, seat, action)
+    now = Match.objects.filter(pk=match.pk).values_list("version", flat=True).first()
+    if now != match.version:
+        return None
+    rnd.state = None  # the table keeps the engine's state only once, as `state`
+    return Table(match=match, players=players, state=state, round=rnd)
+
+
+# How often `recover` reads again, without a lock, when the match changed while it read (moves
+# come milliseconds apart; a read takes about one).
+RECOVER_TRIES = 5
 
 
 def copy_of(table: Table, players: bool = True) -> Table:
