@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, expect, sync_playwright
+from playwright.sync_api import BrowserContext, Page, Playwright, expect
 
 from tests.browser.conftest import CHROMIUM_ARGS
 from tests.browser.test_lobby_flow import sign_up, wait_live
@@ -30,22 +30,23 @@ CATEGORIES = ("accessibility", "best-practices", "seo", "performance")
 
 
 @pytest.fixture(scope="module")
-def debugged(live_url: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple]:
+def debugged(
+    driver: Playwright, live_url: str, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple]:
     """One Chromium with a debugging port, its default context, and that port."""
     if not LIGHTHOUSE.exists():
         raise RuntimeError("Lighthouse is not installed: run `make axe`.")
     port = free_port()
-    with sync_playwright() as playwright:
-        context = playwright.chromium.launch_persistent_context(
-            tmp_path_factory.mktemp("lighthouse-profile"),
-            executable_path=shutil.which("chromium"),
-            args=[*CHROMIUM_ARGS, f"--remote-debugging-port={port}"],
-            base_url=live_url,
-            viewport=PHONE,
-        )
-        context.set_default_timeout(10_000)
-        yield context, port
-        context.close()
+    context = driver.chromium.launch_persistent_context(
+        tmp_path_factory.mktemp("lighthouse-profile"),
+        executable_path=shutil.which("chromium"),
+        args=[*CHROMIUM_ARGS, f"--remote-debugging-port={port}"],
+        base_url=live_url,
+        viewport=PHONE,
+    )
+    context.set_default_timeout(10_000)
+    yield context, port
+    context.close()
 
 
 def lighthouse(url: str, port: int, out: Path) -> dict:
@@ -112,6 +113,8 @@ def installable(page: Page) -> list:
     return errors
 
 
+# Four Lighthouse runs of 20-60 s each (more on a loaded machine): more than the default bound.
+@pytest.mark.timeout(600)
 def test_lighthouse_on_a_phone_table_of_each_game_the_lobby_and_a_how_to_page(
     debugged: tuple[BrowserContext, int], live_url: str, tmp_path: Path
 ):
