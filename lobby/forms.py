@@ -38,7 +38,7 @@ class SignupForm(UserCreationForm):
 
 
 # The option fields a GET may carry, so the page can say how a match with them ends.
-OPTION_NAMES = ("seats", "rounds", "target", "no_target", "row_variant")
+OPTION_NAMES = ("seats", "rounds", "target", "no_target", "row_variant", "clock")
 
 
 def _game(slug: Any) -> Game:
@@ -72,6 +72,15 @@ class RoomForm(forms.Form):
         required=False,
         label=_("Descending-row variant"),
         help_text=_("Ligretto family only (rule L16)."),
+    )
+    clock = forms.IntegerField(
+        label=_("Clock"),
+        required=False,
+        min_value=0,
+        help_text=_(
+            "Seconds for each decision (the opening’s two cards, a turn, a knock step); when "
+            "they run out, a bot decides. 0: no clock (default 30)."
+        ),
     )
     private = forms.BooleanField(
         required=False,
@@ -109,6 +118,8 @@ class RoomForm(forms.Form):
             options["target"] = values["target"]
         if values.get("row_variant"):
             options["row_variant"] = True
+        if values.get("clock") not in (None, ""):
+            options["clock"] = values["clock"]
         return options
 
     def clean(self) -> dict[str, Any]:
@@ -150,7 +161,7 @@ class RoomForm(forms.Form):
         options = {k: v for k, v in self._raw_options(values).items() if k in takes}
         # Typed text arrives as strings: whole numbers become ints, anything else is left for
         # the rules to refuse in their own words.
-        for name in ("rounds", "target"):
+        for name in ("rounds", "target", "clock"):
             # ASCII digits only: "²" is a digit to str.isdigit but no number to int().
             value = options.get(name)
             text = value.strip() if isinstance(value, str) else None

@@ -159,6 +159,21 @@ def left_for_good(room_id: int, user: Any) -> None:
     play.touch(room_id, change)
 
 
+def take_back(room_id: int, user: Any) -> None:
+    """The player asks for his seat back from its stand-in (he is here: tables.clocks gave it)."""
+
+    def change(table: current.Table) -> bool:
+        for player in table.players:
+            if player.user_id == user.pk and not player.left and player.stand_in:
+                player.stand_in = False
+                player.away_since = None
+                player.save(update_fields=["stand_in", "away_since"])
+                return True
+        return False
+
+    play.touch(room_id, change)
+
+
 def _sweep(table: current.Table, now: Any) -> bool:
     """Count as gone the sockets of processes that stopped renewing their presence (died)."""
     cutoff = now - timedelta(seconds=settings.DRIVER_LEASE)
