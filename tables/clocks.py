@@ -105,6 +105,7 @@ def start(
     """The clock of a decision that just became due; the seats that made the last one in time
     start their count of timeouts in a row again."""
     misses = misses_of(clock)
+    last = clock.get("last_timeout")
     timed_out = set(clock.get("timed_out", ()))
     for seat in clock.get("seats", ()):
         if seat not in timed_out:
@@ -119,7 +120,10 @@ def start(
         "version": version,
         "misses": misses,
         "timed_out": [],
-        "last_timeout": clock.get("last_timeout"),
+        # What a bot last decided for a timed-out seat stays news for the next decision only.
+        "last_timeout": last
+        if isinstance(last, dict) and last.get("key") == clock.get("key")
+        else None,
     }
 
 

@@ -121,7 +121,11 @@ class Table:
         stored = self.match.clock or {}
         if clocks.seconds_for(self.match.options) and stored:
             shown = clocks.shown(stored, clocks.table_decision(self))
-        fields = {"clock": shown, "timed_out": clocks.last_timeout(stored)}
+        timed_out = clocks.last_timeout(stored)
+        if timed_out is not None:  # whose seat a stand-in still plays (he may be back)
+            bots = {p.seat for p in self.players if p.is_bot}
+            timed_out["stand_in"] = [s for s in timed_out["stand_in"] if s in bots]
+        fields = {"clock": shown, "timed_out": timed_out}
         self.__dict__["_clock_view"] = (key, fields)
         return dict(fields)
 

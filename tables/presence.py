@@ -41,7 +41,8 @@ def seat_for(room_id: int, user: Any) -> int | None | bool:
 
 
 def connected(room_id: int, seat: int) -> None:
-    """Count a socket of `seat`; his first one shows him connected and ends any stand-in."""
+    """Count a socket of `seat`; his first one (or any while a stand-in plays for him) shows
+    him connected and ends the stand-in."""
 
     def change(table: current.Table) -> bool:
         player = _player(table, seat)
@@ -51,7 +52,9 @@ def connected(room_id: int, seat: int) -> None:
         Presence.objects.filter(pk=here.pk).update(sockets=F("sockets") + 1, seen_at=timezone.now())
         Player.objects.filter(pk=player.pk).update(connections=F("connections") + 1)
         player.refresh_from_db(fields=["connections"])
-        if player.connections > 1:
+        # A new socket of a seat with a stand-in (timed out while here: tables.clocks) is the
+        # player asking for his seat back, even beside a socket he already had.
+        if player.connections > 1 and not player.stand_in:
             return False
         player.away_since = None
         player.stand_in = False
@@ -153,21 +156,6 @@ def left_for_good(room_id: int, user: Any) -> None:
                 player.left = True
                 player.bot_level = player.bot_level or "normal"
                 player.save(update_fields=["left", "bot_level"])
-                return True
-        return False
-
-    play.touch(room_id, change)
-
-
-def take_back(room_id: int, user: Any) -> None:
-    """The player asks for his seat back from its stand-in (he is here: tables.clocks gave it)."""
-
-    def change(table: current.Table) -> bool:
-        for player in table.players:
-            if player.user_id == user.pk and not player.left and player.stand_in:
-                player.stand_in = False
-                player.away_since = None
-                player.save(update_fields=["stand_in", "away_since"])
                 return True
         return False
 

@@ -75,7 +75,7 @@ document.addEventListener("click", (event) => {
 });
 
 // Times in the viewer's own zone: the server writes <time datetime data-local> in its zone,
-// the page rewrites each in the browser's ("hm": 14:05; "when": 14:05, or 14:05 on 2026-12-02
+// the page rewrites each in the browser's ("hm": 14:05; "hms": 14:05:09; "when": 14:05, or 14:05 on 2026-12-02
 // when that is not today; "datetime": 2 Dec 2026 14:05). Without script the server's time shows,
 // marked UTC.
 function localTimes(root) {
@@ -84,6 +84,7 @@ function localTimes(root) {
     const at = new Date(el.getAttribute("datetime"));
     if (Number.isNaN(at.getTime())) return;
     let text = pad(at.getHours()) + ":" + pad(at.getMinutes());
+    if (el.dataset.local === "hms") text += ":" + pad(at.getSeconds());
     const day = at.getFullYear() + "-" + pad(at.getMonth() + 1) + "-" + pad(at.getDate());
     const now = new Date();
     const today = now.getFullYear() + "-" + pad(now.getMonth() + 1) + "-" + pad(now.getDate());

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import UTC, datetime
 
 from django import template
 from django.utils import dateformat, timezone
@@ -60,6 +60,20 @@ def verb(code: str | None) -> str:
 def names_of(seats: list, names: dict) -> str:
     """`{{ seats|names_of:names }}`: the seats' player names, comma-separated."""
     return ", ".join(str(names.get(s, s)) for s in seats or ())
+
+
+@register.simple_tag
+def clock_time(iso: str | None) -> SafeString:
+    """`{% clock_time view.clock.deadline as until %}`: a deadline (ISO text) to the second, in
+    the reader's own zone once the page's script ran (static/js/site.js), UTC until then."""
+    if not iso:
+        return mark_safe("")  # noqa: S308
+    moment = datetime.fromisoformat(iso)
+    return format_html(
+        '<time datetime="{}" data-local="hms">{} UTC</time>',
+        iso,
+        moment.astimezone(UTC).strftime("%H:%M:%S"),
+    )
 
 
 @register.simple_tag

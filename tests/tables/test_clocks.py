@@ -8,7 +8,7 @@ import pytest
 
 from tables import clocks
 from tables.driver import MatchBots
-from tables.live import rooms
+from tables.live import render, rooms
 from tables.models import ActionLog, Match
 from tests.conftest import make_user
 from tests.tables.helpers import started_room
@@ -132,6 +132,11 @@ def test_the_api_view_carries_the_clock_and_a_bot_decides_when_it_runs_out(setti
     deadline = datetime.fromisoformat(clock["deadline"])
     assert timedelta(seconds=19) < deadline - datetime.now(UTC) <= timedelta(seconds=20)
     assert rooms.read(room.pk).view(None)["clock"] == clock  # every screen sees it
+    # The page counts down to it, the deadline in the reader's own zone (static/js/site.js).
+    table = rooms.read(room.pk)
+    html = render.render_part(table, table.view(None), "status")
+    assert 'id="al-clock"' in html and f'data-deadline="{clock["deadline"]}"' in html
+    assert 'data-local="hms"' in html
 
     run_out(room.pk)
     bots.step()
@@ -192,7 +197,8 @@ def test_three_timeouts_in_a_row_give_the_seat_a_stand_in_and_she_gets_it_back(s
     assert table.view(0)["timed_out"]["stand_in"] == [0]
     assert table.view(0)["players"][0]["bot"]
 
-    presence.take_back(room.pk, alice)
+    # Her page still has its socket; reloading it (a new socket) takes her seat back.
+    presence.connected(room.pk, 0)
     assert not rooms.read(room.pk).players[0].is_bot
 
 
