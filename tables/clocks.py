@@ -295,7 +295,10 @@ class Keeper:
             made = table_decision(table)
             if made is None or made.key != key or seat not in made.seats:
                 break
-            action, _delay = table.game.bot_choose(table.view(seat), level, self.rng)
+            view = table.view(seat)
+            action, _delay = table.game.bot_choose(view, level, self.rng)
+            if action is None:  # a bot that would wait (for a knock) must decide now
+                action = next((a for a in view["legal"] if a["type"] not in OPTIONAL), None)
             if action is None:
                 break
             try:
