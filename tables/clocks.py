@@ -222,6 +222,7 @@ class Keeper:
         self.rng = rng
         self.checked = -1  # the version the log was last checked at (`_passed`)
         self.idle_checked: int | None = None  # the round whose idle players were looked at
+        self.made: tuple[tuple[int, int], Decision | None] | None = None
 
     def tick(self, table: Any, read: Any) -> Any:
         """Start, resume or run out the clock of `table`; return the table as it is now
@@ -231,7 +232,11 @@ class Keeper:
         seconds = seconds_for(table.match.options)
         if not seconds:
             return self._idle_round(table, read)
-        made = table_decision(table)
+        # Looked at every step (4 times a second while bots wait): once per version is enough.
+        seen = (table.version, id(table.state))
+        if self.made is None or self.made[0] != seen:
+            self.made = (seen, table_decision(table))
+        made = self.made[1]
         if made is None:
             return table
         humans = [s for s in made.seats if _human(table, s)]

@@ -228,3 +228,27 @@ def test_a_ligretto_player_idle_for_a_whole_round_is_marked_away(settings):
     MatchBots(room.pk).step()
     players = rooms.read(room.pk).players
     assert players[1].stand_in and not players[0].stand_in
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_http_view_carries_the_clock_and_the_schema_declares_it(settings):
+    from api.schemas import View
+    from tests.api.helpers import Api
+
+    settings.TABLE_COUNTDOWN = 0
+    settings.BOT_PACE = 0
+    alice = make_user("alice")
+    room = started_room(alice, game="allegra", bots=1, rounds=1, clock=15)
+    bots = MatchBots(room.pk)
+    for _ in range(50):
+        bots.step()
+        if rooms.read(room.pk).view(0)["clock"]:
+            break
+    view = Api(alice).get(f"rooms/{room.pk}/view").json()
+    assert view["clock"]["seats"] == [0] and view["clock"]["seconds"] == 15
+    assert view["timed_out"] is None
+    View.model_validate(view)  # the schema's View takes it as it is
+    # A room without a clock shows none.
+    untimed = started_room(make_user("bob"), game="allegra", bots=1, rounds=1, clock=0)
+    MatchBots(untimed.pk).step()
+    assert rooms.read(untimed.pk).view(0)["clock"] is None
