@@ -415,6 +415,25 @@ class RoundPoints(Answer):
     points: list[int]
 
 
+class Clock(Answer):
+    """A timed table's running decision (docs/api.md, "Clocks")."""
+
+    seats: Annotated[list[int], Field(description="The seats whose decision it is.")]
+    kind: Literal["opening", "turn", "knock", "ready"]
+    deadline: Annotated[str, Field(description="ISO 8601: when a bot decides for them.")]
+    seconds: Annotated[int, Field(ge=1, description="The seconds the decision allows.")]
+
+
+class TimedOut(Answer):
+    """The seats a bot last decided for because their time ran out (news for one decision)."""
+
+    seats: list[int]
+    at: str
+    stand_in: Annotated[
+        list[int], Field(description="Of those, the seats a stand-in now plays (3 in a row).")
+    ]
+
+
 class View(Answer):
     """What one seat may see; the game's own fields are in the oneOf (finish_document)."""
 
@@ -428,6 +447,8 @@ class View(Answer):
     legal: list[Action]
     scores: list[RoundPoints]
     message: str | None
+    clock: Annotated[Clock | None, Field(description="null: no clock runs.")] = None
+    timed_out: TimedOut | None = None
 
 
 class ViewAnswer(Answer):

@@ -38,7 +38,7 @@ class SignupForm(UserCreationForm):
 
 
 # The option fields a GET may carry, so the page can say how a match with them ends.
-OPTION_NAMES = ("seats", "rounds", "target", "no_target", "row_variant")
+OPTION_NAMES = ("seats", "rounds", "target", "no_target", "row_variant", "clock")
 
 
 def _game(slug: Any) -> Game:
@@ -74,6 +74,15 @@ class RoomForm(forms.Form):
         help_text=_(
             "Ligretto and Ligretto Mini only: a card may also go onto one of your own row "
             "cards that is exactly one higher and of another colour."
+        ),
+    )
+    clock = forms.IntegerField(
+        label=_("Clock"),
+        required=False,
+        min_value=0,
+        help_text=_(
+            "Seconds for each decision (the opening’s two cards, a turn, a knock step); when "
+            "they run out, a bot decides. 0: no clock (default 30)."
         ),
     )
     private = forms.BooleanField(
@@ -112,6 +121,8 @@ class RoomForm(forms.Form):
             options["target"] = values["target"]
         if values.get("row_variant"):
             options["row_variant"] = True
+        if values.get("clock") not in (None, ""):
+            options["clock"] = values["clock"]
         return options
 
     def clean(self) -> dict[str, Any]:
@@ -153,7 +164,7 @@ class RoomForm(forms.Form):
         options = {k: v for k, v in self._raw_options(values).items() if k in takes}
         # Typed text arrives as strings: whole numbers become ints, anything else is left for
         # the rules to refuse in their own words.
-        for name in ("rounds", "target"):
+        for name in ("rounds", "target", "clock"):
             # ASCII digits only: "²" is a digit to str.isdigit but no number to int().
             value = options.get(name)
             text = value.strip() if isinstance(value, str) else None

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from games.engine import Progress, State, View
 from games.registry import GAMES, Game
+from tables import clocks
 from tables.models import ActionLog, Match, Player, Round
 
 # A view's `message` when the service, not the engine, has something to say.
@@ -100,6 +101,7 @@ class Table:
             seat=seat,
             players=self._players(totals),
             starts_at=self.match.starts_at.isoformat() if self.match.starts_at else None,
+            **self._clock(),
         )
         if status == "starting":
             view["legal"] = []
@@ -108,6 +110,25 @@ class Table:
             view["legal"] = []
             view["message"] = self.match.closed_reason or "This room was closed."
         return view
+
+    def _clock(self) -> dict[str, Any]:
+        """The view's `clock` (the decision the table waits for, until when) and `timed_out`
+        (whom a bot last decided for): the same for every seat, built once per version."""
+        known = self.__dict__.get("_clock_view")
+        key = (self.match.version, id(self.state))
+        if known is not None and known[0] == key:
+            return dict(known[1])
+        shown = None
+        stored = self.match.clock or {}
+        if clocks.seconds_for(self.match.options) and stored:
+            shown = clocks.shown(stored, clocks.table_decision(self))
+        timed_out = clocks.last_timeout(stored)
+        if timed_out is not None:  # whose seat a stand-in still plays (he may be back)
+            bots = {p.seat for p in self.players if p.is_bot}
+            timed_out["stand_in"] = [s for s in timed_out["stand_in"] if s in bots]
+        fields = {"clock": shown, "timed_out": timed_out}
+        self.__dict__["_clock_view"] = (key, fields)
+        return dict(fields)
 
     def _players(self, totals: list[int]) -> list[dict[str, Any]]:
         """The view's `players`: the same for every seat, so built once per table and version

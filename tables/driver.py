@@ -26,7 +26,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from games.engine import IllegalAction
-from tables import current, play, presence
+from tables import clocks, current, play, presence
 from tables.live import owners, rooms
 from tables.models import Match
 
@@ -132,6 +132,11 @@ class MatchBots:
         self.chosen_at: dict[int, tuple[int, frozenset[str]]] = {}
         self.released: int | None = None  # the round whose countdown end was pushed
         self.next_check = 0.0
+        # The decision clocks (a timed Allegra table; Ligretto's idle rounds): from now, the
+        # moment this process took the room, downtime before it is never a player's.
+        self.clock = clocks.Keeper(
+            room_id, driver, timezone.now(), self.rng, touch=play.touch, act=play.act
+        )
 
     def _table(self) -> current.Table | None:
         # The owner's actor holds the table in memory (the lease holder is the room's owner):
@@ -164,6 +169,9 @@ class MatchBots:
             table = self._table()
             if table is None:
                 return None
+        table = self.clock.tick(table, self._table)
+        if table is None or table.match.status == Match.Status.FINISHED:
+            return None
         pace = settings.BOT_PACE
         bots = [p for p in table.players if p.is_bot]
         for p in bots:

@@ -33,6 +33,9 @@ class Match(models.Model):
     driver_until = models.DateTimeField(null=True, blank=True)
     # Why the match stopped before its end (status closed), as its players are told.
     closed_reason = models.CharField(max_length=200, blank=True)
+    # The decision clock of a timed table (tables.clocks): whose decision, since and until when,
+    # each seat's timeouts in a row. Durable, so a restart or a takeover resumes it.
+    clock = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -41,7 +41,8 @@ def seat_for(room_id: int, user: Any) -> int | None | bool:
 
 
 def connected(room_id: int, seat: int) -> None:
-    """Count a socket of `seat`; his first one shows him connected and ends any stand-in."""
+    """Count a socket of `seat`; his first one (or any while a stand-in plays for him) shows
+    him connected and ends the stand-in."""
 
     def change(table: current.Table) -> bool:
         player = _player(table, seat)
@@ -51,7 +52,9 @@ def connected(room_id: int, seat: int) -> None:
         Presence.objects.filter(pk=here.pk).update(sockets=F("sockets") + 1, seen_at=timezone.now())
         Player.objects.filter(pk=player.pk).update(connections=F("connections") + 1)
         player.refresh_from_db(fields=["connections"])
-        if player.connections > 1:
+        # A new socket of a seat with a stand-in (timed out while here: tables.clocks) is the
+        # player asking for his seat back, even beside a socket he already had.
+        if player.connections > 1 and not player.stand_in:
             return False
         player.away_since = None
         player.stand_in = False

@@ -19,10 +19,14 @@ REFUSALS: dict[str, Sentence] = {}
 DEFAULT_ROUNDS = 3
 MAX_ROUNDS = 20
 # What the site asks for (A1, A10): the room form's fields and its words; the lowest total wins.
-OPTION_FIELDS = {"allegra": ("rounds",)}
+OPTION_FIELDS = {"allegra": ("rounds", "clock")}
 # Marked for the site's catalogues (games.engine.gettext_noop is a no-op; the site translates).
 ROUNDS_HELP = {"allegra": gettext_noop("How many rounds (default 3).")}
 LOWEST_WINS = True
+# Seconds a player has for each decision (the opening's two cards, a turn, a knock step); 0: no
+# clock. The engine only checks the option: the site keeps the time (tables.clocks).
+DEFAULT_CLOCK = 30
+MAX_CLOCK = 600
 ROWS = 3
 COLS = 4
 
@@ -140,7 +144,7 @@ def check_options(
         options = {}
     if not isinstance(options, dict):
         raise IllegalAction("invalid_options", gettext_noop("Options must be an object."))
-    unknown = sorted(str(k) for k in options if k != "rounds")
+    unknown = sorted(str(k) for k in options if k not in ("rounds", "clock"))
     if unknown:
         raise IllegalAction("invalid_options", f"Unknown option: {', '.join(unknown)}.")
     rounds = options.get("rounds", DEFAULT_ROUNDS)
@@ -151,7 +155,14 @@ def check_options(
             gettext_noop("Rounds must be a whole number from 1 to %(most)d."),
             most=MAX_ROUNDS,
         )
-    return {"rounds": rounds}
+    clock = options.get("clock", DEFAULT_CLOCK)
+    if type(clock) is not int or not 0 <= clock <= MAX_CLOCK:
+        raise IllegalAction(
+            "invalid_options",
+            gettext_noop("The clock must be a whole number of seconds from 0 to %(most)d."),
+            most=MAX_CLOCK,
+        )
+    return {"rounds": rounds, "clock": clock}
 
 
 def describe_end(options: dict[str, Any]) -> Sentence:

@@ -76,7 +76,7 @@ document.addEventListener("click", (event) => {
 
 // Times in the viewer's own zone, in the page's language: the server writes <time datetime
 // data-local> with Django's localisation in the zone this cookie names (UTC until it is set);
-// the page rewrites the times drawn in another zone than the browser's ("hm": 14:05; "when":
+// the page rewrites the times drawn in another zone than the browser's ("hm": 14:05; "hms": 14:05:09, a deadline; "when":
 // 14:05, with the date when that is not today; "datetime": the date and time).
 const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
 if (zone) document.cookie = "tz=" + encodeURIComponent(zone) + "; path=/; max-age=31536000; samesite=lax";
@@ -93,6 +93,7 @@ function localTimes(root) {
       return;
     }
     let text = pad(at.getHours()) + ":" + pad(at.getMinutes());
+    if (el.dataset.local === "hms") text += ":" + pad(at.getSeconds());
     const now = new Date();
     if (el.dataset.local === "when" && at.toDateString() !== now.toDateString()) {
       text = at.toLocaleString(lang, { dateStyle: "short", timeStyle: "short" });

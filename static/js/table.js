@@ -237,6 +237,7 @@
     announce(String(event.detail.message).includes('id="table-flash"') ? flash : null);
     applyFocus();
     awayTick();
+    clockTick();
     tick();
   });
 
@@ -273,6 +274,23 @@
     if (running) awayTick._timer = setTimeout(awayTick, 500);
   }
   awayTick();
+
+  // A decision's clock (a timed Allegra table): the server says until when; the page counts.
+  // The seat whose time ran out too often sees the link that takes its seat back.
+  function clockTick() {
+    const me = table.dataset.me;
+    document.querySelectorAll(".take-back[data-seats]").forEach((el) => {
+      el.hidden = me === "" || !el.dataset.seats.split(" ").includes(me);
+    });
+    const el = document.querySelector(".clock[data-deadline] .secs");
+    clearTimeout(clockTick._timer);
+    if (!el) return;
+    const left = Math.max(0, Math.ceil((Date.parse(el.parentElement.dataset.deadline) - Date.now()) / 1000));
+    el.textContent = String(left);
+    el.parentElement.classList.toggle("low", left <= 5);
+    if (left > 0) clockTick._timer = setTimeout(clockTick, 250);
+  }
+  clockTick();
 
   // The countdown before a round: the server says when; the page counts.
   function tick() {

@@ -56,6 +56,21 @@ def names_of(seats: list, names: dict) -> str:
 
 
 @register.simple_tag
+def clock_time(iso: str | None) -> SafeString:
+    """`{% clock_time view.clock.deadline as until %}`: a deadline (ISO text) to the second, in
+    the reader's zone (as `local_time`), rewritten in the browser's by the page's script."""
+    if not iso:
+        return mark_safe("")  # noqa: S308
+    moment = timezone.localtime(datetime.fromisoformat(iso))
+    return format_html(
+        '<time datetime="{}" data-local="hms" data-zone="{}">{}</time>',
+        iso,
+        timezone.get_current_timezone_name(),
+        moment.strftime("%H:%M:%S"),
+    )
+
+
+@register.simple_tag
 def local_time(moment: datetime | None, form: str = "DATETIME_FORMAT") -> SafeString:
     """`{% local_time when as stamp %}` (`{% local_time when "TIME_FORMAT" %}`: the time alone):
     a <time> written with Django's localisation of the

@@ -39,7 +39,7 @@ def test_it_creates_a_room_with_the_host_in_seat_0(alice):
             {"rounds": 5, "row_variant": "on"},
             {"target": 99, "rounds": 5, "row_variant": True},
         ),
-        ("allegra", 6, {}, {"rounds": 3}),
+        ("allegra", 6, {}, {"rounds": 3, "clock": 30}),
     ],
 )
 def test_it_fills_in_each_games_default_options(alice, game, seats, extra, expected):

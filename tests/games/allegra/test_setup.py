@@ -27,16 +27,19 @@ def test_A1_seat_limits_and_registry() -> None:
     game = rules_for("allegra")
     assert (game.min_seats, game.max_seats) == (2, 6)
     for seats in range(2, 7):
-        assert game.check_options(seats, None) == {"rounds": 3}
+        assert game.check_options(seats, None) == {"rounds": 3, "clock": 30}
     for seats in (0, 1, 7, 12, True, "3", None, 2.0):
         refused("invalid_seats", R.check_options, seats, None)
 
 
 def test_A1_options_default_and_rounds() -> None:
-    assert R.check_options(4, None) == {"rounds": 3}
-    assert R.check_options(4, {}) == {"rounds": 3}
-    assert R.check_options(4, {"rounds": 1}) == {"rounds": 1}
-    assert R.check_options(4, {"rounds": 20}) == {"rounds": 20}
+    assert R.check_options(4, None) == {"rounds": 3, "clock": 30}
+    assert R.check_options(4, {}) == {"rounds": 3, "clock": 30}
+    assert R.check_options(4, {"rounds": 1}) == {"rounds": 1, "clock": 30}
+    assert R.check_options(4, {"rounds": 20}) == {"rounds": 20, "clock": 30}
+    # The clock (seconds a decision, 0: none) is the site's to keep; the rules check it only.
+    assert R.check_options(4, {"clock": 0}) == {"rounds": 3, "clock": 0}
+    assert R.check_options(4, {"clock": 600}) == {"rounds": 3, "clock": 600}
 
 
 @pytest.mark.parametrize(
@@ -51,6 +54,10 @@ def test_A1_options_default_and_rounds() -> None:
         {"rounds": "3"},
         {"rounds": 3.0},
         {"rounds": None},
+        {"clock": -1},
+        {"clock": 601},
+        {"clock": True},
+        {"clock": "30"},
         {"target": 99},
         {"rounds": 3, "row_variant": False},
         [],

@@ -1,0 +1,347 @@
+"""Decision clocks for timed tables (Allegra's `clock` option) and idle Ligretto players.
+
+Who owes a decision is read from the rules' legal actions (the rules keep no clock): a seat
+owes one when it may do something that is not optional (a knock is). The clock of a decision
+lives on the match row (`Match.clock`, durable): its key, the human seats it runs for, since
+and until when, and each seat's timeouts in a row. The bot driver's step calls `Keeper.tick`:
+it starts a clock when a new decision is due, gives a decision that was due before this
+process took the room its full time again from the takeover (downtime never counts), and when
+time runs out a bot decides for the seat; after `MISSES_FOR_STAND_IN` timeouts in a row the
+seat gets a stand-in, as for a closed tab (tables.presence). The functions above `Keeper` are
+pure: plain data in, plain data out.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.utils import timezone
+
+from games.engine import IllegalAction
+from tables.errors import PlayError
+from tables.models import ActionLog, Match
+
+# A seat's own timeouts in a row that hand it to a stand-in.
+MISSES_FOR_STAND_IN = 3
+# Actions a seat may take but never owes (A7: anyone may knock; nobody has to).
+OPTIONAL = frozenset({"knock"})
+# A bot deciding for a timed-out seat makes at most this many moves (a whole turn is 3).
+MOST_MOVES = 8
+
+
+@dataclass(frozen=True)
+class Decision:
+    """What the table waits for: its key (the same while it is the same decision), its kind,
+    and the seats that owe it."""
+
+    key: list[Any]
+    kind: str  # opening, turn, knock, ready
+    seats: tuple[int, ...]
+
+
+def owing(legal_by_seat: dict[int, list[dict[str, Any]]]) -> tuple[int, ...]:
+    """The seats that owe a decision: those with a legal action that is not optional."""
+    return tuple(
+        seat
+        for seat, legal in sorted(legal_by_seat.items())
+        if any(a.get("type") not in OPTIONAL for a in legal)
+    )
+
+
+def decision(
+    view: dict[str, Any], legal_by_seat: dict[int, list[dict[str, Any]]]
+) -> Decision | None:
+    """The decision a table waits for, from a spectator's view and every seat's legal actions.
+
+    The opening is one decision for every seat (both cards: A5); a turn is the active seat's
+    draw and what follows it (A6); each step of a knock (A7: the knocker's placing, the active
+    player's taking) is its own; between rounds, pressing ready.
+    """
+    seats = owing(legal_by_seat)
+    if not seats:
+        return None
+    rnd = view.get("round")
+    if view.get("status") == "round_over":
+        return Decision([rnd, "ready"], "ready", seats)
+    phase = view.get("phase")
+    if phase == "opening":
+        return Decision([rnd, "opening"], "opening", seats)
+    if phase in ("knock_place", "knock_take"):
+        return Decision([rnd, "knock", phase, view.get("turn")], "knock", seats)
+    return Decision([rnd, "turn", view.get("turn")], "turn", seats)
+
+
+def seconds_for(options: dict[str, Any]) -> int:
+    """The seconds a decision allows under a match's options (0: no clock; older matches)."""
+    value = options.get("clock", 0)
+    return value if type(value) is int and value > 0 else 0
+
+
+def _iso(at: datetime) -> str:
+    return at.isoformat()
+
+
+def _at(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def misses_of(clock: dict[str, Any]) -> dict[str, int]:
+    misses = clock.get("misses")
+    return dict(misses) if isinstance(misses, dict) else {}
+
+
+def start(
+    clock: dict[str, Any],
+    made: Decision,
+    humans: list[int],
+    now: datetime,
+    seconds: int,
+    version: int,
+) -> dict[str, Any]:
+    """The clock of a decision that just became due; the seats that made the last one in time
+    start their count of timeouts in a row again."""
+    misses = misses_of(clock)
+    last = clock.get("last_timeout")
+    timed_out = set(clock.get("timed_out", ()))
+    for seat in clock.get("seats", ()):
+        if seat not in timed_out:
+            misses.pop(str(seat), None)
+    return {
+        "key": made.key,
+        "kind": made.kind,
+        "seats": list(humans),
+        "since": _iso(now),
+        "deadline": _iso(now + timedelta(seconds=seconds)),
+        "seconds": seconds,
+        "version": version,
+        "misses": misses,
+        "timed_out": [],
+        # What a bot last decided for a timed-out seat stays news for the next decision only.
+        "last_timeout": last
+        if isinstance(last, dict) and last.get("key") == clock.get("key")
+        else None,
+    }
+
+
+def resumed(clock: dict[str, Any], taken_at: datetime) -> dict[str, Any] | None:
+    """A clock started before this process took the room: its full time again from the
+    takeover (None: nothing to change, the clock is this process's own).
+
+    The time between the last process's end and the takeover is the server's, never the
+    player's: the deadline never comes sooner than `seconds` after the takeover.
+    """
+    if _at(clock["since"]) >= taken_at:
+        return None
+    deadline = max(_at(clock["deadline"]), taken_at + timedelta(seconds=clock["seconds"]))
+    return {**clock, "since": _iso(taken_at), "deadline": _iso(deadline)}
+
+
+def expired(clock: dict[str, Any], now: datetime) -> bool:
+    return now >= _at(clock["deadline"])
+
+
+def timed_out(
+    clock: dict[str, Any], seats: list[int], now: datetime
+) -> tuple[dict[str, Any], list[int]]:
+    """Count a timeout for each of `seats`; return the clock and the seats now due a stand-in."""
+    misses = misses_of(clock)
+    stand_ins = []
+    for seat in seats:
+        misses[str(seat)] = misses.get(str(seat), 0) + 1
+        if misses[str(seat)] >= MISSES_FOR_STAND_IN:
+            stand_ins.append(seat)
+            misses.pop(str(seat))
+    last = {"seats": list(seats), "at": _iso(now), "key": clock["key"], "stand_in": stand_ins}
+    new = {
+        **clock,
+        "misses": misses,
+        "timed_out": sorted(set(clock.get("timed_out", ())) | set(seats)),
+        "last_timeout": last,
+    }
+    return new, stand_ins
+
+
+def shown(clock: dict[str, Any], made: Decision | None) -> dict[str, Any] | None:
+    """The view's `clock`: whose decision, its deadline and the seconds it allows (None: none
+    running). A stored clock of another decision is not shown (the driver starts the new one)."""
+    if not clock or made is None or clock.get("key") != made.key:
+        return None
+    seats = [s for s in made.seats if s in clock.get("seats", ()) and s not in clock["timed_out"]]
+    if not seats:
+        return None
+    return {
+        "seats": seats,
+        "kind": clock["kind"],
+        "deadline": clock["deadline"],
+        "seconds": clock["seconds"],
+    }
+
+
+def last_timeout(clock: dict[str, Any]) -> dict[str, Any] | None:
+    """The view's `timed_out`: the seats a bot last decided for, when, and who got a stand-in."""
+    last = clock.get("last_timeout") if clock else None
+    if not isinstance(last, dict):
+        return None
+    return {"seats": last["seats"], "at": last["at"], "stand_in": last["stand_in"]}
+
+
+# --------------------------------------------------------------------------- the driver's hook
+
+
+def table_decision(table: Any) -> Decision | None:
+    """The decision `table` (a tables.current.Table) waits for, if it is being played."""
+    if table.status() not in ("playing", "round_over"):
+        return None
+    game, state = table.game, table.state
+    legal = {p.seat: game.legal_actions(state, p.seat) for p in table.players}
+    return decision(game.player_view(state, None), legal)
+
+
+class Keeper:
+    """One match's clock in the bot driver (tables.driver.MatchBots.step calls `tick`)."""
+
+    def __init__(
+        self,
+        room_id: int,
+        driver: str,
+        taken_at: datetime,
+        rng: random.Random,
+        touch: Callable[..., Any],
+        act: Callable[..., Any],
+    ) -> None:
+        # The write path's `touch` and `act` (tables.play), handed in: tables.play reads
+        # tables.current, which reads this module.
+        self.touch, self.act = touch, act
+        self.room_id = room_id
+        self.driver = driver
+        self.taken_at = taken_at  # when this process started driving the room
+        self.rng = rng
+        self.checked = -1  # the version the log was last checked at (`_passed`)
+        self.idle_checked: int | None = None  # the round whose idle players were looked at
+        self.made: tuple[tuple[int, int], Decision | None] | None = None
+
+    def tick(self, table: Any, read: Any) -> Any:
+        """Start, resume or run out the clock of `table`; return the table as it is now
+        (`read()` reads it again after a change; None: the room is gone)."""
+        if table.match.status != Match.Status.PLAYING or table.counting_down():
+            return table
+        seconds = seconds_for(table.match.options)
+        if not seconds:
+            return self._idle_round(table, read)
+        # Looked at every step (4 times a second while bots wait): once per version is enough.
+        seen = (table.version, id(table.state))
+        if self.made is None or self.made[0] != seen:
+            self.made = (seen, table_decision(table))
+        made = self.made[1]
+        if made is None:
+            return table
+        humans = [s for s in made.seats if _human(table, s)]
+        clock = table.match.clock or {}
+        now = timezone.now()
+        same = clock.get("key") == made.key
+        if same and self._passed(table, clock):
+            same = False  # the same seat's turn again, and the driver did not see it pass
+        if not same:
+            if not humans:
+                return table  # bots owe it: no clock (the old one is not shown: another key)
+            return self._save(start(clock, made, humans, now, seconds, table.version), read)
+        again = resumed(clock, self.taken_at)
+        if again is not None:
+            return self._save(again, read)
+        late = [s for s in humans if s in clock["seats"] and s not in clock["timed_out"]]
+        if not late or not expired(clock, now):
+            return table
+        clock, stand_ins = timed_out(clock, late, now)
+        table = self._save(clock, read, tuple(stand_ins))
+        for seat in late:
+            if table is None:
+                return None
+            if seat not in stand_ins:  # a stand-in is the driver's own bot from now on
+                table = self._decide_for(table, seat, made.key, read)
+        return table
+
+    def _passed(self, table: Any, clock: dict[str, Any]) -> bool:
+        """Whether the decision was made and came round again since its clock started: a turn
+        moves on only by a move of another seat (a knock aside), which the log shows."""
+        if clock.get("kind") not in ("turn", "knock") or table.version == self.checked:
+            return False
+        self.checked = table.version
+        return (
+            ActionLog.objects.filter(
+                match_id=table.match.pk, version__gt=clock["version"], refused=""
+            )
+            .exclude(seat__in=clock["seats"])
+            .exclude(action__type="knock")
+            .exists()
+        )
+
+    def _save(self, clock: dict[str, Any], read: Any, stand_ins: tuple[int, ...] = ()) -> Any:
+        def change(table: Any) -> bool:
+            table.match.clock = clock
+            table.match.save(update_fields=["clock"])
+            for player in table.players:
+                if player.seat in stand_ins and not player.stand_in:
+                    player.stand_in = True
+                    player.bot_level = player.bot_level or "normal"
+                    player.save(update_fields=["stand_in", "bot_level"])
+            return True
+
+        self.touch(self.room_id, change)
+        return read()
+
+    def _decide_for(self, table: Any, seat: int, key: list[Any], read: Any) -> Any:
+        """A bot makes the timed-out seat's decision (all of it: both opening cards, a turn)."""
+        level = next((p.bot_level for p in table.players if p.seat == seat), "") or "normal"
+        for _ in range(MOST_MOVES):
+            made = table_decision(table)
+            if made is None or made.key != key or seat not in made.seats:
+                break
+            view = table.view(seat)
+            action, _delay = table.game.bot_choose(view, level, self.rng)
+            if action is None:  # a bot that would wait (for a knock) must decide now
+                action = next((a for a in view["legal"] if a["type"] not in OPTIONAL), None)
+            if action is None:
+                break
+            try:
+                self.act(self.room_id, seat, action, by_bot=True, driver=self.driver)
+            except (IllegalAction, PlayError):
+                break
+            table = read()
+            if table is None:
+                return None
+        return table
+
+    def _idle_round(self, table: Any, read: Any) -> Any:
+        """A round without a clock (Ligretto's race) is over: a human who did nothing in it is
+        marked away, as for a closed tab, and a stand-in takes the seat until he is back."""
+        if table.status() != "round_over" or table.round is None:
+            return table
+        if self.idle_checked == table.round.pk:
+            return table
+        self.idle_checked = table.round.pk
+        acted = set(
+            ActionLog.objects.filter(round=table.round, by_bot=False).values_list("seat", flat=True)
+        )
+        idle = [p.seat for p in table.players if _human(table, p.seat) and p.seat not in acted]
+        if not idle:
+            return table
+
+        def change(t: Any) -> bool:
+            for player in t.players:
+                if player.seat in idle and not player.stand_in:
+                    player.stand_in = True
+                    player.bot_level = player.bot_level or "normal"
+                    player.save(update_fields=["stand_in", "bot_level"])
+            return True
+
+        self.touch(self.room_id, change)
+        return read()
+
+
+def _human(table: Any, seat: int) -> bool:
+    """Whether a person plays `seat` himself now (no bot, no leaver, no stand-in)."""
+    return any(p.seat == seat and not p.is_bot for p in table.players)
