@@ -6,7 +6,8 @@ back what each held.
 
 This process is the server: it runs the site's ASGI application in its event loop with the bot
 driver, the live rooms and their writer, on an SQLite file of its own (the embedded default).
-Each match is a room opened by a player of its own with three bots; the player is away, so a
+It runs with the production settings (DEBUG off). Each match is a room opened by a player of
+its own with three bots; the player is away, so a
 stand-in plays his seat at once (LEAVER_GRACE=0), and every bot plays at full speed (BOT_PACE=0).
 A spectator's table socket (the browser's, through the routing, as a page opens it) watches
 every match to its end, so that pushes are drawn and delivered. Prints the resident memory
@@ -40,6 +41,11 @@ def configure(folder: Path) -> None:
         LIVE_ROOM_GRACE="0.5",
         ROOMS_PER_USER="1000000",
         ROOM_ACTIONS_PER_USER="1000000",
+        # As in production: DEBUG keeps a log of every query (9,000 a connection), which a
+        # soak would count as the site's memory.
+        DEBUG="False",
+        SECRET_KEY="soak-" + os.urandom(16).hex(),
+        ALLOWED_HOSTS="localhost",
     )
     import django
 
@@ -47,6 +53,7 @@ def configure(folder: Path) -> None:
     from django.core.management import call_command
 
     call_command("migrate", verbosity=0)
+    call_command("collectstatic", interactive=False, verbosity=0)  # the manifest pages need
 
 
 def rss_mb() -> float:
