@@ -13,7 +13,7 @@ from tests.browser.test_lobby_flow import sign_up, wait_live
 
 def test_an_idle_players_turn_is_played_by_a_bot_when_her_clock_runs_out(person, site_shell):
     ann = person()
-    sign_up(ann, "ann")
+    sign_up(ann, "ann2")  # a name of its own: the site under test serves the whole session
     ann.goto("/rooms/new/?game=allegra")
     ann.fill("#id_seats", "2")
     ann.fill("#id_rounds", "1")
