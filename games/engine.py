@@ -19,6 +19,13 @@ Event = dict[str, Any]
 View = dict[str, Any]
 
 
+def away(player: View) -> bool:
+    """Whether a player of a view's `players` (the site adds them) is away: no socket, or
+    marked away while his page is open (a round he sat out); `away_until` is when a bot
+    takes his seat."""
+    return not player["connected"] or "away_until" in player
+
+
 def gettext_noop(message: str) -> str:
     """Mark an English sentence for the site's translations; the engine itself stays English.
 

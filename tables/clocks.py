@@ -317,7 +317,9 @@ class Keeper:
 
     def _idle_round(self, table: Any, read: Any) -> Any:
         """A round without a clock (Ligretto's race) is over: a human who did nothing in it is
-        marked away, as for a closed tab, and a stand-in takes the seat until he is back."""
+        marked away, as for a closed tab (his page counts down), and a stand-in takes the seat
+        when the grace runs out (tables.presence.replace_absent) unless he acts first (his
+        own move ends the mark: tables.live.rooms.apply_here)."""
         if table.status() != "round_over" or table.round is None:
             return table
         if self.idle_checked == table.round.pk:
@@ -329,14 +331,16 @@ class Keeper:
         idle = [p.seat for p in table.players if _human(table, p.seat) and p.seat not in acted]
         if not idle:
             return table
+        now = timezone.now()
 
         def change(t: Any) -> bool:
+            marked = False
             for player in t.players:
-                if player.seat in idle and not player.stand_in:
-                    player.stand_in = True
-                    player.bot_level = player.bot_level or "normal"
-                    player.save(update_fields=["stand_in", "bot_level"])
-            return True
+                if player.seat in idle and not player.stand_in and player.away_since is None:
+                    player.away_since = now
+                    player.save(update_fields=["away_since"])
+                    marked = True
+            return marked
 
         self.touch(self.room_id, change)
         return read()

@@ -153,8 +153,9 @@ class Table:
 
 
 def _away_until(player: Player) -> dict[str, str]:
-    """When a stand-in takes the seat of a human with no socket (the pages count down to it)."""
-    if player.is_bot or player.connections > 0 or player.away_since is None:
+    """When a stand-in takes the seat of a human who is away (no socket, or idle for a whole
+    round: tables.clocks): the pages count down to it."""
+    if player.is_bot or player.away_since is None:
         return {}
     until = player.away_since + timedelta(seconds=settings.LEAVER_GRACE)
     return {"away_until": until.isoformat()}

@@ -54,7 +54,8 @@ def connected(room_id: int, seat: int) -> None:
         player.refresh_from_db(fields=["connections"])
         # A new socket of a seat with a stand-in (timed out while here: tables.clocks) is the
         # player asking for his seat back, even beside a socket he already had.
-        if player.connections > 1 and not player.stand_in:
+        # So is any socket of a player marked away while here (idle for a round).
+        if player.connections > 1 and not player.stand_in and player.away_since is None:
             return False
         player.away_since = None
         player.stand_in = False
@@ -91,7 +92,8 @@ def replace_absent(
     table: current.Table | None = None,
     stale: bool | None = None,
 ) -> list[int] | None:
-    """Give a stand-in bot to every human seat away longer than the grace period.
+    """Give a stand-in bot to every human seat away longer than the grace period (no socket
+    for that long, or marked away for a round he sat out: tables.clocks).
 
     `table`: the room's table as the caller just read it (no need to read it again); `stale`:
     whether the room has presence rows of a dead process, as the caller just read it
@@ -107,7 +109,6 @@ def replace_absent(
             player.human
             and not player.left
             and not player.stand_in
-            and player.connections == 0
             and player.away_since is not None
             and (now - player.away_since).total_seconds() >= grace
         )

@@ -17,8 +17,8 @@ from typing import Any
 from games.allegra.rules import SEAT_WORDS
 from games.cards import draw
 from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
+from games.engine import away, ngettext
 from games.engine import gettext_noop as _
-from games.engine import ngettext
 from games.sentences import replaced
 
 TEMPLATE = "games/allegra/table.html"
@@ -136,7 +136,7 @@ def context(
     n = len(view["grids"])
     # Away (a bot plays for him soon) only while the match goes on.
     over = view["status"] in OVER
-    players = {p["seat"]: dict(p, away=not p["connected"] and not over) for p in view["players"]}
+    players = {p["seat"]: dict(p, away=away(p) and not over) for p in view["players"]}
     names = {s: p["name"] for s, p in players.items()}
     grids = {g["seat"]: g["cells"] for g in view["grids"]}
     vanished = _vanished(events)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from games.engine import Sentence
+from games.engine import Sentence, away
 from games.engine import gettext_noop as _
 from games.ligretto.rules import SEAT_WORDS, SEATS_WORDS, describe_end
 from games.sentences import replaced
@@ -113,7 +113,7 @@ def context(
     # Away (a bot plays for him soon) only while the match goes on: once it is over, leaving
     # the table (for the rematch, the lobby) is what everyone does.
     over = view.get("status") in OVER
-    players = {p["seat"]: dict(p, away=not p["connected"] and not over) for p in view["players"]}
+    players = {p["seat"]: dict(p, away=away(p) and not over) for p in view["players"]}
     tableaus = [dict(t, player=players[t["seat"]]) for t in view.get("tableaus", ())]
     played = [e for e in events if e.get("type") == "card_played"]
     return {

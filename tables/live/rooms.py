@@ -22,7 +22,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cached_property, partial
 
 from django.conf import settings
 from django.db import close_old_connections, transaction
@@ -350,7 +350,27 @@ async def apply_here(
         if entry.refusal is not None:
             raise entry.refusal  # a race lost, and logged (L12)
         if durable:
+            if not by_bot and _marked_away(entry.table, seat):
+                await touch(room_id, partial(_back, seat))
             return entry
+
+
+def _marked_away(table: Table, seat: int) -> bool:
+    """Whether `seat`'s player, here with a socket, is marked away (he sat a round out:
+    tables.clocks): his own move says he is back."""
+    return any(
+        p.seat == seat and p.connections > 0 and p.away_since is not None and not p.is_bot
+        for p in table.players
+    )
+
+
+def _back(seat: int, table: Table) -> bool:
+    for player in table.players:
+        if player.seat == seat and player.away_since is not None and not player.is_bot:
+            player.away_since = None
+            player.save(update_fields=["away_since"])
+            return True
+    return False
 
 
 # A move another process forwarded here is applied here, whoever owns the room now.
@@ -428,6 +448,8 @@ def act_inline(
             transaction.on_commit(lambda: rooms.published([entry]))
     if entry.refusal is not None:
         raise entry.refusal
+    if not by_bot and _marked_away(entry.table, seat):
+        touch_inline(room_id, partial(_back, seat))
     return entry
 
 

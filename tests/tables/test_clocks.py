@@ -204,19 +204,17 @@ def test_three_timeouts_in_a_row_give_the_seat_a_stand_in_and_she_gets_it_back(s
 
 @pytest.mark.django_db(transaction=True)
 def test_a_ligretto_player_idle_for_a_whole_round_is_marked_away(settings):
+    from tables import play, presence
+    from tests.tables.helpers import set_state
+
     settings.TABLE_COUNTDOWN = 0
     settings.BOT_PACE = 0
     settings.LEAVER_GRACE = 3600
-    alice, bob = make_user("alice"), make_user("bob")
-    room = started_room(alice, [bob], game="ligretto", rounds=2)
-    from tables import presence
-
-    presence.connected(room.pk, 0)
-    presence.connected(room.pk, 1)
-    # Alice flips her hand once; bob does nothing at all, and alice ends the round.
-    from tables import play
-    from tests.tables.helpers import set_state
-
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    room = started_room(alice, [bob, carol], game="ligretto", rounds=2)
+    for seat in (0, 1, 2):
+        presence.connected(room.pk, seat)
+    # Alice flips her hand once; bob and carol do nothing at all, and the round ends.
     play.act(room.pk, 0, {"type": "flip"})
 
     def round_over(data):
@@ -226,8 +224,26 @@ def test_a_ligretto_player_idle_for_a_whole_round_is_marked_away(settings):
     set_state(room.pk, round_over)
     assert rooms.read(room.pk).status() == "round_over"
     MatchBots(room.pk).step()
-    players = rooms.read(room.pk).players
-    assert players[1].stand_in and not players[0].stand_in
+    # Marked away as for a closed tab (their pages count down to the stand-in), still seated.
+    table = rooms.read(room.pk)
+    assert [p.away_since is not None for p in table.players] == [False, True, True]
+    assert not any(p.stand_in for p in table.players)
+    seen = {p["seat"]: p for p in table.view(0)["players"]}
+    assert "away_until" in seen[1] and "away_until" in seen[2] and "away_until" not in seen[0]
+    assert seen[1]["connected"]  # his page is open: away, not gone
+
+    # Bob's own move (his "ready") says he is back; carol sits the grace out and a bot takes over.
+    play.act(room.pk, 1, {"type": "ready"})
+    assert presence.replace_absent(room.pk) is None  # within the grace: nobody replaced
+    settings.LEAVER_GRACE = 0
+    assert presence.replace_absent(room.pk) == [2]
+    table = rooms.read(room.pk)
+    assert table.players[1].away_since is None and not table.players[1].stand_in
+    assert table.players[2].stand_in and table.players[2].is_bot
+
+    # Her page still has its socket; reloading it (a new socket) takes her seat back.
+    presence.connected(room.pk, 2)
+    assert not rooms.read(room.pk).players[2].is_bot
 
 
 @pytest.mark.django_db(transaction=True)
