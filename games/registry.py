@@ -37,6 +37,10 @@ class Game:
     package: str  # a module path: <package>.rules / .bots / .layout
     # How many seats a room that Play now opens has (0: the game's fewest; kept in its limits).
     quick_play_seats: int = 0
+    # Everyone plays at once (Ligretto's race, L12): a hand left idle can hold a round up (a
+    # standstill counts what it would show, L14), so the site marks its idle player away
+    # well into a round, where a turn-based game waits on its clock (tables.clocks).
+    race: bool = False
 
     @cached_property
     def rules(self) -> RulesModule[Any]:
@@ -169,8 +173,8 @@ class Game:
 GAMES: dict[str, Game] = {
     g.slug: g
     for g in (
-        Game("ligretto-mini", "Ligretto Mini", "games.ligretto", quick_play_seats=2),
-        Game("ligretto", "Ligretto", "games.ligretto", quick_play_seats=4),
+        Game("ligretto-mini", "Ligretto Mini", "games.ligretto", quick_play_seats=2, race=True),
+        Game("ligretto", "Ligretto", "games.ligretto", quick_play_seats=4, race=True),
         Game("allegra", "Allegra", "games.allegra", quick_play_seats=4),
     )
 }

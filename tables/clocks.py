@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone
 
 from games.engine import IllegalAction
@@ -221,7 +222,8 @@ class Keeper:
         self.taken_at = taken_at  # when this process started driving the room
         self.rng = rng
         self.checked = -1  # the version the log was last checked at (`_passed`)
-        self.idle_checked: int | None = None  # the round whose idle players were looked at
+        # The last moment (round, "late" or "end") whose idle players were looked at.
+        self.idle_checked: tuple[int, str] | None = None
         self.made: tuple[tuple[int, int], Decision | None] | None = None
 
     def tick(self, table: Any, read: Any) -> Any:
@@ -316,15 +318,31 @@ class Keeper:
         return table
 
     def _idle_round(self, table: Any, read: Any) -> Any:
-        """A round without a clock (Ligretto's race) is over: a human who did nothing in it is
-        marked away, as for a closed tab (his page counts down), and a stand-in takes the seat
-        when the grace runs out (tables.presence.replace_absent) unless he acts first (his
-        own move ends the mark: tables.live.rooms.apply_here)."""
-        if table.status() != "round_over" or table.round is None:
+        """A table without a clock: a human who has done nothing in the round, by its end or,
+        in a race (`Game.race`), `ROUND_IDLE` seconds into it, is marked away as for a closed
+        tab (his page counts down), and a stand-in takes the seat when the grace runs out
+        (tables.presence.replace_absent) unless he acts first (his own move ends the mark:
+        tables.live.rooms.apply_here). Without it an idle hand could stall a race for good: a
+        standstill counts the cards his flips would show (L14)."""
+        if table.round is None:
             return table
-        if self.idle_checked == table.round.pk:
+        status = table.status()
+        if status == "round_over":
+            moment = (table.round.pk, "end")
+        else:
+            started = table.match.starts_at
+            # Time before this process drove the room is not his (a restart, a takeover).
+            since = max(started, self.taken_at) if started is not None else self.taken_at
+            if (
+                not table.game.race
+                or status != "playing"
+                or timezone.now() - since < timedelta(seconds=settings.ROUND_IDLE)
+            ):
+                return table
+            moment = (table.round.pk, "late")
+        if self.idle_checked == moment:
             return table
-        self.idle_checked = table.round.pk
+        self.idle_checked = moment
         acted = set(
             ActionLog.objects.filter(round=table.round, by_bot=False).values_list("seat", flat=True)
         )

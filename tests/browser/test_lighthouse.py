@@ -18,11 +18,11 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from playwright.sync_api import BrowserContext, Page, Playwright, expect
+from playwright.sync_api import BrowserContext, Page, Playwright
 
 from tests.browser.conftest import CHROMIUM_ARGS
 from tests.browser.test_lobby_flow import sign_up, wait_live
-from tests.browser.test_table_layout import PHONE, fill_with_bots_and_start
+from tests.browser.test_table_layout import PHONE, fill_with_bots_and_start, play_to_round_end
 from tests.devserver import ROOT, free_port
 
 LIGHTHOUSE = ROOT / "node_modules" / ".bin" / "lighthouse"
@@ -125,15 +125,13 @@ def test_lighthouse_on_a_phone_table_of_each_game_the_lobby_and_a_how_to_page(
     assert installable(page) == []
 
     # The seated tables, each left where it waits for you: Allegra's opening for your two
-    # cards, Ligretto's round end (the bots race it to an end) for your "ready", with every
+    # cards, Ligretto's round end (raced to it with the bots) for your "ready", with every
     # pile's owners shown.
     tables = {}
     for game, seats in (("allegra", 4), ("ligretto", 4)):
         room_id = fill_with_bots_and_start(page, game, seats)
         tables[game] = f"{live_url}/rooms/{room_id}/"
-    expect(page.locator("#lg-status")).to_have_attribute(
-        "data-status", "round_over", timeout=180_000
-    )
+    play_to_round_end(page)
 
     pages = {
         "allegra table": tables["allegra"],

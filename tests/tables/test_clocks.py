@@ -247,6 +247,36 @@ def test_a_ligretto_player_idle_for_a_whole_round_is_marked_away(settings):
 
 
 @pytest.mark.django_db(transaction=True)
+def test_a_ligretto_player_idle_well_into_a_round_is_marked_away_before_it_ends(settings):
+    # His hand could hold the only plays left (L14 counts what his flips would show): a round
+    # must not wait for him for ever.
+    from tables import play, presence
+
+    settings.TABLE_COUNTDOWN = 0
+    settings.BOT_PACE = 0
+    settings.LEAVER_GRACE = 3600
+    settings.ROUND_IDLE = 3600
+    alice, bob = make_user("alice"), make_user("bob")
+    room = started_room(alice, [bob], game="ligretto", rounds=2)
+    presence.connected(room.pk, 0)
+    presence.connected(room.pk, 1)
+    play.act(room.pk, 0, {"type": "flip"})
+    bots = MatchBots(room.pk)
+    bots.step()
+    assert all(p.away_since is None for p in rooms.read(room.pk).players)  # not yet
+
+    settings.ROUND_IDLE = 0  # that long into the round now
+    bots.step()
+    table = rooms.read(room.pk)
+    assert table.status() == "playing"
+    assert [p.away_since is not None for p in table.players] == [False, True]
+    # His flip ends the mark; he is not looked at again before the round's end.
+    play.act(room.pk, 1, {"type": "flip"})
+    bots.step()
+    assert all(p.away_since is None for p in rooms.read(room.pk).players)
+
+
+@pytest.mark.django_db(transaction=True)
 def test_the_http_view_carries_the_clock_and_the_schema_declares_it(settings):
     from api.schemas import View
     from tests.api.helpers import Api
