@@ -49,26 +49,32 @@ def debugged(
     context.close()
 
 
+# Lighthouse's own failures to record a page (not findings about it), which its message says
+# to answer by running it again: once more, never more than that.
+RUN_AGAIN = ("NO_NAVSTART", "NO_FCP", "Please run Lighthouse again")
+
+
 def lighthouse(url: str, port: int, out: Path) -> dict:
     """Run Lighthouse (mobile) on `url` in the running browser; its report as JSON."""
-    done = subprocess.run(
-        [
-            str(LIGHTHOUSE),
-            url,
-            f"--port={port}",
-            f"--only-categories={','.join(CATEGORIES)}",
-            # The page was prepared (a seat, a cookie): keep its storage.
-            "--disable-storage-reset",
-            # The measurements asked for are the page's own, not a simulated slow network.
-            "--throttling-method=provided",
-            "--output=json",
-            f"--output-path={out}",
-            "--quiet",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=240,
-    )
+    command = [
+        str(LIGHTHOUSE),
+        url,
+        f"--port={port}",
+        f"--only-categories={','.join(CATEGORIES)}",
+        # The page was prepared (a seat, a cookie): keep its storage.
+        "--disable-storage-reset",
+        # The measurements asked for are the page's own, not a simulated slow network.
+        "--throttling-method=provided",
+        "--output=json",
+        f"--output-path={out}",
+        "--quiet",
+    ]
+    for attempt in (1, 2):
+        done = subprocess.run(command, capture_output=True, text=True, timeout=240)
+        tool_error = any(word in done.stderr for word in RUN_AGAIN)
+        if done.returncode == 0 or attempt == 2 or not tool_error:
+            break
+        print(f"Lighthouse could not record {url} (attempt {attempt}); running it again")
     assert done.returncode == 0, f"Lighthouse failed on {url}: {done.stderr[-2000:]}"
     return json.loads(out.read_text())
 
