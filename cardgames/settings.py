@@ -259,9 +259,9 @@ WSGI_APPLICATION = "cardgames.wsgi.application"
 # and the bot driver's lease (a dead process's rooms are taken over within this many seconds).
 TABLE_COUNTDOWN = float(os.environ.get("TABLE_COUNTDOWN", "3"))
 LEAVER_GRACE = float(os.environ.get("LEAVER_GRACE", "30"))
-# In a race (a game whose registry entry says `race`), a player who has done nothing this many
-# seconds into a round (or by its end) is marked away as if his tab were closed: his idle hand
-# could hold the round's only plays (L14).
+# In a race (a game whose registry entry says `race`), a player who has done nothing for this
+# many seconds while a round goes on (or in the whole round, by its end) is marked away as if
+# his tab were closed: his idle hand could hold the round's only plays (L14).
 ROUND_IDLE = float(os.environ.get("ROUND_IDLE", "30"))
 BOT_PACE = float(os.environ.get("BOT_PACE", "1"))
 # Seconds the room actors' writer waits before it writes what is pending in one transaction

@@ -222,7 +222,7 @@ class Keeper:
         self.taken_at = taken_at  # when this process started driving the room
         self.rng = rng
         self.checked = -1  # the version the log was last checked at (`_passed`)
-        # The last moment (round, "late" or "end") whose idle players were looked at.
+        # The last moment (round, "late N" or "end") whose idle players were looked at.
         self.idle_checked: tuple[int, str] | None = None
         self.made: tuple[tuple[int, int], Decision | None] | None = None
 
@@ -319,33 +319,32 @@ class Keeper:
 
     def _idle_round(self, table: Any, read: Any) -> Any:
         """A table without a clock: a human who has done nothing in the round, by its end or,
-        in a race (`Game.race`), `ROUND_IDLE` seconds into it, is marked away as for a closed
-        tab (his page counts down), and a stand-in takes the seat when the grace runs out
-        (tables.presence.replace_absent) unless he acts first (his own move ends the mark:
-        tables.live.rooms.apply_here). Without it an idle hand could stall a race for good: a
-        standstill counts the cards his flips would show (L14)."""
+        in a race (`Game.race`), for `ROUND_IDLE` seconds while it goes on, is marked away as
+        for a closed tab (his page counts down), and a stand-in takes the seat when the grace
+        runs out (tables.presence.replace_absent) unless he acts first (his own move ends the
+        mark: tables.live.rooms.apply_here). Without it an idle hand could stall a race for
+        good: a standstill counts the cards his flips would show (L14)."""
         if table.round is None:
             return table
         status = table.status()
+        actions = ActionLog.objects.filter(round=table.round, by_bot=False)
         if status == "round_over":
             moment = (table.round.pk, "end")
         else:
             started = table.match.starts_at
             # Time before this process drove the room is not his (a restart, a takeover).
             since = max(started, self.taken_at) if started is not None else self.taken_at
-            if (
-                not table.game.race
-                or status != "playing"
-                or timezone.now() - since < timedelta(seconds=settings.ROUND_IDLE)
-            ):
+            window = max(settings.ROUND_IDLE, 0.001)
+            elapsed = (timezone.now() - since).total_seconds()
+            if not table.game.race or status != "playing" or elapsed < window:
                 return table
-            moment = (table.round.pk, "late")
+            # Looked at once a window: who has done nothing in the last one.
+            moment = (table.round.pk, f"late {int(elapsed // window)}")
+            actions = actions.filter(created_at__gte=timezone.now() - timedelta(seconds=window))
         if self.idle_checked == moment:
             return table
         self.idle_checked = moment
-        acted = set(
-            ActionLog.objects.filter(round=table.round, by_bot=False).values_list("seat", flat=True)
-        )
+        acted = set(actions.values_list("seat", flat=True))
         idle = [p.seat for p in table.players if _human(table, p.seat) and p.seat not in acted]
         if not idle:
             return table

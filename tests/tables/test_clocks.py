@@ -247,9 +247,11 @@ def test_a_ligretto_player_idle_for_a_whole_round_is_marked_away(settings):
 
 
 @pytest.mark.django_db(transaction=True)
-def test_a_ligretto_player_idle_well_into_a_round_is_marked_away_before_it_ends(settings):
+def test_a_ligretto_player_idle_for_a_while_is_marked_away_before_the_round_ends(settings):
     # His hand could hold the only plays left (L14 counts what his flips would show): a round
-    # must not wait for him for ever.
+    # must not wait for him for ever, whether he never played or stopped playing.
+    import time
+
     from tables import play, presence
 
     settings.TABLE_COUNTDOWN = 0
@@ -260,17 +262,19 @@ def test_a_ligretto_player_idle_well_into_a_round_is_marked_away_before_it_ends(
     room = started_room(alice, [bob], game="ligretto", rounds=2)
     presence.connected(room.pk, 0)
     presence.connected(room.pk, 1)
-    play.act(room.pk, 0, {"type": "flip"})
     bots = MatchBots(room.pk)
+    play.act(room.pk, 1, {"type": "flip"})  # bob plays at first, then stops
     bots.step()
     assert all(p.away_since is None for p in rooms.read(room.pk).players)  # not yet
 
-    settings.ROUND_IDLE = 0  # that long into the round now
+    settings.ROUND_IDLE = 0.5
+    time.sleep(0.6)  # that long into the round, and since bob's flip
+    play.act(room.pk, 0, {"type": "flip"})
     bots.step()
     table = rooms.read(room.pk)
     assert table.status() == "playing"
     assert [p.away_since is not None for p in table.players] == [False, True]
-    # His flip ends the mark; he is not looked at again before the round's end.
+    # His flip ends the mark; he is not looked at again before the next window.
     play.act(room.pk, 1, {"type": "flip"})
     bots.step()
     assert all(p.away_since is None for p in rooms.read(room.pk).players)
