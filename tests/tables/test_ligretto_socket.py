@@ -54,8 +54,8 @@ async def _cast():
 
 async def _settle(*sockets):
     # Each socket's first frames: the whole table (and a presence change or two). A quiet spell
-    # of 0.1 s was too short on a loaded CI machine: a presence push came after it and was read
-    # as the push of the test's move.
+    # of 0.1 s was too short once on a loaded CI machine: most likely a presence push came after
+    # it and was read as the push of the test's move.
     for s in sockets:
         while not await s.receive_nothing(timeout=0.3):
             await s.receive_from()
