@@ -202,18 +202,27 @@ def test_three_timeouts_in_a_row_give_the_seat_a_stand_in_and_she_gets_it_back(s
     assert not rooms.read(room.pk).players[0].is_bot
 
 
+def _ligretto_with_pages_open(settings, *names):
+    """A started two-round Ligretto room of these players, each with his table page open; no
+    countdown, bots at once, and a grace long enough that nobody gets a stand-in by itself."""
+    from tables import presence
+
+    settings.TABLE_COUNTDOWN = 0
+    settings.BOT_PACE = 0
+    settings.LEAVER_GRACE = 3600
+    host, *others = (make_user(name) for name in names)
+    room = started_room(host, others, game="ligretto", rounds=2)
+    for seat in range(len(names)):
+        presence.connected(room.pk, seat)
+    return room
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_ligretto_player_idle_for_a_whole_round_is_marked_away(settings):
     from tables import play, presence
     from tests.tables.helpers import set_state
 
-    settings.TABLE_COUNTDOWN = 0
-    settings.BOT_PACE = 0
-    settings.LEAVER_GRACE = 3600
-    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
-    room = started_room(alice, [bob, carol], game="ligretto", rounds=2)
-    for seat in (0, 1, 2):
-        presence.connected(room.pk, seat)
+    room = _ligretto_with_pages_open(settings, "alice", "bob", "carol")
     # Alice flips her hand once; bob and carol do nothing at all, and the round ends.
     play.act(room.pk, 0, {"type": "flip"})
 
@@ -252,16 +261,10 @@ def test_a_ligretto_player_idle_for_a_while_is_marked_away_before_the_round_ends
     # must not wait for him for ever, whether he never played or stopped playing.
     import time
 
-    from tables import play, presence
+    from tables import play
 
-    settings.TABLE_COUNTDOWN = 0
-    settings.BOT_PACE = 0
-    settings.LEAVER_GRACE = 3600
     settings.ROUND_IDLE = 3600
-    alice, bob = make_user("alice"), make_user("bob")
-    room = started_room(alice, [bob], game="ligretto", rounds=2)
-    presence.connected(room.pk, 0)
-    presence.connected(room.pk, 1)
+    room = _ligretto_with_pages_open(settings, "alice", "bob")
     bots = MatchBots(room.pk)
     play.act(room.pk, 1, {"type": "flip"})  # bob plays at first, then stops
     bots.step()
