@@ -38,7 +38,7 @@ ACCESS_LOG = "access_log /var/log/nginx/cardgames.access.log cardgames;"
 TEMP_PATHS = ("client_body", "proxy", "fastcgi", "uwsgi", "scgi")
 # One line of the `cardgames` log format (deploy/nginx.conf).
 ACCESS = re.compile(
-    r'^(?P<client>\S+) \[[^\]]+\] "(?P<method>\S+) (?P<path>\S+)[^"]*" (?P<status>\d+) \d+ '
+    r'^(?P<client>\S+) \[[^\]]+\] "(?P<method>\S+) (?P<path>.*?)" (?P<status>\d+) \d+ '
     r"upstream=(?P<upstream>.*?) upstream_status=(?P<upstream_status>.*?) request_time=\S+$"
 )
 
