@@ -109,18 +109,34 @@ def act(
     return outcome
 
 
+# The loop's answers that threads wait for now (`abandon` ends them all at a stop).
+_waiting: set[concurrent.futures.Future[Any]] = set()
+
+
 def _answer[T](future: concurrent.futures.Future[T]) -> T:
     """The loop's answer, waited for at most THREAD_WAIT seconds: a loop that stopped (the
     server shuts down) must not keep a request thread, and with it the process, for ever."""
+    _waiting.add(future)
     try:
         return future.result(timeout=settings.THREAD_WAIT)
-    except concurrent.futures.TimeoutError:
+    except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError):
         future.cancel()
         raise PlayError(
             "unavailable",
             gettext_noop("The table did not answer in time; look at it again and retry."),
             503,
         ) from None
+    finally:
+        _waiting.discard(future)
+
+
+def abandon() -> int:
+    """The server stops: every thread still waiting for the loop gets `unavailable` now (its
+    move was not made; the client retries on another process). Returns how many waited."""
+    waiting = list(_waiting)
+    for future in waiting:
+        future.cancel()
+    return len(waiting)
 
 
 def checked(action: Any) -> dict[str, Any]:

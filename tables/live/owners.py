@@ -66,6 +66,19 @@ _owners: dict[int, tuple[str, datetime | None]] = {}
 FORWARD_IN_MEMORY = False
 # Whether this process runs a bot driver (tables.driver.ensure_started sets it).
 drives_here = False
+# Whether this process is stopping (tables.live.handover): it takes no room any more.
+leaving = False
+# The group every process's inbox is in: a stopping process tells the others which rooms it
+# handed over, so that one of them claims each at once (`released`).
+EVERYONE = "owners.everyone"
+# What this process does when another hands rooms over (the driver claims them at once).
+_on_released: list[Callable[[list[int]], None]] = []
+
+
+def when_released(callback: Callable[[list[int]], None]) -> None:
+    """Call `callback(room_ids)` in the loop when another process hands these rooms over."""
+    if callback not in _on_released:
+        _on_released.append(callback)
 
 
 def me() -> str:
@@ -114,7 +127,7 @@ def first_lease() -> dict[str, Any]:
     (affinity by room, docs/operations.md); owning the match from its first move keeps the
     owner and the proxy's choice the same, instead of whichever driver claims first.
     """
-    if not drives_here:
+    if not drives_here or leaving:
         return {}
     return {
         "driver": me(),
@@ -206,6 +219,11 @@ async def _serve(box: _Inbox) -> None:
     # A pub/sub layer subscribes on the first receive: the inbox is ready once its own ping
     # comes back, and senders wait for that before they expect an answer here.
     pinger = asyncio.create_task(_ping(layer, box))
+    if box.process == me():
+        try:
+            await layer.group_add(EVERYONE, box.name)
+        except Exception:
+            log.exception("owners: joining %s failed", EVERYONE)
     try:
         while True:
             try:
@@ -228,6 +246,8 @@ async def _serve(box: _Inbox) -> None:
                     future.set_result(message)
             elif kind == "owners.ping":
                 box.ready.set()
+            elif kind == "owners.released" and message.get("by") != box.process:
+                _forget_owners(message.get("rooms", []))
     finally:
         pinger.cancel()
 
@@ -279,6 +299,27 @@ async def _apply(layer: Any, process: str, message: dict[str, Any]) -> None:
         await layer.send(message["reply"], answer)
     except Exception:
         log.exception("owners: answering %s failed", message["reply"])
+
+
+def _forget_owners(room_ids: list[int]) -> None:
+    """Another process handed these rooms over: nobody owns them until a driver claims them."""
+    global _owners
+    if not room_ids:
+        return
+    _owners = {**_owners, **dict.fromkeys(room_ids, ("", None))}
+    for callback in list(_on_released):
+        try:
+            callback(room_ids)
+        except Exception:
+            log.exception("owners: a callback for released rooms failed")
+
+
+async def released(room_ids: list[int]) -> None:
+    """Tell every other process that this one handed `room_ids` over (their leases are free)."""
+    if not room_ids or not reaches_others():
+        return
+    message = {"type": "owners.released", "rooms": room_ids, "by": me()}
+    await get_channel_layer().group_send(EVERYONE, message)
 
 
 # --------------------------------------------------------------------------- the sender

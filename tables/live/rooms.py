@@ -398,6 +398,22 @@ async def touch(room_id: int, change: Callable[[Table], bool]) -> Table | None:
     return table
 
 
+async def settle(timeout: float) -> bool:
+    """Wait until every move submitted here is durable and pushed (a stopping process);
+    False if that took longer than `timeout` seconds."""
+    rooms = _rooms
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        writer, out = rooms.writer, rooms.outbox
+        busy = writer is not None and bool(writer.pending or writer.writing or writer.waiting)
+        busy = busy or (out is not None and bool(out.queued or out.at_once))
+        if not busy and not rooms.building:
+            return True
+        await asyncio.sleep(0.01)
+    return False
+
+
 def moved(room_ids: list[int]) -> None:
     """These rooms' owner changed: give back what this process holds of them (in the loop)."""
     for room_id in room_ids:
