@@ -58,6 +58,8 @@ async def stop() -> None:
         log.exception("stopping: handing the rooms over failed; their leases run out instead")
         return
     finally:
+        # A request that came in just before the port closed gets its answer if it can.
+        await _answered(timeout=min(0.5, grace / 6))
         abandoned = play.abandon()
     log.info(
         "stopped in %.2f s: %d sockets told, %d rooms handed over%s%s",
@@ -67,6 +69,13 @@ async def stop() -> None:
         "" if settled else ", some moves still being written",
         f", {abandoned} waiting threads answered" if abandoned else "",
     )
+
+
+async def _answered(timeout: float) -> None:
+    """Wait until no thread waits for the loop (or `timeout` seconds)."""
+    deadline = time.monotonic() + timeout
+    while play.waiting() and time.monotonic() < deadline:
+        await asyncio.sleep(0.01)
 
 
 def _release(held: list[int]) -> list[int]:

@@ -130,6 +130,11 @@ def _answer[T](future: concurrent.futures.Future[T]) -> T:
         _waiting.discard(future)
 
 
+def waiting() -> int:
+    """How many threads wait for the loop's answer now."""
+    return len(_waiting)
+
+
 def abandon() -> int:
     """The server stops: every thread still waiting for the loop gets `unavailable` now (its
     move was not made; the client retries on another process). Returns how many waited."""

@@ -219,11 +219,6 @@ async def _serve(box: _Inbox) -> None:
     # A pub/sub layer subscribes on the first receive: the inbox is ready once its own ping
     # comes back, and senders wait for that before they expect an answer here.
     pinger = asyncio.create_task(_ping(layer, box))
-    if box.process == me():
-        try:
-            await layer.group_add(EVERYONE, box.name)
-        except Exception:
-            log.exception("owners: joining %s failed", EVERYONE)
     try:
         while True:
             try:
@@ -262,6 +257,12 @@ async def _ping(layer: Any, box: _Inbox) -> None:
             await asyncio.wait_for(box.ready.wait(), 0.2)
         except TimeoutError:
             continue
+    if box.process == me():
+        # Once the layer knows the inbox (a pub/sub layer: after its first receive).
+        try:
+            await layer.group_add(EVERYONE, box.name)
+        except Exception:
+            log.exception("owners: joining %s failed", EVERYONE)
 
 
 async def _apply(layer: Any, process: str, message: dict[str, Any]) -> None:
