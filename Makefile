@@ -8,7 +8,7 @@ PORT ?= 8000
 # The whole suite must finish well inside CI's budget; a hang fails instead of waiting forever.
 TEST_TIMEOUT ?= 1200
 
-.PHONY: run install install-dev chromium axe gettext messages compilemessages lint test test-fast test-browser test-scale bench migrate superuser clean
+.PHONY: run install install-dev chromium nginx axe gettext messages compilemessages lint test test-fast test-browser test-scale bench migrate superuser clean
 
 # Django 6 needs Python >= 3.12: prefer pyenv's 3.13.0, else any python3.13 / 3.12 on PATH.
 $(PY):
@@ -40,6 +40,25 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 	@chromium --version
+
+# The proxy in front of several processes (deploy/nginx.conf): the scale tests and the bench run
+# two Daphne behind Debian's nginx, started on their own ports, never as the system's service.
+# Debian's postinst would start nginx on port 80 (and fail the install when it cannot): a
+# policy-rc.d that forbids starting services is put in place for the install only (an existing
+# one, as in containers, is left as it is), and no other service is touched.
+nginx:
+	@command -v nginx >/dev/null 2>&1 || test -x /usr/sbin/nginx || { \
+	  echo "Installing Debian's nginx for the proxy tests (not started)"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  policy=""; \
+	  if [ ! -e /usr/sbin/policy-rc.d ]; then \
+	    policy=/usr/sbin/policy-rc.d; \
+	    trap '$$SUDO rm -f /usr/sbin/policy-rc.d' EXIT; \
+	    printf '#!/bin/sh\nexit 101\n' | $$SUDO tee $$policy >/dev/null && $$SUDO chmod 755 $$policy || exit 1; \
+	  fi; \
+	  $$SUDO apt-get update -qq && \
+	  $$SUDO env DEBIAN_FRONTEND=noninteractive RUNLEVEL=1 apt-get install -y -qq nginx >/dev/null; }
+	@"$$(command -v nginx || echo /usr/sbin/nginx)" -v
 
 # axe-core, which the browser tests inject into pages to check their accessibility, and
 # Lighthouse, which they run on a few pages (tests/browser/test_lighthouse.py).
@@ -93,7 +112,7 @@ test: lint chromium gettext axe
 
 # Our live tables beside boardgame.io 0.50.2 (installed from npm into a scratch folder); never
 # part of `make test`: figures, not assertions (docs/performance.md).
-bench: install-dev
+bench: install-dev nginx
 	PYTHONPATH=. .venv/bin/python -u bench/compare.py $(BENCH_ARGS)
 
 test-fast: install-dev gettext
@@ -108,11 +127,11 @@ test-browser: install-dev chromium axe
 # (The Schemathesis run serves its own SQLite site: `make test` runs it once, not again here.)
 # This machine's own servers: SCALE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/NAME
 # SCALE_REDIS_URL=redis://127.0.0.1:6379/0 CHANNELS_PREFIX=NAME make test-scale
-test-scale: install-dev
+test-scale: install-dev nginx
 	DATABASE_URL=$${SCALE_DATABASE_URL:-$${DATABASE_URL:-}} \
 	REDIS_URL=$${SCALE_REDIS_URL:-$${REDIS_URL:-}} \
 	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest --durations=15 -m "not browser" \
-	  --ignore=tests/api/test_schemathesis.py tests/lobby tests/tables tests/api
+	  --ignore=tests/api/test_schemathesis.py tests/lobby tests/tables tests/api tests/deploy
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

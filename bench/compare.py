@@ -6,10 +6,17 @@
 boardgame.io is installed from npm into a scratch folder (bench/bgio/ holds the race game:
 everyone moves at once with ignoreStaleStateID, a per-player secret stripped by playerView, and
 its load driver). Ours is measured by bench/table_push.py over the Board API stream and over the
-browser's table sockets. Loads are tables x players @ moves per second per player; a delivery
-is a socket's receipt of the version a move made. Server CPU per accepted move is read from the
-first move to the last delivery (bench/cpuwindow.py); "(all)" is the whole run, the clients'
-connections and first views included. Prints the side-by-side table (medians of the runs) and
+browser's table sockets: one process on SQLite and the in-memory channel layer, and two
+processes on PostgreSQL + Redis behind nginx with deploy/nginx.conf ("2 proc. + nginx": the
+room hash sends each table's sockets to the process that owns it; nginx's CPU is counted with
+the servers'). The two processes use this machine's PostgreSQL and Redis: the server that
+SCALE_DATABASE_URL names (else 127.0.0.1:5432) with a database of the bench's own
+(`cardgames_bench_nginx`, dropped and created again for every run), and SCALE_REDIS_URL (else
+redis://127.0.0.1:6379/0) under a channel prefix of the run's own. Loads are tables x players
+@ moves per second per player; a delivery is a socket's receipt of the version a move made.
+Server CPU per accepted move is read from the first move to the last delivery
+(bench/cpuwindow.py); "(all)" is the whole run, the clients' connections and first views
+included. Prints the side-by-side table (medians of the runs) and
 Allegra's throughput on one process.
 """
 
@@ -119,9 +126,26 @@ def table_push(tables: int, players: int, rate: float, seconds: float, *options:
     )
 
 
-def run_node(folder: Path, tables: int, players: int, rate: float, seconds: float, api: bool):
+def services() -> list[str]:
+    """table_push.py's options for the two processes' PostgreSQL and Redis (module docstring)."""
+    server = os.environ.get("SCALE_DATABASE_URL") or "postgres://postgres@127.0.0.1:5432/x"
+    database = server.rsplit("/", 1)[0] + "/cardgames_bench_nginx"
+    redis = os.environ.get("SCALE_REDIS_URL") or "redis://127.0.0.1:6379/0"
+    return ["--nginx", "--database-url", database, "--redis-url", redis]
+
+
+def run_node(
+    folder: Path,
+    tables: int,
+    players: int,
+    rate: float,
+    seconds: float,
+    api: bool,
+    nginx: bool = False,
+):
     """Ours, loaded by bench/ours/load.js: Node clients measured as boardgame.io's are."""
-    out = table_push(tables, players, rate, seconds, "--node", str(folder), *(["--api"] * api))
+    options = ["--node", str(folder), *(["--api"] * api), *(services() if nginx else [])]
+    out = table_push(tables, players, rate, seconds, *options)
     line = next((x for x in out.stdout.splitlines() if x.startswith("NODE ")), None)
     if line is None:
         raise SystemExit(f"bench/table_push.py --node failed:\n{out.stdout}\n{out.stderr}")
@@ -158,7 +182,7 @@ def median(runs: list[dict]) -> dict:
 def line(name: str, f: dict) -> str:
     per_s = f["accepted"] / f["seconds"]
     return (
-        f"  {name:<22} {f['offered'] / f['seconds']:>6.0f}/s {per_s:>6.0f}/s {f['refused']:>6.0f}"
+        f"  {name:<24} {f['offered'] / f['seconds']:>6.0f}/s {per_s:>6.0f}/s {f['refused']:>6.0f}"
         f" {f['lost']:>6.0f}  {f['p50']:>8.1f} {f['p95']:>8.1f} {f['p99']:>8.1f}"
         f"  {f['cpu_ms']:>6.2f} {f['cpu_all_ms']:>6.2f} {f['bytes']:>7.0f}"
     )
@@ -174,7 +198,7 @@ def main() -> None:
         install_bgio(folder)
         print(f"load average at start: {os.getloadavg()[0]:.1f} on {os.cpu_count()} cores")
         print(
-            "  system                 offered accepted refused  lost      p50      p95      p99"
+            "  system                   offered accepted refused  lost      p50      p95      p99"
             "  cpu ms (all)   bytes"
         )
         for tables, players, rate in LOADS:
@@ -183,6 +207,8 @@ def main() -> None:
                 "boardgame.io": [],
                 "ours, API": [],
                 "ours, browser": [],
+                "2 proc. + nginx, API": [],
+                "2 proc. + nginx, browser": [],
             }
             for run in range(args.runs):
                 tag = f"{tables}x{players}r{run}{time.time_ns()}"
@@ -195,11 +221,18 @@ def main() -> None:
                 results["ours, browser"].append(
                     run_node(folder, tables, players, rate, args.seconds, False)
                 )
+                results["2 proc. + nginx, API"].append(
+                    run_node(folder, tables, players, rate, args.seconds, True, nginx=True)
+                )
+                results["2 proc. + nginx, browser"].append(
+                    run_node(folder, tables, players, rate, args.seconds, False, nginx=True)
+                )
+            print(f"  (load average after it: {os.getloadavg()[0]:.1f})")
             medians = {name: median(runs) for name, runs in results.items()}
             for name, figures in medians.items():
                 print(line(name, figures))
             ref = medians["boardgame.io"]
-            for name in ("ours, API", "ours, browser"):
+            for name in list(results)[1:]:
                 ours = medians[name]
                 carried = ours["accepted"] / max(ref["accepted"], 1)
                 print(

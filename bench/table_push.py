@@ -5,6 +5,7 @@
     .venv/bin/python bench/table_push.py --tables 10 --seats 4 --scale  # 2 Daphne, PG + Redis
     .venv/bin/python bench/table_push.py --tables 10 --seats 4 --game allegra
     .venv/bin/python bench/table_push.py --tables 10 --seats 4 --api    # the Board API's stream
+    .venv/bin/python bench/table_push.py --tables 10 --seats 4 --nginx  # 2 Daphne behind nginx
 
 Every seat of every table is a signed-in WebSocket on its table. Each table sends `--rate`
 actions a second from a random seat (Ligretto: flips, always legal, and each one changes what
@@ -15,6 +16,9 @@ random legal action of the seat whose move it is (a knock now and then, `ready` 
 and sends it only once the previous action's push has arrived, so that no action overtakes the
 one before it on another socket. With `--scale`, two Daphne processes share PostgreSQL and Redis and
 each table's sockets are split between them, so half of every push crosses processes.
+With `--nginx`, the same two processes sit behind nginx with deploy/nginx.conf (tests/proxy.py):
+every socket connects to the proxy, which sends each table's sockets to one process (the room
+hash), so pushes stay in the process that owns the room; nginx's CPU is counted with the servers'.
 With `--api`, every seat is instead a Board API stream (`/ws/api/v1/rooms/{id}/?token=`): JSON
 views per seat instead of rendered HTML parts; `--api --no-cache` makes each socket load the table
 from the database for every view (API_STREAM_CACHE=False), to measure what the cache saves.
@@ -35,11 +39,14 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
+from contextlib import ExitStack
 from pathlib import Path
 
 import websockets
 
 from tests.devserver import ROOT, free_port, start_daphne, stop
+from tests.proxy import running_proxy
 
 sys.path.insert(0, str(ROOT / "bench"))
 from cpuwindow import cpu_seconds, run_load  # noqa: E402
@@ -64,7 +71,8 @@ for t in range({tables}):
     room = services.create_room(users[0], "{game}", {seats}, {options})
     for u in users[1:]:
         services.join_room(room.pk, u)
-    services.start_room(room.pk, users[0])
+    if not {through_proxy}:
+        services.start_room(room.pk, users[0])
     cookies = []
     for u in users:
         if {api}:
@@ -76,7 +84,10 @@ for t in range({tables}):
         session[HASH_SESSION_KEY] = u.get_session_auth_hash()
         session.create()
         cookies.append(session.session_key)
-    from tables import play
+    if {through_proxy}:  # started later through the proxy, by the process the hash picks
+        host = ApiToken.objects.issue(users[0], "bench-host")[1]
+        out.append({{"room": room.pk, "sessions": cookies, "state": None, "host": host}})
+        continue
     table = rooms.read(room.pk)
     out.append({{"room": room.pk, "sessions": cookies, "state": table.game.dump(table.state)}})
 print("SETUP" + json.dumps(out))
@@ -195,6 +206,8 @@ async def run(args: argparse.Namespace) -> None:
     if args.api:
         env["API_ACTIONS_PER_USER"] = "1000000"
         env["API_STREAM_CACHE"] = "False" if args.no_cache else "True"
+    if args.nginx:
+        args.scale = True
     if args.scale:
         env["DATABASE_URL"] = args.database_url
         env["REDIS_URL"] = args.redis_url
@@ -213,7 +226,12 @@ async def run(args: argparse.Namespace) -> None:
     else:
         options = None
     setup = SETUP.format(
-        tables=args.tables, seats=args.seats, game=args.game, options=options, api=args.api
+        tables=args.tables,
+        seats=args.seats,
+        game=args.game,
+        options=options,
+        api=args.api,
+        through_proxy=args.nginx,
     )
     done = subprocess.run(
         [*manage, "shell", "--no-imports", "-c", setup],
@@ -225,106 +243,130 @@ async def run(args: argparse.Namespace) -> None:
     )
     rooms = json.loads(done.stdout[done.stdout.index("SETUP") + 5 :])
     ports = [free_port()] + ([free_port()] if args.scale else [])
-    servers = [start_daphne(port, env) for port in ports]
+    daphne_options = ("--proxy-headers",) if args.nginx else ()
+    servers = [start_daphne(port, env, options=daphne_options) for port in ports]
+    pids = [s.pid for s in servers]
     rng = random.Random(args.seed)
-    if args.node:
-        try:
-            node_load(args, rooms, ports, servers, workdir)
-        finally:
-            for server in servers:
-                stop(server)
-        return
-    try:
-        tables = [Table(r["room"], r["sessions"], r["state"]) for r in rooms]
-        for table in tables:
-            table.api = args.api
-            for i, session in enumerate(table.sessions):
-                port = ports[i % len(ports)]
-                if args.api:
-                    url = f"ws://127.0.0.1:{port}/ws/api/v1/rooms/{table.room}/?token={session}"
-                    headers = {}
-                else:
-                    url = f"ws://127.0.0.1:{port}/ws/rooms/{table.room}/table/"
-                    headers = {"Cookie": f"sessionid={session}"}
-                ws = await websockets.connect(
-                    url,
-                    origin=f"http://127.0.0.1:{port}",
-                    additional_headers=headers,
-                    max_size=None,
-                )
-                table.sockets.append(ws)
-                table.arrivals.append({})
-        stop_at: list[float] = []
-        readers = [
-            asyncio.create_task(reader(t, i, ws, stop_at))
-            for t in tables
-            for i, ws in enumerate(t.sockets)
-        ]
-        await asyncio.sleep(2)  # the whole tables and the presence changes settle
-        for t in tables:
-            t.sizes.clear()
-            t.refused = 0
-        cpu_before = [cpu_seconds(s.pid) for s in servers]
-        start = time.perf_counter()
-        until = start + args.seconds
-        play = allegra_actor if args.game == "allegra" else actor
-        await asyncio.gather(*(play(t, args.rate, until, rng) for t in tables))
-        # Read on until every socket has its table's last version (or 60 s): a push still queued
-        # in a saturated server is late, not lost.
-        deadline = time.perf_counter() + 60
-        while time.perf_counter() < deadline and not all(
-            t.next_version - 1 in seen for t in tables for seen in t.arrivals
-        ):
-            await asyncio.sleep(0.2)
-        stop_at.append(time.perf_counter() + 1)
-        await asyncio.gather(*readers)
-        cpu = sum(cpu_seconds(s.pid) - b for s, b in zip(servers, cpu_before, strict=True))
-        latencies: list[float] = []
-        lost = expected = 0
-        for t in tables:
-            for version, sent in t.sent.items():
-                for seen in t.arrivals:
-                    expected += 1
-                    if version in seen:
-                        latencies.append((seen[version] - sent) * 1000)
-                    elif not any(v > version for v in seen):
-                        lost += 1  # never arrived, and no later version covered it
-        latencies.sort()
-        sizes = [s for t in tables for s in t.sizes]
-        refused = sum(t.refused for t in tables)
+    with ExitStack() as stack:
+        stack.callback(lambda: [stop(server) for server in servers])
+        if args.nginx:
+            proxy = stack.enter_context(running_proxy(ports, workdir / "nginx"))
+            ports = [proxy.port]  # the clients' one address
+            pids += proxy.pids()
+            start_through(proxy.url, rooms)
+        if args.node:
+            node_load(args, rooms, ports, pids, workdir)
+        else:
+            await python_load(args, rooms, ports, pids, rng)
 
-        def pct(p: float) -> float:
-            return latencies[min(len(latencies) - 1, int(p * (len(latencies) - 1)))]
 
-        mode = "2 Daphne + PostgreSQL + Redis" if args.scale else "1 Daphne + SQLite + in-memory"
-        if args.api:
-            mode += ", API stream" + (" (no cache)" if args.no_cache else "")
-        actions = sum(len(t.sent) for t in tables)
-        print(
-            f"{mode}: {args.tables} tables x {args.seats} seats, {args.rate}/s per table, "
-            f"{args.seconds} s: {actions} actions, {expected} deliveries expected"
+def start_through(url: str, rooms: list) -> None:
+    """Start each room through the proxy: the process its hash picks starts the match and holds
+    its lease from the start (as when people start it from the table page)."""
+    for room in rooms:
+        request = urllib.request.Request(
+            f"{url}/api/v1/rooms/{room['room']}/start",
+            data=b"{}",
+            headers={"Authorization": f"Bearer {room['host']}", "Content-Type": "application/json"},
+            method="POST",
         )
-        print(
-            f"move-to-push ms: p50 {statistics.median(latencies):.1f}  p95 {pct(0.95):.1f}  "
-            f"p99 {pct(0.99):.1f}  max {latencies[-1]:.1f}"
-        )
-        print(
-            f"bytes per delivery: mean {statistics.mean(sizes):.0f}  "
-            f"lost pushes: {lost}  late (covered by a newer version): "
-            f"{expected - len(latencies) - lost}  refused actions: {refused}"
-        )
-        print(f"server CPU per action: {cpu / max(actions, 1) * 1000:.2f} ms (user + system)")
-        if refused:
-            print("WARNING: refused actions shift the version count; the figures are not valid")
-        for t in tables:
-            for ws in t.sockets:
-                await ws.close()
-    finally:
-        for server in servers:
-            stop(server)
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            assert answer.status == 200, answer.status
 
 
-def node_load(args: argparse.Namespace, rooms: list, ports: list[int], servers, workdir) -> None:  # noqa: ANN001
+async def python_load(
+    args: argparse.Namespace, rooms: list, ports: list[int], pids: list[int], rng: random.Random
+) -> None:
+    """Drive the tables from this process's own clients (websockets) and print the figures."""
+    tables = [Table(r["room"], r["sessions"], r["state"]) for r in rooms]
+    for table in tables:
+        table.api = args.api
+        for i, session in enumerate(table.sessions):
+            port = ports[i % len(ports)]
+            if args.api:
+                url = f"ws://127.0.0.1:{port}/ws/api/v1/rooms/{table.room}/?token={session}"
+                headers = {}
+            else:
+                url = f"ws://127.0.0.1:{port}/ws/rooms/{table.room}/table/"
+                headers = {"Cookie": f"sessionid={session}"}
+            ws = await websockets.connect(
+                url,
+                origin=f"http://127.0.0.1:{port}",
+                additional_headers=headers,
+                max_size=None,
+            )
+            table.sockets.append(ws)
+            table.arrivals.append({})
+    stop_at: list[float] = []
+    readers = [
+        asyncio.create_task(reader(t, i, ws, stop_at))
+        for t in tables
+        for i, ws in enumerate(t.sockets)
+    ]
+    await asyncio.sleep(2)  # the whole tables and the presence changes settle
+    for t in tables:
+        t.sizes.clear()
+        t.refused = 0
+    cpu_before = [cpu_seconds(pid) for pid in pids]
+    start = time.perf_counter()
+    until = start + args.seconds
+    play = allegra_actor if args.game == "allegra" else actor
+    await asyncio.gather(*(play(t, args.rate, until, rng) for t in tables))
+    # Read on until every socket has its table's last version (or 60 s): a push still queued
+    # in a saturated server is late, not lost.
+    deadline = time.perf_counter() + 60
+    while time.perf_counter() < deadline and not all(
+        t.next_version - 1 in seen for t in tables for seen in t.arrivals
+    ):
+        await asyncio.sleep(0.2)
+    stop_at.append(time.perf_counter() + 1)
+    await asyncio.gather(*readers)
+    cpu = sum(cpu_seconds(pid) - b for pid, b in zip(pids, cpu_before, strict=True))
+    latencies: list[float] = []
+    lost = expected = 0
+    for t in tables:
+        for version, sent in t.sent.items():
+            for seen in t.arrivals:
+                expected += 1
+                if version in seen:
+                    latencies.append((seen[version] - sent) * 1000)
+                elif not any(v > version for v in seen):
+                    lost += 1  # never arrived, and no later version covered it
+    latencies.sort()
+    sizes = [s for t in tables for s in t.sizes]
+    refused = sum(t.refused for t in tables)
+
+    def pct(p: float) -> float:
+        return latencies[min(len(latencies) - 1, int(p * (len(latencies) - 1)))]
+
+    mode = "2 Daphne + PostgreSQL + Redis" if args.scale else "1 Daphne + SQLite + in-memory"
+    if args.nginx:
+        mode += " behind nginx"
+    if args.api:
+        mode += ", API stream" + (" (no cache)" if args.no_cache else "")
+    actions = sum(len(t.sent) for t in tables)
+    print(
+        f"{mode}: {args.tables} tables x {args.seats} seats, {args.rate}/s per table, "
+        f"{args.seconds} s: {actions} actions, {expected} deliveries expected"
+    )
+    print(
+        f"move-to-push ms: p50 {statistics.median(latencies):.1f}  p95 {pct(0.95):.1f}  "
+        f"p99 {pct(0.99):.1f}  max {latencies[-1]:.1f}"
+    )
+    print(
+        f"bytes per delivery: mean {statistics.mean(sizes):.0f}  "
+        f"lost pushes: {lost}  late (covered by a newer version): "
+        f"{expected - len(latencies) - lost}  refused actions: {refused}"
+    )
+    print(f"server CPU per action: {cpu / max(actions, 1) * 1000:.2f} ms (user + system)")
+    if refused:
+        print("WARNING: refused actions shift the version count; the figures are not valid")
+    for t in tables:
+        for ws in t.sockets:
+            await ws.close()
+
+
+def node_load(args: argparse.Namespace, rooms: list, ports: list[int], pids, workdir) -> None:  # noqa: ANN001
     """Drive the tables from bench/ours/load.js (Node, the `ws` package in `args.node`), as
     boardgame.io's own driver drives it: deliveries are the other players' receipts."""
     tables = []
@@ -351,7 +393,7 @@ def node_load(args: argparse.Namespace, rooms: list, ports: list[int], servers, 
             str(args.rate / args.seats),
             str(args.seconds),
         ],
-        [s.pid for s in servers],
+        pids,
         timeout=args.seconds + 180,
         env={**os.environ, "NODE_PATH": str(Path(args.node) / "node_modules")},
     )
@@ -370,6 +412,9 @@ def main() -> None:
     parser.add_argument("--game", default="ligretto")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--scale", action="store_true")
+    parser.add_argument(
+        "--nginx", action="store_true", help="--scale with both processes behind deploy/nginx.conf"
+    )
     parser.add_argument("--api", action="store_true", help="Board API streams, JSON views")
     parser.add_argument("--no-cache", action="store_true", help="with --api: load every view")
     parser.add_argument(

@@ -1,0 +1,1 @@
+"""The deploy configuration run for real: nginx in front of two Daphne processes."""
