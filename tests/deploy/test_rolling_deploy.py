@@ -148,7 +148,9 @@ class ApiPlayer:
                             since = message["view"]["version"]
                             self.views += 1
                         if closed is not None:  # back: the first frame after a close
-                            self.longest_stream = max(self.longest_stream, time.monotonic() - closed)
+                            self.longest_stream = max(
+                                self.longest_stream, time.monotonic() - closed
+                            )
                             closed = None
                         if self.done.is_set():
                             return
@@ -284,7 +286,9 @@ def test_a_rolling_deploy_mid_round_loses_nothing_and_pauses_nobody_long(tmp_pat
         "bob (API stream)": players[1].longest_stream,
     }
     print("\n" + "\n".join(steps))
-    print("longest pause each player saw: " + ", ".join(f"{k} {v:.2f} s" for k, v in pauses.items()))
+    print(
+        "longest pause each player saw: " + ", ".join(f"{k} {v:.2f} s" for k, v in pauses.items())
+    )
     print(f"API moves accepted: {len(players[0].acked)} + {len(players[1].acked)}")
 
     # 0 acknowledged moves lost.
