@@ -51,6 +51,10 @@ async def stop() -> None:
         told = await sockets.restart_all(timeout=min(1.0, grace / 3))
         held = await asyncio.wait_for(driver.stop(release=False), grace / 3)
         settled = await rooms.settle(timeout=max(grace / 3, 0.1))
+        # Every move another process forwarded here is answered before the rooms go: after
+        # that, none is applied here (owners.released).
+        settled = await owners.answered(timeout=max(grace / 6, 0.1)) and settled
+        owners.let_go()
         # Leases and presence in one go, then the others hear of it and claim at once.
         held = await in_db_thread(_release, held)
         await owners.released(held)

@@ -12,25 +12,25 @@ pace times `settings.BOT_PACE` (0 in tests: full speed).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
 import contextlib
 import logging
 import random
 import time
 from collections.abc import Callable
 from datetime import datetime, timedelta
-from functools import partial
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import close_old_connections
-from django.db.models import Q
+from django.db import close_old_connections, transaction
+from django.db.models import DateTimeField, F, Q, Value
+from django.db.models.functions import Least
 from django.utils import timezone
 
 from games.engine import IllegalAction
 from tables import clocks, current, play, presence
 from tables.live import owners, rooms
-from tables.models import Match
+from tables.models import Match, Player
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +41,32 @@ IDLE_LOOK = 0.25
 # At full speed (BOT_PACE 0, tests) an idle bot still waits a moment: a table of bots waiting
 # for a human would otherwise query the database in a tight loop and starve every other move.
 IDLE_LOOK_AT_FULL_SPEED = 0.02
+
+
+class Background(concurrent.futures.ThreadPoolExecutor):
+    """The driver's own database thread: its claims, bot steps and heartbeats run there, one
+    at a time, never in the thread the sockets' database calls share (Channels' one sync
+    thread), so that a takeover's burst of work (every room's first steps) does not hold up
+    the pages and streams reconnecting at that very moment."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=1, thread_name_prefix="bot-driver")
+
+
+_background = Background()
+
+
+async def in_background[T](fn: Callable[[], T]) -> T:
+    """`fn()` in the driver's thread, with the connection hygiene Channels' calls have."""
+
+    def run() -> T:
+        close_old_connections()
+        try:
+            return fn()
+        finally:
+            close_old_connections()
+
+    return await asyncio.get_running_loop().run_in_executor(_background, run)
 
 
 class Driver:
@@ -64,7 +90,7 @@ class Driver:
         while not self.stopping:
             self.wake.clear()
             try:
-                held = await database_sync_to_async(self.claim)()
+                held = await in_background(self.claim)
             except Exception:  # the database may be away for a moment; never let the driver die
                 log.exception("bot driver: claiming leases failed")
                 held = set()
@@ -88,7 +114,7 @@ class Driver:
             task.cancel()
         await asyncio.gather(*self.tasks.values(), return_exceptions=True)
         if release:
-            return await database_sync_to_async(self.release)()
+            return await in_background(self.release)
         return sorted(self.held)
 
     def claim(self) -> set[int]:
@@ -116,10 +142,10 @@ class Driver:
         held = {room_id for room_id, driver, _ in rows if driver == self.id}
         # Whose sockets' process died, for all held rooms at once (each room's bots look).
         self.stale = presence.stale_rooms(now) & held if held else set()
-        for room_id in held - self.held:
-            since = lost.get(room_id)
-            if since is not None and since < now:
-                play.touch(room_id, partial(resume, since, now))
+        taken = {room: lost[room] for room in held - self.held if lost.get(room) is not None}
+        if taken:
+            resumed = resume(taken, now)
+            log.info("bot driver: took %d rooms over (%d resumed)", len(taken), len(resumed))
         return held
 
     def release(self) -> list[int]:
@@ -131,7 +157,7 @@ class Driver:
         bots = MatchBots(room_id, driver=self.id, stale=lambda: room_id in self.stale)
         while room_id in self.held and not self.stopping:
             try:
-                wait = await database_sync_to_async(bots.step)()
+                wait = await in_background(bots.step)
             except Exception:
                 log.exception("bot driver: room %s failed a step", room_id)
                 wait = 1.0
@@ -163,22 +189,32 @@ def _lost_at(driver: str, until: datetime | None, paused_at: datetime | None) ->
     return None
 
 
-def resume(lost_at: datetime, now: datetime, table: current.Table) -> bool:
-    """The room had no owner from `lost_at` to `now`: that time is the server's, not a
-    player's. An away player's grace and a countdown go on where they stood (tables.clocks
-    gives a running decision clock its whole time again from the takeover)."""
-    gap = now - lost_at
-    changed = False
-    for player in table.players:
-        if player.human and not player.left and not player.stand_in and player.away_since:
-            player.away_since = min(player.away_since + gap, now)
-            player.save(update_fields=["away_since"])
-            changed = True
-    match = table.match
-    if match.starts_at is not None and match.starts_at > lost_at:
-        match.starts_at = match.starts_at + gap
-        match.save(update_fields=["starts_at"])
-        changed = True
+def resume(taken: dict[int, datetime | None], now: datetime) -> list[int]:
+    """The rooms in `taken` had no owner from their moment there until `now`: that time is
+    the server's, not a player's. An away player's grace and a countdown go on where they
+    stood (tables.clocks gives a running decision clock its whole time again from the
+    takeover). A few statements per room, in the claim's thread: no room is loaded for it
+    (a room this process held for one is rebuilt anyway, tables.live.owners.note); a room
+    that changed gets a new version, so that nobody serves it from memory. Returns them."""
+    changed = []
+    with transaction.atomic():
+        for room_id, lost_at in taken.items():
+            if lost_at is None or lost_at >= now:
+                continue
+            gap = now - lost_at
+            away = Player.objects.filter(
+                match__room_id=room_id,
+                user__isnull=False,
+                left=False,
+                stand_in=False,
+                away_since__isnull=False,
+            ).update(away_since=Least(F("away_since") + gap, Value(now, DateTimeField())))
+            counting = Match.objects.filter(room_id=room_id, starts_at__gt=lost_at).update(
+                starts_at=F("starts_at") + gap
+            )
+            if away or counting:
+                Match.objects.filter(room_id=room_id).update(version=F("version") + 1)
+                changed.append(room_id)
     return changed
 
 
@@ -330,7 +366,7 @@ async def _heartbeat() -> None:
     """Renew this process's presence every second, driver or not (tables.presence.sweep)."""
     while True:
         try:
-            await database_sync_to_async(presence.heartbeat)()
+            await in_background(presence.heartbeat)
         except Exception:
             log.exception("presence heartbeat failed")
         await asyncio.sleep(RENEW_EVERY)

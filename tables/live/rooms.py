@@ -318,10 +318,16 @@ async def act(
     bind(asyncio.get_running_loop())
     owner = await owners.elsewhere_now(room_id)
     if owner is not None and (check is None or isinstance(check, Holder)):
-        answer = await owners.forward(
-            owner, room_id, seat, action, by_bot, driver, check, view=wants_view
-        )
-        return Outcome(None, answer.events, answer.version, seat, answer.view)
+        try:
+            answer = await owners.forward(
+                owner, room_id, seat, action, by_bot, driver, check, view=wants_view
+            )
+        except owners.Moved:
+            # It let the room go without applying the move (it stopped): nobody is known to
+            # own it now, so it is applied here (the fence keeps that right if one just did).
+            owners.forget(room_id)
+        else:
+            return Outcome(None, answer.events, answer.version, seat, answer.view)
     entry = await apply_here(room_id, seat, action, by_bot, driver or owners.me(), check)
     return Outcome(entry.table, entry.events, entry.version, seat)
 
