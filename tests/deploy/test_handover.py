@@ -210,7 +210,11 @@ def test_the_new_owners_bots_play_on_as_soon_as_it_has_the_room(servers):
         return _fresh(rows.exists)
 
     _wait(bots_moved, "the new owner's bots never moved", seconds=10)
-    print(f"\nfirst bot move by the new owner {time.monotonic() - claimed:.2f} s after its claim")
+    took = time.monotonic() - claimed
+    print(f"\nfirst bot move by the new owner {took:.2f} s after its claim was seen")
+    # The bound: within a second of the new owner taking the room (measured here from
+    # when this test saw the claim, which it polls every 0.1 s).
+    assert took <= 1.0, took
 
 
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
