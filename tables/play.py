@@ -109,8 +109,10 @@ def act(
     return outcome
 
 
-# The loop's answers that threads wait for now (`abandon` ends them all at a stop).
+# The loop's answers that threads wait for now (`abandon` ends them all at a stop), and
+# whether it did: a thread that asks after that is answered at once, never after THREAD_WAIT.
 _waiting: set[concurrent.futures.Future[Any]] = set()
+_abandoned = False
 
 
 def _answer[T](future: concurrent.futures.Future[T]) -> T:
@@ -118,6 +120,8 @@ def _answer[T](future: concurrent.futures.Future[T]) -> T:
     server shuts down) must not keep a request thread, and with it the process, for ever."""
     _waiting.add(future)
     try:
+        if _abandoned:  # the server stops: the loop may never run this
+            raise concurrent.futures.CancelledError
         return future.result(timeout=settings.THREAD_WAIT)
     except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError):
         future.cancel()
@@ -137,7 +141,10 @@ def waiting() -> int:
 
 def abandon() -> int:
     """The server stops: every thread still waiting for the loop gets `unavailable` now (its
-    move was not made; the client retries on another process). Returns how many waited."""
+    move was not made; the client retries on another process), and every one that asks from
+    now on too. Returns how many waited."""
+    global _abandoned
+    _abandoned = True
     waiting = list(_waiting)
     for future in waiting:
         future.cancel()
