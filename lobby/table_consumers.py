@@ -72,8 +72,24 @@ class TableConsumer(ReceiveNow, LiveConsumer):
         await self._take_seat(self.seat)
         self.extras = await self.join_room_extras(self.room_id)  # sent with the first table
         rooms.listen(self.room_id, self)  # this process's changes come straight here
-        await self.gate.draw(send=self._accept_with)
+        missed = await self._missed()
+        if missed is not None:
+            # The page shows a recent version: what it missed, not the whole table again.
+            first, self.extras = self.extras + CONNECTED, ""
+            await self.gate.resume(self.known or 0, missed, self._accept_with, first)
+        else:
+            await self.gate.draw(send=self._accept_with)
+        self.known = None
         self.frames_ready()
+
+    async def _missed(self) -> list[Delivery] | None:
+        """The changes after the version the page says it shows, if this process pushed every
+        one of them (its room keeps the last few); None: draw the whole table."""
+        room = rooms.get(self.room_id)
+        if self.known is None or room is None or not room.recent:
+            return None
+        now = await database_sync_to_async(_version_now)(self.room_id)
+        return room.missed(self.known, now) if now is not None else None
 
     async def disconnect(self, code: int) -> None:
         # Groups are left by LiveConsumer; the seat's count of open sockets goes down here.
@@ -244,6 +260,11 @@ def _render_full(room_id: int, seat: int | None, known: int | None = None) -> tu
     if known == table.version:
         return table.version, ""
     return table.version, render.render_full(table, seat)
+
+
+def _version_now(room_id: int) -> int | None:
+    table = rooms.read(room_id)
+    return table.version if table is not None else None
 
 
 def _shown(query: bytes) -> int | None:

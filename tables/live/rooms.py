@@ -103,6 +103,7 @@ class Rooms:
         room = room or LiveRoom(room_id)
         room.remember(table)
         delivery = render.change(room, table, events)
+        room.pushed_change(delivery)
         listeners = list(room.listeners)
         if serving and self.outbox is not None:
             self.outbox.publish(delivery, listeners)
