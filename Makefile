@@ -127,11 +127,17 @@ test-browser: install-dev chromium axe
 # (The Schemathesis run serves its own SQLite site: `make test` runs it once, not again here.)
 # This machine's own servers: SCALE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/NAME
 # SCALE_REDIS_URL=redis://127.0.0.1:6379/0 CHANNELS_PREFIX=NAME make test-scale
-test-scale: install-dev nginx
+# The rolling deploy (tests/deploy, marked deploy) drives browsers: a pytest process of its own.
+test-scale: install-dev nginx chromium
 	DATABASE_URL=$${SCALE_DATABASE_URL:-$${DATABASE_URL:-}} \
 	REDIS_URL=$${SCALE_REDIS_URL:-$${REDIS_URL:-}} \
-	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest --durations=15 -m "not browser" \
+	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest --durations=15 \
+	  -m "not browser and not deploy" \
 	  --ignore=tests/api/test_schemathesis.py tests/lobby tests/tables tests/api tests/deploy
+	DATABASE_URL=$${SCALE_DATABASE_URL:-$${DATABASE_URL:-}} \
+	REDIS_URL=$${SCALE_REDIS_URL:-$${REDIS_URL:-}} \
+	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest -s --durations=5 \
+	  -m deploy tests/deploy
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache

@@ -17,6 +17,7 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
 from django.conf import settings
+from django.utils import translation
 from django.utils.translation import gettext as _
 
 from api import auth, views
@@ -24,7 +25,7 @@ from api.serialize import room_json
 from games.engine import IllegalAction, View
 from lobby import access, live
 from lobby.models import Room
-from tables import current, presence, sockets, wire
+from tables import current, languages, presence, sockets, wire
 from tables.live import outbox, render, rooms
 from tables.live.outbox import Frame, Gate
 from tables.live.room import Delivery, holder
@@ -75,7 +76,15 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         for group in self._groups():
             await self.channel_layer.group_add(group, self.channel_name)
         rooms.listen(self.room_id, self)  # this process's changes come straight here
-        await self.gate.draw()
+        sockets.opened(self)  # a stopping server tells it first (restarting)
+        since = _whole_number(query.get("since"))
+        if since is None or await database_sync_to_async(_version)(self.room_id) != since:
+            await self.gate.draw()
+        else:
+            self.started = True  # it resumes where it stood: nothing it lacks to send
+            self.gate.sent_now(since)
+            seat = await database_sync_to_async(_seat_of)(self.room_id, self.user)
+            await self._count_presence(seat)
         self.frames_ready()
 
     def _groups(self) -> list[str]:
@@ -86,7 +95,16 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
             auth.token_group(self.token_id),
         ]
 
+    async def restarting(self) -> None:
+        """The server stops: say so, then close with 1012 (reconnect; the game goes on)."""
+        # In the client's language (Accept-Language), as the API's other sentences.
+        with translation.override(languages.from_scope(self.scope)):
+            message = {"type": "restart", "message": _(sockets.RESTARTING)}
+        await self.send(text_data=json.dumps(message))
+        await self.close(code=sockets.RECONNECT)
+
     async def disconnect(self, code: int) -> None:
+        sockets.closed(self)
         if hasattr(self, "room_id"):
             rooms.unlisten(self.room_id, self)
         if self.user is None or not hasattr(self, "room_id"):
@@ -285,6 +303,24 @@ def _query(raw: bytes) -> dict[str, str]:
     """The query string's first value per name; bytes that are not UTF-8 are replaced."""
     parsed = parse_qs(raw.decode("utf-8", "replace"))
     return {name: values[0] for name, values in parsed.items() if values}
+
+
+def _whole_number(text: str | None) -> int | None:
+    """A query's whole number (`since`), or None when it is missing or not one."""
+    if text is None or not text.isascii() or not text.isdigit() or len(text) > 12:
+        return None
+    return int(text)
+
+
+def _version(room_id: int) -> int | None:
+    """The room's match version now (None: not started)."""
+    table = rooms.read(room_id)
+    return table.version if table is not None else None
+
+
+def _seat_of(room_id: int, user: Any) -> int | None:
+    table = rooms.read(room_id)
+    return table.seat_of(user) if table is not None else None
 
 
 def _refusal(code: str, message: str) -> dict[str, Any]:

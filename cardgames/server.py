@@ -38,6 +38,7 @@ What it adds, inside the server process where the bytes are, before the applicat
 
 from __future__ import annotations
 
+import asyncio
 import errno
 import fcntl
 import gc
@@ -48,14 +49,13 @@ import struct
 import sys
 import termios
 import time
+from typing import Any
 
 if os.environ.get("SERVER_LOOP", "uvloop") == "uvloop":
     # Daphne makes its loop with asyncio.new_event_loop() when daphne.server is imported, and
     # Twisted's asyncio reactor runs on it: with this policy that loop is uvloop's, which
     # costs less per socket event than asyncio's own (measured: docs/performance.md).
     # SERVER_LOOP=asyncio keeps asyncio's.
-    import asyncio
-
     import uvloop
 
     asyncio.set_event_loop_policy(uvloop.EventLoopPolicy())
@@ -346,6 +346,11 @@ class LimitedServer(daphne.server.Server):
         self._ws_factory = factory
 
     def run(self) -> None:
+        from twisted.internet import reactor
+
+        self.ports: list[Any] = []  # the listening ports (closed first at a stop)
+        # The application's own start (cardgames.lifecycle): its rooms and driver, at once.
+        reactor.callWhenRunning(self.started)
         # What is loaded by now (Django, the apps, the application) lives as long as the
         # process: kept out of the collector's full passes, which would scan all of it each
         # time (pauses of 50-80 ms under load, every push of those moments late; see
@@ -353,6 +358,40 @@ class LimitedServer(daphne.server.Server):
         gc.collect()
         gc.freeze()
         super().run()
+
+    def listen_success(self, port) -> None:  # noqa: ANN001 - a Twisted port
+        self.ports.append(port)
+        super().listen_success(port)
+
+    def started(self) -> None:
+        from cardgames import lifecycle
+
+        asyncio.ensure_future(lifecycle.start())
+
+    def kill_all_applications(self):  # noqa: ANN201 - a Deferred
+        """On SIGTERM: stop listening (a proxy sends new connections to the other processes,
+        and a restart's successor can take the port), let the application hand its rooms
+        over and tell its sockets (cardgames.lifecycle.stop, within SHUTDOWN_GRACE), then end
+        the applications as Daphne does."""
+        from twisted.internet import defer
+
+        return defer.Deferred.fromFuture(asyncio.ensure_future(self.stop_gracefully()))
+
+    async def stop_gracefully(self) -> None:
+        from cardgames import lifecycle
+
+        for port in getattr(self, "ports", ()):
+            try:
+                port.stopListening()
+            except Exception:
+                logger.exception("closing a listening port failed")
+        grace = getattr(settings, "SHUTDOWN_GRACE", 3.0)
+        try:
+            await asyncio.wait_for(lifecycle.stop(), grace + 1.0)
+        except Exception:
+            logger.exception("the graceful stop did not finish; stopping anyway")
+        killed = super().kill_all_applications()
+        await killed.asFuture(asyncio.get_running_loop())
 
     def create_application(self, protocol, scope):  # noqa: ANN001, ANN201
         if scope["type"] == "websocket" and "scheme" not in scope:

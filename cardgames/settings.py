@@ -293,6 +293,9 @@ DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
 # touch: past it the move is refused as `unavailable` (503) and the thread goes on (a loop that
 # stopped at shutdown must not hold a request thread, and so the process, for ever).
 THREAD_WAIT = float(os.environ.get("THREAD_WAIT", "10"))
+# Seconds a process has on SIGTERM to tell its sockets, write what it took and hand its rooms
+# over (cardgames.lifecycle.stop) before Daphne ends its applications and the process exits.
+SHUTDOWN_GRACE = float(os.environ.get("SHUTDOWN_GRACE", "3"))
 # Seconds a move forwarded to its room's owner process (tables.live.owners) waits for the answer;
 # then it is refused as `unavailable` (503), and the client looks at the table again.
 ACTOR_FORWARD_TIMEOUT = float(os.environ.get("ACTOR_FORWARD_TIMEOUT", "3"))

@@ -41,6 +41,9 @@ class TableConsumer(ReceiveNow, LiveConsumer):
     # before it queues for the database and delays everybody else's moves.
     tokens = 0.0
     refilled = 0.0
+    # The version the page already shows when it reconnects (its `v`): if the table is still
+    # there, the first draw sends only the live mark, not the whole table again.
+    known: int | None = None
 
     async def connect(self) -> None:
         # A move's frame is read straight from the server (no queue and dispatch per frame);
@@ -50,6 +53,7 @@ class TableConsumer(ReceiveNow, LiveConsumer):
         self.tokens, self.refilled = float(settings.TABLE_ACTION_RATE), time.monotonic()
         self.acting: set[asyncio.Task[None]] = set()
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
+        self.known = _shown(self.scope.get("query_string", b""))
         self.user = self.scope.get("user")
         if not await database_sync_to_async(access.may_view_id)(
             self.room_id, self.user, self.scope.get("session")
@@ -68,8 +72,24 @@ class TableConsumer(ReceiveNow, LiveConsumer):
         await self._take_seat(self.seat)
         self.extras = await self.join_room_extras(self.room_id)  # sent with the first table
         rooms.listen(self.room_id, self)  # this process's changes come straight here
-        await self.gate.draw(send=self._accept_with)
+        missed = await self._missed()
+        if missed is not None:
+            # The page shows a recent version: what it missed, not the whole table again.
+            first, self.extras = self.extras + CONNECTED, ""
+            await self.gate.resume(self.known or 0, missed, self._accept_with, first)
+        else:
+            await self.gate.draw(send=self._accept_with)
+        self.known = None
         self.frames_ready()
+
+    async def _missed(self) -> list[Delivery] | None:
+        """The changes after the version the page says it shows, if this process pushed every
+        one of them (its room keeps the last few); None: draw the whole table."""
+        room = rooms.get(self.room_id)
+        if self.known is None or room is None or not room.recent:
+            return None
+        now = await database_sync_to_async(_version_now)(self.room_id)
+        return room.missed(self.known, now) if now is not None else None
 
     async def disconnect(self, code: int) -> None:
         # Groups are left by LiveConsumer; the seat's count of open sockets goes down here.
@@ -191,7 +211,8 @@ class TableConsumer(ReceiveNow, LiveConsumer):
     # ------------------------------------------------------------------ the gate's
 
     async def whole(self) -> Frame:
-        version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat)
+        known, self.known = self.known, None  # only the first draw may skip the table
+        version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat, known)
         self.pending = None
         extras, self.extras = self.extras, ""
         return version, html + extras + CONNECTED
@@ -231,11 +252,28 @@ class TableConsumer(ReceiveNow, LiveConsumer):
         )
 
 
-def _render_full(room_id: int, seat: int | None) -> tuple[int, str]:
+def _render_full(room_id: int, seat: int | None, known: int | None = None) -> tuple[int, str]:
+    """The whole table for `seat`; nothing when the page already shows its version (`known`)."""
     table = rooms.read(room_id)
     if table is None:
         raise unknown_room()
+    if known == table.version:
+        return table.version, ""
     return table.version, render.render_full(table, seat)
+
+
+def _version_now(room_id: int) -> int | None:
+    table = rooms.read(room_id)
+    return table.version if table is not None else None
+
+
+def _shown(query: bytes) -> int | None:
+    """The version a reconnecting page says it shows (`?v=N`), or None."""
+    for pair in query.decode("latin-1").split("&"):
+        name, _, value = pair.partition("=")
+        if name == "v" and value.isascii() and value.isdigit() and len(value) <= 12:
+            return int(value)
+    return None
 
 
 def _seat(found: int | bool | None) -> int | None:

@@ -12,23 +12,25 @@ pace times `settings.BOT_PACE` (0 in tests: full speed).
 from __future__ import annotations
 
 import asyncio
+import concurrent.futures
+import contextlib
 import logging
 import random
 import time
 from collections.abc import Callable
-from datetime import timedelta
+from datetime import datetime, timedelta
 from typing import Any
 
-from channels.db import database_sync_to_async
 from django.conf import settings
-from django.db import close_old_connections
-from django.db.models import Q
+from django.db import close_old_connections, transaction
+from django.db.models import DateTimeField, F, Q, Value
+from django.db.models.functions import Least
 from django.utils import timezone
 
 from games.engine import IllegalAction
 from tables import clocks, current, play, presence
 from tables.live import owners, rooms
-from tables.models import Match
+from tables.models import Match, Player
 
 log = logging.getLogger(__name__)
 
@@ -41,6 +43,32 @@ IDLE_LOOK = 0.25
 IDLE_LOOK_AT_FULL_SPEED = 0.02
 
 
+class Background(concurrent.futures.ThreadPoolExecutor):
+    """The driver's own database thread: its claims, bot steps and heartbeats run there, one
+    at a time, never in the thread the sockets' database calls share (Channels' one sync
+    thread), so that a takeover's burst of work (every room's first steps) does not hold up
+    the pages and streams reconnecting at that very moment."""
+
+    def __init__(self) -> None:
+        super().__init__(max_workers=1, thread_name_prefix="bot-driver")
+
+
+_background = Background()
+
+
+async def in_background[T](fn: Callable[[], T]) -> T:
+    """`fn()` in the driver's thread, with the connection hygiene Channels' calls have."""
+
+    def run() -> T:
+        close_old_connections()
+        try:
+            return fn()
+        finally:
+            close_old_connections()
+
+    return await asyncio.get_running_loop().run_in_executor(_background, run)
+
+
 class Driver:
     """Drives the matches whose lease this process holds, one asyncio task per match."""
 
@@ -50,12 +78,19 @@ class Driver:
         self.tasks: dict[int, asyncio.Task] = {}
         self.stale: set[int] = set()  # held rooms with a dead process's presence (claim)
         self.stopping = False
+        # Set when another process hands rooms over: claim them now, not at the next renewal.
+        self.wake = asyncio.Event()
+
+    def claim_now(self, room_ids: list[int]) -> None:
+        self.wake.set()
 
     async def run(self) -> None:
         """Claim and renew leases forever; start a task for each newly held match."""
+        owners.when_released(self.claim_now)
         while not self.stopping:
+            self.wake.clear()
             try:
-                held = await database_sync_to_async(self.claim)()
+                held = await in_background(self.claim)
             except Exception:  # the database may be away for a moment; never let the driver die
                 log.exception("bot driver: claiming leases failed")
                 held = set()
@@ -67,14 +102,20 @@ class Driver:
             for room_id in list(self.tasks):
                 if room_id not in held and self.tasks[room_id].done():
                     del self.tasks[room_id]
-            await asyncio.sleep(RENEW_EVERY)
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.wake.wait(), RENEW_EVERY)
 
-    async def stop(self) -> None:
+    async def stop(self, release: bool = True) -> list[int]:
+        """Stop driving: every bot task ends, and the leases are released unless the caller
+        hands them over itself (`release_all`). Returns the rooms it held."""
         self.stopping = True
+        self.wake.set()
         for task in self.tasks.values():
             task.cancel()
         await asyncio.gather(*self.tasks.values(), return_exceptions=True)
-        await database_sync_to_async(self.release)()
+        if release:
+            return await in_background(self.release)
+        return sorted(self.held)
 
     def claim(self) -> set[int]:
         """Renew this process's leases and take over playing matches whose lease ran out."""
@@ -83,33 +124,98 @@ class Driver:
         until = now + timedelta(seconds=settings.DRIVER_LEASE)
         # A room everyone left is closed: nobody is there to watch its bots play on.
         playing = Match.objects.filter(status=Match.Status.PLAYING, room__status="playing")
+        free = Q(driver_until__isnull=True) | Q(driver_until__lt=now)
+        # The leases this may take, as they stood: since when nobody has owned each room.
+        lost = {
+            room_id: _lost_at(driver, driver_until, paused_at)
+            for room_id, driver, driver_until, paused_at in playing.filter(free)
+            .exclude(driver=self.id)
+            .values_list("room_id", "driver", "driver_until", "paused_at")
+        }
         # One UPDATE: the database settles two drivers reaching for the same lease.
-        playing.filter(
-            Q(driver=self.id) | Q(driver_until__isnull=True) | Q(driver_until__lt=now)
-        ).update(driver=self.id, driver_until=until)
+        playing.filter(Q(driver=self.id) | free).update(
+            driver=self.id, driver_until=until, paused_at=None
+        )
         # Every playing room's lease holder: the owner its moves go to (tables.live.owners).
         rows = list(playing.values_list("room_id", "driver", "driver_until"))
         rooms.moved_threadsafe(owners.note(rows))
         held = {room_id for room_id, driver, _ in rows if driver == self.id}
         # Whose sockets' process died, for all held rooms at once (each room's bots look).
         self.stale = presence.stale_rooms(now) & held if held else set()
+        taken = {room: lost[room] for room in held - self.held if lost.get(room) is not None}
+        if taken:
+            resumed = resume(taken, now)
+            log.info("bot driver: took %d rooms over (%d resumed)", len(taken), len(resumed))
         return held
 
-    def release(self) -> None:
-        Match.objects.filter(driver=self.id).update(driver="", driver_until=None)
+    def release(self) -> list[int]:
+        """Give up every lease this process holds; return their rooms."""
+        return release_all(self.id, hand_over=False)
 
     async def drive(self, room_id: int) -> None:
         """Play one match's bots and timers while this process holds its lease."""
         bots = MatchBots(room_id, driver=self.id, stale=lambda: room_id in self.stale)
         while room_id in self.held and not self.stopping:
             try:
-                wait = await database_sync_to_async(bots.step)()
+                wait = await in_background(bots.step)
             except Exception:
                 log.exception("bot driver: room %s failed a step", room_id)
                 wait = 1.0
             if wait is None:
                 return  # the match is over
             await asyncio.sleep(wait)
+
+
+def release_all(process: str, hand_over: bool = True) -> list[int]:
+    """Give up every lease `process` holds; return their rooms. `hand_over`: a graceful stop,
+    whose moment the next owner reads to charge nobody for the pause (`resume`)."""
+    mine = Match.objects.filter(driver=process)
+    room_ids = list(mine.values_list("room_id", flat=True))
+    paused = timezone.now() if hand_over else None
+    mine.update(driver="", driver_until=None, paused_at=paused)
+    return room_ids
+
+
+def _lost_at(driver: str, until: datetime | None, paused_at: datetime | None) -> datetime | None:
+    """Since when a room whose lease is free has had no owner (None: it never had one).
+
+    A graceful stop says when it handed the room over; a process that died renewed its lease
+    last `DRIVER_LEASE` seconds before the lease's end.
+    """
+    if paused_at is not None:
+        return paused_at
+    if driver and until is not None:
+        return until - timedelta(seconds=settings.DRIVER_LEASE)
+    return None
+
+
+def resume(taken: dict[int, datetime | None], now: datetime) -> list[int]:
+    """The rooms in `taken` had no owner from their moment there until `now`: that time is
+    the server's, not a player's. An away player's grace and a countdown go on where they
+    stood (tables.clocks gives a running decision clock its whole time again from the
+    takeover). A few statements per room, in the claim's thread: no room is loaded for it
+    (a room this process held for one is rebuilt anyway, tables.live.owners.note); a room
+    that changed gets a new version, so that nobody serves it from memory. Returns them."""
+    changed = []
+    with transaction.atomic():
+        for room_id, lost_at in taken.items():
+            if lost_at is None or lost_at >= now:
+                continue
+            gap = now - lost_at
+            away = Player.objects.filter(
+                match__room_id=room_id,
+                user__isnull=False,
+                left=False,
+                stand_in=False,
+                away_since__isnull=False,
+            ).update(away_since=Least(F("away_since") + gap, Value(now, DateTimeField())))
+            counting = Match.objects.filter(room_id=room_id, starts_at__gt=lost_at).update(
+                starts_at=F("starts_at") + gap
+            )
+            if away or counting:
+                Match.objects.filter(room_id=room_id).update(version=F("version") + 1)
+                changed.append(room_id)
+    return changed
 
 
 class MatchBots:
@@ -239,6 +345,19 @@ def _monotonic() -> float:
 # --------------------------------------------------------------------------- starting it
 
 _driver: Driver | None = None
+
+
+async def stop(release: bool = True) -> list[int]:
+    """Stop this process's driver, if it runs; return the rooms it held (their leases given
+    up unless `release` is False: the caller hands them over, `release_all`)."""
+    driver = _driver
+    if driver is None or _driver_task is None or _driver_task.done():
+        return []
+    held = await driver.stop(release)
+    _driver_task.cancel()
+    return held
+
+
 _driver_task: asyncio.Task | None = None
 _heartbeat_task: asyncio.Task | None = None
 
@@ -247,7 +366,7 @@ async def _heartbeat() -> None:
     """Renew this process's presence every second, driver or not (tables.presence.sweep)."""
     while True:
         try:
-            await database_sync_to_async(presence.heartbeat)()
+            await in_background(presence.heartbeat)
         except Exception:
             log.exception("presence heartbeat failed")
         await asyncio.sleep(RENEW_EVERY)
@@ -260,8 +379,8 @@ def ensure_started() -> None:
     rooms.bind(loop)  # the live rooms and their pushes live in the server's loop
     if owners.reaches_others():
         owners.ensure_serving()  # moves forwarded here by other processes
-    if not settings.BOT_DRIVER:
-        return
+    if not settings.BOT_DRIVER or owners.leaving:
+        return  # no driver, or this process is stopping: it takes no room any more
     owners.drives_here = True  # the matches started here are leased here from the start
     if _heartbeat_task is None or _heartbeat_task.done() or _heartbeat_task.get_loop() is not loop:
         _heartbeat_task = loop.create_task(_heartbeat())

@@ -31,6 +31,9 @@ class Match(models.Model):
     # The process that drives this match's bots and timers, and until when its lease holds.
     driver = models.CharField(max_length=64, blank=True)
     driver_until = models.DateTimeField(null=True, blank=True)
+    # When its last owner handed it over (a graceful stop): the time until the next owner takes
+    # it is the server's, never a player's (tables.driver resumes the timers by that much).
+    paused_at = models.DateTimeField(null=True, blank=True)
     # Why the match stopped before its end (status closed), as its players are told.
     closed_reason = models.CharField(max_length=200, blank=True)
     # The decision clock of a timed table (tables.clocks): whose decision, since and until when,

@@ -109,18 +109,46 @@ def act(
     return outcome
 
 
+# The loop's answers that threads wait for now (`abandon` ends them all at a stop), and
+# whether it did: a thread that asks after that is answered at once, never after THREAD_WAIT.
+_waiting: set[concurrent.futures.Future[Any]] = set()
+_abandoned = False
+
+
 def _answer[T](future: concurrent.futures.Future[T]) -> T:
     """The loop's answer, waited for at most THREAD_WAIT seconds: a loop that stopped (the
     server shuts down) must not keep a request thread, and with it the process, for ever."""
+    _waiting.add(future)
     try:
+        if _abandoned:  # the server stops: the loop may never run this
+            raise concurrent.futures.CancelledError
         return future.result(timeout=settings.THREAD_WAIT)
-    except concurrent.futures.TimeoutError:
+    except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError):
         future.cancel()
         raise PlayError(
             "unavailable",
             gettext_noop("The table did not answer in time; look at it again and retry."),
             503,
         ) from None
+    finally:
+        _waiting.discard(future)
+
+
+def waiting() -> int:
+    """How many threads wait for the loop's answer now."""
+    return len(_waiting)
+
+
+def abandon() -> int:
+    """The server stops: every thread still waiting for the loop gets `unavailable` now (its
+    move was not made; the client retries on another process), and every one that asks from
+    now on too. Returns how many waited."""
+    global _abandoned
+    _abandoned = True
+    waiting = list(_waiting)
+    for future in waiting:
+        future.cancel()
+    return len(waiting)
 
 
 def checked(action: Any) -> dict[str, Any]:

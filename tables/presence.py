@@ -13,8 +13,8 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections
-from django.db.models import F
+from django.db import close_old_connections, transaction
+from django.db.models import F, Sum
 from django.utils import timezone
 
 from tables import current, play
@@ -50,8 +50,7 @@ def connected(room_id: int, seat: int) -> None:
             player=player, process=PROCESS, defaults={"seen_at": timezone.now()}
         )
         Presence.objects.filter(pk=here.pk).update(sockets=F("sockets") + 1, seen_at=timezone.now())
-        Player.objects.filter(pk=player.pk).update(connections=F("connections") + 1)
-        player.refresh_from_db(fields=["connections"])
+        _recount(player)
         # A new socket of a seat with a stand-in (timed out while here: tables.clocks) is the
         # player asking for his seat back, even beside a socket he already had.
         # So is any socket of a player marked away while here (idle for a round).
@@ -66,17 +65,19 @@ def connected(room_id: int, seat: int) -> None:
 
 
 def disconnected(room_id: int, seat: int) -> None:
-    """Uncount a socket of `seat`; when his last one goes, his grace period starts."""
+    """Uncount a socket of `seat`; when his last one goes, his grace period starts.
+
+    Not while this process stops (`owners.leaving`): `leave_process` uncounts all of its
+    sockets at once, and the rooms are being handed over (tables.live.handover)."""
+    if owners.leaving:
+        return
 
     def change(table: current.Table) -> bool:
         player = _player(table, seat)
         Presence.objects.filter(player=player, process=PROCESS, sockets__gt=0).update(
             sockets=F("sockets") - 1
         )
-        Player.objects.filter(pk=player.pk, connections__gt=0).update(
-            connections=F("connections") - 1
-        )
-        player.refresh_from_db(fields=["connections"])
+        _recount(player)
         if player.connections > 0:
             return False
         player.away_since = timezone.now()
@@ -84,6 +85,39 @@ def disconnected(room_id: int, seat: int) -> None:
         return table.match.status == Match.Status.PLAYING
 
     play.touch(room_id, change)
+
+
+def _recount(player: Player) -> None:
+    """A seat's open sockets: the sum of its presence rows, one per process (never a running
+    count, which a process that went without uncounting would leave wrong for good)."""
+    total = Presence.objects.filter(player=player).aggregate(n=Sum("sockets"))["n"] or 0
+    Player.objects.filter(pk=player.pk).update(connections=total)
+    player.connections = total
+
+
+def leave_process(process: str = PROCESS) -> list[int]:
+    """This process stops: its sockets are gone, all at once (one transaction, no room's turn).
+
+    A seat left with no socket elsewhere is away from now (its grace period runs; the player's
+    page reconnects to another process within moments and ends it). Each changed match's
+    version grows, so that no process serves its players from memory. Returns their rooms.
+    """
+    now = timezone.now()
+    with transaction.atomic():
+        rows = list(Presence.objects.filter(process=process).select_related("player__match"))
+        Presence.objects.filter(pk__in=[row.pk for row in rows]).delete()
+        changed: dict[int, int] = {}
+        for row in rows:
+            player = row.player
+            before = player.connections
+            _recount(player)
+            if player.connections == 0 and before > 0 and player.human and not player.left:
+                player.away_since = player.away_since or now
+                player.save(update_fields=["away_since"])
+            if player.connections != before:
+                changed[player.match.pk] = player.match.room_id
+        Match.objects.filter(pk__in=list(changed)).update(version=F("version") + 1)
+    return sorted(changed.values())
 
 
 def replace_absent(
@@ -169,14 +203,16 @@ def _sweep(table: current.Table, now: Any) -> bool:
     stale = list(Presence.objects.filter(player__match=table.match, seen_at__lt=cutoff))
     changed = False
     for row in stale:
-        player = next(p for p in table.players if p.pk == row.player_id)
-        if row.sockets:
-            player.connections = max(0, player.connections - row.sockets)
-            if player.connections == 0:
-                player.away_since = row.seen_at  # his sockets went with the process
-                changed = True
-            player.save(update_fields=["connections", "away_since"])
         row.delete()
+        player = next(p for p in table.players if p.pk == row.player_id)
+        before = player.connections
+        # What the player's other processes count stays (a page that already reconnected
+        # elsewhere keeps him here): only the dead process's sockets go.
+        _recount(player)
+        if player.connections == 0 and before > 0:
+            player.away_since = player.away_since or row.seen_at  # gone with the process
+            player.save(update_fields=["away_since"])
+            changed = True
     return changed
 
 

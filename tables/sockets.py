@@ -37,9 +37,10 @@ import asyncio
 import collections
 import contextvars
 import logging
+import weakref
 from functools import partial
 from importlib import import_module
-from typing import Any
+from typing import Any, Protocol
 
 from asgiref.sync import async_to_sync
 from channels.auth import AuthMiddleware
@@ -56,6 +57,7 @@ from django.db.models.signals import post_save, pre_save
 from django.http.request import split_domain_port, validate_host
 from django.utils import translation
 from django.utils.html import escape
+from django.utils.translation import gettext_noop
 
 from tables import languages
 
@@ -69,6 +71,45 @@ NOT_FOUND = 4404
 # htmx's ws extension reconnects after 1006, 1011, 1012 and 1013 only; cardgames.server lets
 # the application send 1012 (autobahn alone would refuse it).
 RECONNECT = 1012
+
+
+# What a stopping server tells every open socket before it closes it (RECONNECT): the page and
+# the stream reconnect (to another process, or to this one's successor) and play on.
+RESTARTING = gettext_noop("The server is restarting; your game goes on in a moment.")
+
+
+class Restartable(Protocol):
+    """An open socket of this process, told when the server stops (`restart_all`)."""
+
+    async def restarting(self) -> None: ...
+
+
+# Every open socket of this process (weakly held: a socket that ends leaves by itself too).
+_open: weakref.WeakSet[Any] = weakref.WeakSet()
+
+
+def opened(socket: Restartable) -> None:
+    _open.add(socket)
+
+
+def closed(socket: Restartable) -> None:
+    _open.discard(socket)
+
+
+async def restart_all(timeout: float) -> int:
+    """Tell every open socket that the server restarts and close it (RECONNECT), all at once;
+    waits at most `timeout` seconds. Returns how many there were."""
+    sockets = list(_open)
+    _open.clear()
+    tasks = [asyncio.ensure_future(socket.restarting()) for socket in sockets]
+    if tasks:
+        done, pending = await asyncio.wait(tasks, timeout=timeout)
+        for task in pending:
+            task.cancel()
+        for task in done:
+            if not task.cancelled() and task.exception() is not None:
+                log.warning("telling a socket of the restart failed", exc_info=task.exception())
+    return len(sockets)
 
 
 def user_group(user_id: int) -> str:
@@ -294,7 +335,23 @@ class LiveConsumer(SendNow, AsyncWebsocketConsumer):
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             self.groups = [*self.groups, user_group(user.pk)]
+        opened(self)
         await super().websocket_connect(message)
+
+    async def websocket_disconnect(self, message: dict) -> None:
+        closed(self)
+        await super().websocket_disconnect(message)
+
+    async def restarting(self) -> None:
+        """The server stops: say so where the page shows whether it is live, then close with
+        RECONNECT (the page reconnects by itself, to wherever the site goes on)."""
+        with translation.override(self.language):
+            sentence = translation.gettext(RESTARTING)
+        await self.send(
+            text_data=f'<span id="live-status" class="restarting" data-restart="true"'
+            f' role="status">{escape(sentence)}</span>'
+        )
+        await self.close(code=RECONNECT)
 
     async def join_group(self, name: str) -> None:
         """Join `name` now; it is left on disconnect."""

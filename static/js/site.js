@@ -132,3 +132,27 @@ if ("serviceWorker" in navigator && document.body && document.body.dataset.worke
     navigator.serviceWorker.register(document.body.dataset.worker).catch(() => {});
   });
 }
+
+// Live sockets come back fast. htmx's ws extension reconnects after 1006, 1011, 1012 and 1013
+// with a back-off of up to 64 s; a server that restarts (a deploy: it says so first and closes
+// with 1012) is back, or another process has the table, within a second or two. So: the first
+// tries come within a fraction of a second, then every 2 s at most (with jitter, so that a
+// whole room does not knock at once), and after half a minute of trying, every 10 s at most.
+if (window.htmx) {
+  htmx.config.wsReconnectDelay = (retries) => {
+    const most = retries < 16 ? Math.min(2000, 150 * 2 ** retries) : 10000;
+    return most / 2 + (Math.random() * most) / 2;
+  };
+  // A table page says which version it shows when it reconnects (`?v=`): if nothing changed
+  // meanwhile, the server sends only the live mark instead of the whole table again.
+  htmx.createWebSocket = (url) => {
+    const shown = document.getElementById("table-version");
+    const address = new URL(url, window.location.href);
+    if (shown && /^\d+$/.test(shown.dataset.version || "")) {
+      address.searchParams.set("v", shown.dataset.version);
+    }
+    const socket = new WebSocket(address.href, []);
+    socket.binaryType = htmx.config.wsBinaryType;
+    return socket;
+  };
+}

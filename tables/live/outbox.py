@@ -226,6 +226,42 @@ class Gate:
     def sent_now(self, version: int) -> None:
         self.version = version
 
+    async def resume(
+        self,
+        shown: int,
+        missed: list[Delivery],
+        send: Callable[[str], Awaitable[None]],
+        first: str,
+    ) -> None:
+        """The socket already shows version `shown` (a page that reconnected): send `first`
+        with `send` (the accept), then each change it missed, in order; what comes meanwhile
+        waits as while drawing. A change that cannot be framed draws the whole table."""
+        self.drawing = True
+        self.version = shown
+        whole = False
+        try:
+            await send(first)
+            for delivery in missed:
+                if delivery.version <= self.version:
+                    continue
+                framed = await self.socket.frame(delivery, self.version)
+                if framed is None:
+                    whole = True
+                    break
+                version, text = framed
+                if text:
+                    self.version = max(self.version, version)
+                    await self.socket.send_text(text)
+        finally:
+            self.drawing = False
+        if whole:
+            await self.draw()  # offers what was held once the whole table is out
+            return
+        held, self.held = self.held, []
+        for delivery in held:
+            if delivery.version > self.version:
+                await self.offer(delivery)
+
     async def draw(self, send: Callable[[str], Awaitable[None]] | None = None) -> None:
         """Draw and send the whole table; `send` sends the first one (the socket's accept)."""
         if self.drawing:

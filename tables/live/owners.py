@@ -66,6 +66,21 @@ _owners: dict[int, tuple[str, datetime | None]] = {}
 FORWARD_IN_MEMORY = False
 # Whether this process runs a bot driver (tables.driver.ensure_started sets it).
 drives_here = False
+# Whether this process is stopping (cardgames.lifecycle): it takes no room any more; and
+# whether it has let its rooms go (it applies no forwarded move after that).
+leaving = False
+handed_over = False
+# The group every process's inbox is in: a stopping process tells the others which rooms it
+# handed over, so that one of them claims each at once (`released`).
+EVERYONE = "owners.everyone"
+# What this process does when another hands rooms over (the driver claims them at once).
+_on_released: list[Callable[[list[int]], None]] = []
+
+
+def when_released(callback: Callable[[list[int]], None]) -> None:
+    """Call `callback(room_ids)` in the loop when another process hands these rooms over."""
+    if callback not in _on_released:
+        _on_released.append(callback)
 
 
 def me() -> str:
@@ -114,7 +129,7 @@ def first_lease() -> dict[str, Any]:
     (affinity by room, docs/operations.md); owning the match from its first move keeps the
     owner and the proxy's choice the same, instead of whichever driver claims first.
     """
-    if not drives_here:
+    if not drives_here or leaving:
         return {}
     return {
         "driver": me(),
@@ -176,6 +191,8 @@ class _Inbox:
     task: asyncio.Task[None] | None = None
     ready: asyncio.Event = field(default_factory=asyncio.Event)
     waiting: dict[str, asyncio.Future[dict[str, Any]]] = field(default_factory=dict)
+    # request id -> (the process it went to, its room): what a handover fails at once
+    sent_to: dict[str, tuple[str, int]] = field(default_factory=dict)
     applying: set[asyncio.Task[None]] = field(default_factory=set)
 
 
@@ -228,6 +245,8 @@ async def _serve(box: _Inbox) -> None:
                     future.set_result(message)
             elif kind == "owners.ping":
                 box.ready.set()
+            elif kind == "owners.released" and message.get("by") != box.process:
+                _forget_owners(message.get("rooms", []), message.get("by", ""), box)
     finally:
         pinger.cancel()
 
@@ -242,6 +261,12 @@ async def _ping(layer: Any, box: _Inbox) -> None:
             await asyncio.wait_for(box.ready.wait(), 0.2)
         except TimeoutError:
             continue
+    if box.process == me():
+        # Once the layer knows the inbox (a pub/sub layer: after its first receive).
+        try:
+            await layer.group_add(EVERYONE, box.name)
+        except Exception:
+            log.exception("owners: joining %s failed", EVERYONE)
 
 
 async def _apply(layer: Any, process: str, message: dict[str, Any]) -> None:
@@ -249,6 +274,10 @@ async def _apply(layer: Any, process: str, message: dict[str, Any]) -> None:
     answer: dict[str, Any] = {"type": "owners.answer", "id": message["id"]}
     check = message.get("check")
     seat = message["seat"]
+    if handed_over:
+        answer["moved"] = True  # not applied: the sender takes it to the room's door again
+        await _answer(layer, message, answer)
+        return
     try:
         if _apply_move is None:
             raise unavailable()
@@ -275,13 +304,78 @@ async def _apply(layer: Any, process: str, message: dict[str, Any]) -> None:
     except Exception:
         log.exception("owners: a forwarded move to room %s failed", message.get("room"))
         answer["refused"] = unavailable().data()
+    await _answer(layer, message, answer)
+
+
+async def _answer(layer: Any, message: dict[str, Any], answer: dict[str, Any]) -> None:
     try:
         await layer.send(message["reply"], answer)
     except Exception:
         log.exception("owners: answering %s failed", message["reply"])
 
 
+def _forget_owners(room_ids: list[int], by: str = "", box: _Inbox | None = None) -> None:
+    """Another process handed these rooms over: nobody owns them until a driver claims them.
+
+    A move forwarded to it for one of them and not answered yet was not applied there (it
+    answered every move it applied before it let go, and applies none after): it is sent
+    back to its sender's door at once (`Moved`), instead of waiting out the timeout.
+    """
+    global _owners
+    if not room_ids:
+        return
+    _owners = {**_owners, **dict.fromkeys(room_ids, ("", None))}
+    rooms = set(room_ids)
+    if box is not None:
+        for request, (process, room) in list(box.sent_to.items()):
+            future = box.waiting.get(request)
+            if process == by and room in rooms and future is not None and not future.done():
+                future.set_result({"moved": True})
+    for callback in list(_on_released):
+        try:
+            callback(room_ids)
+        except Exception:
+            log.exception("owners: a callback for released rooms failed")
+
+
+def forget(room_id: int) -> None:
+    """The room's owner answered that it no longer has it: nobody owns it, as far as known."""
+    _forget_owners([room_id])
+
+
+async def answered(timeout: float) -> bool:
+    """Wait until every move forwarded here has been answered (a stopping process, before it
+    lets its rooms go); False after `timeout` seconds."""
+    box = _inbox
+    if box is None:
+        return True
+    deadline = asyncio.get_running_loop().time() + timeout
+    while box.applying and asyncio.get_running_loop().time() < deadline:
+        await asyncio.sleep(0.01)
+    return not box.applying
+
+
+def let_go() -> None:
+    """From now on a move forwarded here is answered `moved` without being applied: its sender
+    takes it to the room's door again (a stopping process, once `answered`)."""
+    global handed_over
+    handed_over = True
+
+
+async def released(room_ids: list[int]) -> None:
+    """Tell every other process that this one handed `room_ids` over (their leases are free)."""
+    if not room_ids or not reaches_others():
+        return
+    message = {"type": "owners.released", "rooms": room_ids, "by": me()}
+    await get_channel_layer().group_send(EVERYONE, message)
+
+
 # --------------------------------------------------------------------------- the sender
+
+
+class Moved(Exception):
+    """The owner a move was forwarded to let the room go without applying it: take the move
+    to the room's door again (tables.live.rooms.act)."""
 
 
 class Refused(PlayError):
@@ -346,6 +440,7 @@ async def forward(
     request = secrets.token_hex(8)
     future = loop.create_future()
     box.waiting[request] = future
+    box.sent_to[request] = (process, room_id)
     try:
         await asyncio.wait_for(box.ready.wait(), timeout)
         await get_channel_layer().send(
@@ -371,6 +466,9 @@ async def forward(
         raise unavailable() from None
     finally:
         box.waiting.pop(request, None)
+        box.sent_to.pop(request, None)
+    if answer.get("moved"):
+        raise Moved(room_id)
     refused = answer.get("refused")
     if refused is not None:
         raise Refused(

@@ -10,6 +10,8 @@ back. Moves are applied one at a time (`apply`, under `lock`): races settle here
 from __future__ import annotations
 
 import asyncio
+import collections
+import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -32,6 +34,8 @@ Check = Callable[[Table], None]
 # The keys an action of any game can carry (api.md); the log keeps only these, so a client's
 # extra fields (ignored by the rules) never fill the database.
 ACTION_KEYS = ("type", "from", "to", "index", "pile", "source", "place")
+# How many of its last changes a room keeps for pages that reconnect (LiveRoom.missed).
+RECENT = 16
 # Refusals the log keeps (replays show them): a race lost (L12).
 LOGGED_REFUSALS = frozenset({"too_slow"})
 
@@ -151,6 +155,11 @@ class LiveRoom:
     snapshot_at: float = field(default_factory=time.monotonic)
     over_since: float | None = None  # when its match ended or closed (monotonic)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # The last changes pushed from here, without their tables: what a page that reconnects
+    # at a recent version missed (`missed`), sent instead of the whole table.
+    recent: collections.deque[Delivery] = field(
+        default_factory=lambda: collections.deque(maxlen=RECENT)
+    )
 
     @property
     def over(self) -> bool:
@@ -182,6 +191,21 @@ class LiveRoom:
         self.table = self.durable = None
         self.pushed = self.encoded = None
         self.last = None
+        self.recent.clear()
+
+    def pushed_change(self, delivery: Delivery) -> None:
+        """Keep a change pushed from here (without its table) for pages that reconnect."""
+        self.recent.append(dataclasses.replace(delivery, table=None))
+
+    def missed(self, shown: int, now: int) -> list[Delivery] | None:
+        """The changes after version `shown` up to `now`, every one of them, in order; None
+        when some are not here (too old, or made by another process): draw the whole table."""
+        if shown > now:
+            return None
+        changes = [d for d in self.recent if shown < d.version <= now]
+        if [d.version for d in changes] != list(range(shown + 1, now + 1)):
+            return None
+        return changes
 
     def apply(
         self,

@@ -103,6 +103,7 @@ class Rooms:
         room = room or LiveRoom(room_id)
         room.remember(table)
         delivery = render.change(room, table, events)
+        room.pushed_change(delivery)
         listeners = list(room.listeners)
         if serving and self.outbox is not None:
             self.outbox.publish(delivery, listeners)
@@ -318,10 +319,16 @@ async def act(
     bind(asyncio.get_running_loop())
     owner = await owners.elsewhere_now(room_id)
     if owner is not None and (check is None or isinstance(check, Holder)):
-        answer = await owners.forward(
-            owner, room_id, seat, action, by_bot, driver, check, view=wants_view
-        )
-        return Outcome(None, answer.events, answer.version, seat, answer.view)
+        try:
+            answer = await owners.forward(
+                owner, room_id, seat, action, by_bot, driver, check, view=wants_view
+            )
+        except owners.Moved:
+            # It let the room go without applying the move (it stopped): nobody is known to
+            # own it now, so it is applied here (the fence keeps that right if one just did).
+            owners.forget(room_id)
+        else:
+            return Outcome(None, answer.events, answer.version, seat, answer.view)
     entry = await apply_here(room_id, seat, action, by_bot, driver or owners.me(), check)
     return Outcome(entry.table, entry.events, entry.version, seat)
 
@@ -396,6 +403,22 @@ async def touch(room_id: int, change: Callable[[Table], bool]) -> Table | None:
         if changed:
             rooms.changed(table, [])
     return table
+
+
+async def settle(timeout: float) -> bool:
+    """Wait until every move submitted here is durable and pushed (a stopping process);
+    False if that took longer than `timeout` seconds."""
+    rooms = _rooms
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + timeout
+    while loop.time() < deadline:
+        writer, out = rooms.writer, rooms.outbox
+        busy = writer is not None and bool(writer.pending or writer.writing or writer.waiting)
+        busy = busy or (out is not None and bool(out.queued or out.at_once))
+        if not busy and not rooms.building:
+            return True
+        await asyncio.sleep(0.01)
+    return False
 
 
 def moved(room_ids: list[int]) -> None:
