@@ -19,7 +19,7 @@ are claimed and rebuilt as soon as its successor is up.
 
 Alone, the same: what the rooms hold is durable already (their log), and the successor
 claims the released leases on start. A SIGKILL skips all of it and stays safe: the leases
-run out and the presence rows go stale (docs/reliability.md).
+run out and the presence rows go stale (docs/architecture.md, "Takeover").
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ import logging
 import time
 
 from django.conf import settings
+from django.db import close_old_connections
 
 from tables import driver, play, presence, sockets
 from tables.live import owners, rooms
@@ -84,8 +85,6 @@ async def _answered(timeout: float) -> None:
 
 def _release(held: list[int]) -> list[int]:
     """Release this process's leases as handed over and uncount its sockets."""
-    from django.db import close_old_connections
-
     close_old_connections()
     presence.leave_process()
     return sorted(set(held) | set(driver.release_all(owners.me())))

@@ -366,7 +366,7 @@ class LimitedServer(daphne.server.Server):
     def started(self) -> None:
         from cardgames import lifecycle
 
-        asyncio.ensure_future(lifecycle.start())
+        self.starting = asyncio.ensure_future(lifecycle.start())  # held until it has run
 
     def kill_all_applications(self):  # noqa: ANN201 - a Deferred
         """On SIGTERM: stop listening (a proxy sends new connections to the other processes,

@@ -68,7 +68,7 @@ def disconnected(room_id: int, seat: int) -> None:
     """Uncount a socket of `seat`; when his last one goes, his grace period starts.
 
     Not while this process stops (`owners.leaving`): `leave_process` uncounts all of its
-    sockets at once, and the rooms are being handed over (tables.live.handover)."""
+    sockets at once, and the rooms are being handed over (cardgames.lifecycle)."""
     if owners.leaving:
         return
 
