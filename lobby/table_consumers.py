@@ -53,7 +53,7 @@ class TableConsumer(ReceiveNow, LiveConsumer):
         self.tokens, self.refilled = float(settings.TABLE_ACTION_RATE), time.monotonic()
         self.acting: set[asyncio.Task[None]] = set()
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
-        self.known = _shown(self.scope.get("query_string", b""))
+        shown, drawn_for = _shown(self.scope.get("query_string", b""))
         self.user = self.scope.get("user")
         if not await database_sync_to_async(access.may_view_id)(
             self.room_id, self.user, self.scope.get("session")
@@ -65,6 +65,10 @@ class TableConsumer(ReceiveNow, LiveConsumer):
             await self.refuse()
             return
         self.seat = _seat(seat)
+        # A page drawn for another seat (he was banned, or signed in or out meanwhile) is drawn
+        # whole again, whatever its version.
+        if drawn_for == ("" if self.seat is None else str(self.seat)):
+            self.known = shown
         # Pushes render once per language their readers use: say which this one reads.
         languages.note(render.table_group(self.room_id), self.language)
         # Join the groups before drawing, so that no change falls between the two.
@@ -267,13 +271,18 @@ def _version_now(room_id: int) -> int | None:
     return table.version if table is not None else None
 
 
-def _shown(query: bytes) -> int | None:
-    """The version a reconnecting page says it shows (`?v=N`), or None."""
+def _shown(query: bytes) -> tuple[int | None, str | None]:
+    """The version a reconnecting page says it shows and the seat it was drawn for (`?v=N&s=S`,
+    S empty for a spectator's page), or Nones."""
+    version: int | None = None
+    seat: str | None = None
     for pair in query.decode("latin-1").split("&"):
         name, _, value = pair.partition("=")
         if name == "v" and value.isascii() and value.isdigit() and len(value) <= 12:
-            return int(value)
-    return None
+            version = int(value)
+        elif name == "s" and (value == "" or (value.isascii() and value.isdigit())):
+            seat = value[:3]
+    return version, seat
 
 
 def _seat(found: int | bool | None) -> int | None:

@@ -143,13 +143,33 @@ if (window.htmx) {
     const most = retries < 16 ? Math.min(2000, 150 * 2 ** retries) : 10000;
     return most / 2 + (Math.random() * most) / 2;
   };
-  // A table page says which version it shows when it reconnects (`?v=`): if nothing changed
-  // meanwhile, the server sends only the live mark instead of the whole table again.
+  // A table page that reconnects says which version it shows and for which seat it was drawn
+  // (`?v=&s=`): the server then sends only what it missed, not the whole table again. Its first
+  // socket says nothing: a page just loaded gets the whole table, as drawn for the socket.
+  let opened = false;
+  document.addEventListener("htmx:wsOpen", () => {
+    opened = true;
+  });
+  // A socket that closes takes the "live" mark with it: the page says "connecting…" again (the
+  // words it was served with, in its language) until the next socket sends the mark back. A
+  // restart notice (cardgames.lifecycle) stays up instead, saying why.
+  const mark = document.getElementById("live-status");
+  const connecting = mark ? mark.textContent : "";
+  document.addEventListener("htmx:wsClose", () => {
+    const now = document.getElementById("live-status");
+    if (now && !now.classList.contains("restarting")) {
+      now.className = "offline";
+      now.removeAttribute("data-connected");
+      now.textContent = connecting;
+    }
+  });
   htmx.createWebSocket = (url) => {
     const shown = document.getElementById("table-version");
+    const seat = document.getElementById("table-seat");
     const address = new URL(url, window.location.href);
-    if (shown && /^\d+$/.test(shown.dataset.version || "")) {
+    if (opened && shown && seat && /^\d+$/.test(shown.dataset.version || "")) {
       address.searchParams.set("v", shown.dataset.version);
+      address.searchParams.set("s", seat.dataset.seat || "");
     }
     const socket = new WebSocket(address.href, []);
     socket.binaryType = htmx.config.wsBinaryType;

@@ -45,6 +45,13 @@ def version_tag(version: int) -> str:
     return f'<div id="table-version" data-version="{version}" hidden></div>'
 
 
+def seat_tag(seat: int | None) -> str:
+    """The seat a whole table was drawn for (a reconnecting page says it: only the same seat's
+    page may be brought up to date by changes instead of the whole table)."""
+    shown = "" if seat is None else str(seat)
+    return f'<div id="table-seat" data-seat="{shown}" hidden></div>'
+
+
 def render_context(
     table: Table, view: View, seat: int | None, events: list[Event] | None = None
 ) -> dict[str, Any]:
@@ -109,7 +116,7 @@ def render_full(table: Table, seat: int | None) -> str:
         # A page that held a seat and reconnects as a spectator (banned, or signed out) must
         # lose its own cards: this takes the place of that part, by the same id.
         parts.append(render_to_string(f"{layout.TEMPLATE}#watching"))
-    return version_tag(table.version) + "".join(parts)
+    return version_tag(table.version) + seat_tag(seat) + "".join(parts)
 
 
 # --------------------------------------------------------------------------- a change

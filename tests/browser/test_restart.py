@@ -9,6 +9,7 @@ nobody got a stand-in bot for the restart (cardgames.lifecycle, static/js/site.j
 from __future__ import annotations
 
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -148,3 +149,53 @@ def test_a_restart_of_the_one_process_is_a_pause_at_the_table_and_nothing_more(b
     assert rows == [(0, 1), (0, 1)], rows
     for page in (alice, bob):
         expect(page.locator("#lg-status")).to_have_attribute("data-status", "playing")
+
+
+def test_a_page_whose_socket_drops_gets_only_what_it_missed(person):
+    alice, bob = person(), person()
+    sign_up(alice, "rhea")
+    sign_up(bob, "rolf")
+    room_id = open_room(alice, "ligretto-mini", 2, rounds=3)
+    join(bob, room_id)
+    # Alice's table sockets go through a route of the test's, which can cut one (code 1013, as
+    # a server does to a socket that fell behind), without a reload, while the process runs on.
+    routes: list = []
+
+    def through(socket) -> None:  # noqa: ANN001 - Playwright's WebSocketRoute
+        routes.append((socket, socket.connect_to_server()))
+
+    alice.route_web_socket(re.compile(r".*/table/.*"), through)
+    alice.click("#start-button")
+    for page in (alice, bob):
+        at_table(page)
+        expect(page.locator("#lg-status")).to_have_attribute("data-status", "playing")
+    same_version(alice, bob)
+    # What alice's page receives from now on, and a mark a reload would lose; she comes back
+    # after 1.5 s, long enough for bob to play meanwhile.
+    alice.evaluate(RECORD)
+    page_side, server_side = routes[-1]
+    server_side.close()
+    page_side.close(code=1013)
+    expect(alice.locator('#live-status[data-connected="true"]')).to_have_count(0)
+    for _ in range(3):
+        before = _version(bob)
+        bob.keyboard.press("Space")
+        expect(bob.locator("#table-version")).not_to_have_attribute("data-version", str(before))
+    expect(alice.locator('#live-status[data-connected="true"]')).to_be_visible()
+    same_version(alice, bob)
+    # Back by itself, without a reload, brought up to date by the changes it missed: the
+    # whole table (its centre piles, every seat) was not sent again.
+    assert len(routes) == 2 and alice.evaluate("window.notReloaded === true")
+    received = alice.evaluate("window.received")
+    assert len(received) >= 4, received  # the live mark, bob's flips, her coming back
+    assert not any('id="lg-center"' in text for text in received), [t[:120] for t in received]
+    assert alice.locator("#lg-seat-1").inner_html() == bob.locator("#lg-seat-1").inner_html()
+
+
+RECORD = """() => {
+  window.notReloaded = true;
+  window.received = [];
+  const record = (e) => window.received.push(e.detail.message);
+  document.addEventListener("htmx:wsAfterMessage", record);
+  htmx.config.wsReconnectDelay = () => 1500;
+}"""

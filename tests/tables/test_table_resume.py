@@ -33,9 +33,12 @@ async def _settle(*sockets) -> str:
     return last
 
 
-async def _reconnect(room_id: int, user, shown: int) -> tuple[WebsocketCommunicator, list[str]]:
+async def _reconnect(
+    room_id: int, user, shown: int, seat: str
+) -> tuple[WebsocketCommunicator, list[str]]:
+    """Reconnect as a page that shows version `shown`, drawn for `seat` ("" a spectator)."""
     socket = WebsocketCommunicator(
-        application, f"/ws/rooms/{room_id}/table/?v={shown}", headers=ORIGIN
+        application, f"/ws/rooms/{room_id}/table/?v={shown}&s={seat}", headers=ORIGIN
     )
     socket.scope["user"] = user
     connected, _ = await socket.connect()
@@ -69,7 +72,7 @@ async def test_a_page_that_reconnects_gets_only_what_it_missed():
         await b.receive_from()
     assert await _now(room.pk) > shown
 
-    a, frames = await _reconnect(room.pk, alice, shown)
+    a, frames = await _reconnect(room.pk, alice, shown, "0")
     # The live mark first, then the changes one by one: never the whole table.
     assert 'data-connected="true"' in frames[0] and 'id="lg-center"' not in frames[0]
     assert len(frames) >= 3  # bob's two flips and alice's coming back, at least
@@ -90,7 +93,7 @@ async def test_a_page_too_far_behind_gets_the_whole_table(settings):
         await b.send_to(text_data=json.dumps({"type": "flip"}))
         await b.receive_from()
     assert await _now(room.pk) > RECENT + 2
-    a, frames = await _reconnect(room.pk, alice, 1)
+    a, frames = await _reconnect(room.pk, alice, 1, "0")
     assert 'id="lg-center"' in frames[0] and 'data-connected="true"' in frames[0]
     assert max(version_of(f) for f in frames if "data-version" in f) == await _now(room.pk)
     for s in (a, b):
@@ -107,8 +110,22 @@ async def test_a_page_that_missed_nothing_gets_the_live_mark():
     e = await table_socket(room.pk, eve)
     await _settle(e)
     await e.disconnect()
-    e, frames = await _reconnect(room.pk, eve, await _now(room.pk))
+    e, frames = await _reconnect(room.pk, eve, await _now(room.pk), "")
     assert frames == [frames[0]] and 'id="lg-center"' not in frames[0]
     assert 'data-connected="true"' in frames[0]
+    for s in (a, b, e):
+        await s.disconnect()
+
+
+async def test_a_page_drawn_for_another_seat_gets_the_whole_table():
+    # Bob's page, drawn for his seat, reconnects as eve (he signed out, she signed in): she
+    # must not keep his cards, whatever the version says.
+    alice, bob, room = await _room()
+    eve = await sync_to_async(make_user)("eve")
+    a, b = await table_socket(room.pk, alice), await table_socket(room.pk, bob)
+    await _settle(a, b)
+    e, frames = await _reconnect(room.pk, eve, await _now(room.pk), "1")
+    assert 'id="lg-center"' in frames[0] and 'id="lg-me" class="me' not in frames[0]
+    assert 'data-seat=""' in frames[0]
     for s in (a, b, e):
         await s.disconnect()
