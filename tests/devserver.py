@@ -80,6 +80,20 @@ def stop(process: subprocess.Popen) -> None:
         process.wait()
 
 
+def stop_within(process: subprocess.Popen, seconds: float) -> float:
+    """SIGTERM a Daphne started here; return the seconds it took to exit. One that has not
+    exited within `seconds` is killed and fails the caller (a graceful stop is bounded)."""
+    sent = time.monotonic()
+    process.terminate()
+    try:
+        process.wait(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait()
+        raise AssertionError(f"the server did not exit {seconds} s after SIGTERM") from None
+    return time.monotonic() - sent
+
+
 @contextmanager
 def serve_site(env: dict[str, str]) -> Iterator[str]:
     """Migrate the SQLite database `env` names, serve the site on it, yield its base URL.

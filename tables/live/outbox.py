@@ -274,8 +274,12 @@ class Gate:
             while True:
                 self.redraw = False
                 version, text = await self.socket.whole()
-                self.version = version
-                await (send or self.socket.send_text)(text)
+                # Nothing newer than what it shows (a stream's redraw right after a draw):
+                # nothing is sent, and what it shows stays as it was. The first draw (`send`,
+                # the accept) always goes out.
+                if text or send is not None:
+                    self.version = version
+                    await (send or self.socket.send_text)(text)
                 send = None
                 if not self.redraw:
                     break

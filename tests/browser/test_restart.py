@@ -8,9 +8,7 @@ nobody got a stand-in bot for the restart (cardgames.lifecycle, static/js/site.j
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import sqlite3
 import subprocess
 import sys
@@ -23,7 +21,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.test_ligretto_table import at_table, join, open_room, same_version
 from tests.browser.test_lobby_flow import sign_up
-from tests.devserver import ROOT, free_port, start_daphne
+from tests.devserver import ROOT, free_port, start_daphne, stop_within
 
 # A bound on the process's exit after SIGTERM (its SHUTDOWN_GRACE is 3 s): a hang fails.
 EXIT_BOUND = 10.0
@@ -57,14 +55,7 @@ class Site:
 
     def stop(self) -> float:
         """SIGTERM; the seconds until the process exited."""
-        sent = time.monotonic()
-        os.kill(self.process.pid, signal.SIGTERM)
-        try:
-            self.process.wait(timeout=EXIT_BOUND)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            raise AssertionError(f"the server did not exit {EXIT_BOUND} s after SIGTERM") from None
-        return time.monotonic() - sent
+        return stop_within(self.process, EXIT_BOUND)
 
     def query(self, sql: str, *args: object) -> list[tuple]:
         with sqlite3.connect(self.db) as db:

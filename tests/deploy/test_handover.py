@@ -15,7 +15,6 @@ import asyncio
 import json
 import os
 import signal
-import subprocess
 import threading
 import time
 from typing import Any
@@ -26,6 +25,7 @@ from django.db import connections
 
 from tables.models import ActionLog, Match, Player
 from tests.conftest import make_user
+from tests.devserver import stop_within
 from tests.tables.helpers import started_room
 from tests.tables.test_scale_owners import (
     FLIP,
@@ -70,14 +70,7 @@ def _driver(room_id: int) -> str:
 
 def _stop(server: Server) -> float:
     """SIGTERM `server`; return the seconds it took to exit."""
-    sent = time.monotonic()
-    os.kill(server.process.pid, signal.SIGTERM)
-    try:
-        server.process.wait(timeout=EXIT_BOUND)
-    except subprocess.TimeoutExpired:
-        server.process.kill()
-        raise AssertionError(f"{server.name} did not exit {EXIT_BOUND} s after SIGTERM") from None
-    return time.monotonic() - sent
+    return stop_within(server.process, EXIT_BOUND)
 
 
 class Mover:
