@@ -78,7 +78,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         rooms.listen(self.room_id, self)  # this process's changes come straight here
         sockets.opened(self)  # a stopping server tells it first (restarting)
         since = _whole_number(query.get("since"))
-        if since is None or await database_sync_to_async(_version)(self.room_id) != since:
+        if since is None or await database_sync_to_async(rooms.version_of)(self.room_id) != since:
             await self.gate.draw()
         else:
             self.started = True  # it resumes where it stood: nothing it lacks to send
@@ -310,12 +310,6 @@ def _whole_number(text: str | None) -> int | None:
     if text is None or not text.isascii() or not text.isdigit() or len(text) > 12:
         return None
     return int(text)
-
-
-def _version(room_id: int) -> int | None:
-    """The room's match version now (None: not started)."""
-    table = rooms.read(room_id)
-    return table.version if table is not None else None
 
 
 def _seat_of(room_id: int, user: Any) -> int | None:

@@ -41,8 +41,8 @@ class TableConsumer(ReceiveNow, LiveConsumer):
     # before it queues for the database and delays everybody else's moves.
     tokens = 0.0
     refilled = 0.0
-    # The version the page already shows when it reconnects (its `v`): if the table is still
-    # there, the first draw sends only the live mark, not the whole table again.
+    # The version a reconnecting page shows (its `v`, when drawn for this seat): it gets what
+    # it missed (`_missed`) or, when nothing changed, only the live mark, not the whole table.
     known: int | None = None
 
     async def connect(self) -> None:
@@ -92,7 +92,7 @@ class TableConsumer(ReceiveNow, LiveConsumer):
         room = rooms.get(self.room_id)
         if self.known is None or room is None or not room.recent:
             return None
-        now = await database_sync_to_async(_version_now)(self.room_id)
+        now = await database_sync_to_async(rooms.version_of)(self.room_id)
         return room.missed(self.known, now) if now is not None else None
 
     async def disconnect(self, code: int) -> None:
@@ -264,11 +264,6 @@ def _render_full(room_id: int, seat: int | None, known: int | None = None) -> tu
     if known == table.version:
         return table.version, ""
     return table.version, render.render_full(table, seat)
-
-
-def _version_now(room_id: int) -> int | None:
-    table = rooms.read(room_id)
-    return table.version if table is not None else None
 
 
 def _shown(query: bytes) -> tuple[int | None, str | None]:

@@ -345,6 +345,8 @@ def _monotonic() -> float:
 # --------------------------------------------------------------------------- starting it
 
 _driver: Driver | None = None
+_driver_task: asyncio.Task | None = None
+_heartbeat_task: asyncio.Task | None = None
 
 
 async def stop(release: bool = True) -> list[int]:
@@ -356,10 +358,6 @@ async def stop(release: bool = True) -> list[int]:
     held = await driver.stop(release)
     _driver_task.cancel()
     return held
-
-
-_driver_task: asyncio.Task | None = None
-_heartbeat_task: asyncio.Task | None = None
 
 
 async def _heartbeat() -> None:

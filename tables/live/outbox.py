@@ -208,16 +208,22 @@ class Gate:
         if self.drawing:
             self.held.append(delivery)
             return
+        if not await self._send(delivery):
+            await self.draw()  # something went missing: the whole table again
+
+    async def _send(self, delivery: Delivery) -> bool:
+        """Send `delivery` if it is newer than what the socket shows; False: it cannot be
+        framed (something went missing), the caller draws the whole table."""
         if delivery.version <= self.version:
-            return  # already shown (a whole table overtook it)
+            return True  # already shown (a whole table overtook it)
         framed = await self.socket.frame(delivery, self.version)
         if framed is None:
-            await self.draw()  # something went missing: the whole table again
-            return
+            return False
         version, text = framed
         if text:
             self.version = max(self.version, version)
             await self.socket.send_text(text)
+        return True
 
     def take_now(self, version: int) -> bool:
         """Whether a change may be sent in a plain call now (nothing drawn, it is newer)."""
@@ -242,16 +248,9 @@ class Gate:
         try:
             await send(first)
             for delivery in missed:
-                if delivery.version <= self.version:
-                    continue
-                framed = await self.socket.frame(delivery, self.version)
-                if framed is None:
+                if not await self._send(delivery):
                     whole = True
                     break
-                version, text = framed
-                if text:
-                    self.version = max(self.version, version)
-                    await self.socket.send_text(text)
         finally:
             self.drawing = False
         if whole:

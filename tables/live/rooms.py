@@ -236,6 +236,11 @@ def read(room_id: int) -> Table | None:
     return from_row(match)
 
 
+def version_of(room_id: int) -> int | None:
+    """The room's match version now, from its row (any thread; None: it never started)."""
+    return Match.objects.filter(room_id=room_id).values_list("version", flat=True).first()
+
+
 def from_row(match: Match) -> Table:
     """The table of `match` (a row just read), from the room here if current, else recovered."""
     room = _rooms.rooms.get(match.room_id)
