@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import asyncio
 import errno
+import faulthandler
 import fcntl
 import gc
 import json
@@ -48,6 +49,7 @@ import os
 import struct
 import sys
 import termios
+import threading
 import time
 from typing import Any
 
@@ -444,9 +446,26 @@ class LimitedCommandLineInterface(CommandLineInterface):
     server_class = LimitedServer
 
 
+def exit_within(seconds: float) -> None:
+    """The server has stopped; the interpreter now waits for every thread it started. One
+    that waits for the stopped loop (a sync view calling async_to_sync after the stop: asgiref
+    schedules onto the loop and waits for ever) would keep the process, and a deploy, waiting:
+    after `seconds` the process logs the threads' stacks and exits without them (status 1)."""
+
+    def leave() -> None:
+        time.sleep(seconds)
+        logger.error("threads still running %.1f s after the server stopped; exiting", seconds)
+        faulthandler.dump_traceback(all_threads=True)
+        logging.shutdown()
+        os._exit(1)
+
+    threading.Thread(target=leave, name="exit-within", daemon=True).start()
+
+
 def main() -> None:
     direct_reads()
     LimitedCommandLineInterface.entrypoint()
+    exit_within(getattr(settings, "SHUTDOWN_GRACE", 3.0))
 
 
 if __name__ == "__main__":

@@ -95,7 +95,7 @@ def act(
     view back (`Outcome.view`).
     """
     action = checked(action)
-    loop = rooms.serving_loop()
+    loop = _serving_loop()
     if loop is None:
         entry = rooms.act_inline(room_id, seat, action, by_bot, driver, check)
         return Outcome(current.copy_of(entry.table), entry.events, entry.version, seat)
@@ -115,6 +115,16 @@ _waiting: set[concurrent.futures.Future[Any]] = set()
 _abandoned = False
 
 
+def _serving_loop() -> asyncio.AbstractEventLoop | None:
+    """The server loop to hand a move to, None where there is no server (act inline), or
+    `unavailable` once this server stops: its loop is about to end, and a move written inline
+    then would go behind the back of the room's next owner (and its push would wait for a
+    loop that never runs again)."""
+    if _abandoned:
+        raise _unavailable()
+    return rooms.serving_loop()
+
+
 def _answer[T](future: concurrent.futures.Future[T]) -> T:
     """The loop's answer, waited for at most THREAD_WAIT seconds: a loop that stopped (the
     server shuts down) must not keep a request thread, and with it the process, for ever."""
@@ -125,13 +135,17 @@ def _answer[T](future: concurrent.futures.Future[T]) -> T:
         return future.result(timeout=settings.THREAD_WAIT)
     except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError):
         future.cancel()
-        raise PlayError(
-            "unavailable",
-            gettext_noop("The table did not answer in time; look at it again and retry."),
-            503,
-        ) from None
+        raise _unavailable() from None
     finally:
         _waiting.discard(future)
+
+
+def _unavailable() -> PlayError:
+    return PlayError(
+        "unavailable",
+        gettext_noop("The table did not answer in time; look at it again and retry."),
+        503,
+    )
 
 
 def waiting() -> int:
@@ -176,7 +190,7 @@ def touch(room_id: int, change: Callable[[Table], bool]) -> Table | None:
     room, its moves waiting; called inside a transaction (a room operation), it runs once that
     commits, so that the writer never waits for the caller's lock.
     """
-    loop = rooms.serving_loop()
+    loop = _serving_loop()
     if loop is None:
         return rooms.touch_inline(room_id, change)
     _not_in(loop)

@@ -91,6 +91,8 @@ def stop_within(process: subprocess.Popen, seconds: float) -> float:
         process.kill()
         process.wait()
         raise AssertionError(f"the server did not exit {seconds} s after SIGTERM") from None
+    # 1: it exited without threads that waited for the stopped loop (cardgames.server.exit_within)
+    assert process.returncode == 0, f"the server exited with {process.returncode} after SIGTERM"
     return time.monotonic() - sent
 
 

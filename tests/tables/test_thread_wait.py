@@ -41,3 +41,22 @@ def test_a_move_from_a_thread_is_refused_when_the_loop_does_not_answer(settings)
         loop.call_soon_threadsafe(loop.stop)
         server.join(5)
         loop.close()
+
+
+@pytest.mark.django_db
+def test_once_the_server_stops_a_move_is_refused_and_never_written_inline(monkeypatch):
+    """After the graceful stop the loop ends (no server loop any more): a request thread still
+    running must not write its move inline, behind the room's next owner (tables.play.abandon)."""
+    from tables.models import ActionLog
+    from tests.conftest import make_user
+    from tests.tables.helpers import started_room
+
+    room = started_room(make_user("alice"), [make_user("bob")], game="ligretto-mini")
+    assert rooms.serving_loop() is None  # no server here: the move would be written inline
+    monkeypatch.setattr(play, "_abandoned", True)  # as play.abandon() leaves it
+    with pytest.raises(play.PlayError) as refused:
+        play.act(room.pk, 0, {"type": "flip"})
+    assert refused.value.code == "unavailable" and refused.value.status == 503
+    with pytest.raises(play.PlayError):
+        play.touch(room.pk, lambda table: True)
+    assert not ActionLog.objects.filter(match__room_id=room.pk).exists()
