@@ -178,9 +178,6 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         if not outbox.from_here(event):
             await self.gate.offer(outbox.remote(event, self.room_id))
 
-    async def table_private(self, event: dict[str, Any]) -> None:
-        pass  # a stream's own view is built from the table, like every other
-
     def deliver_now(self, delivery: Delivery) -> bool:
         """The change sent in a plain call, when the room handed over that very table and the
         seat is known from its players (the server writes frames at once): True when it needs

@@ -176,8 +176,9 @@ class TableConsumer(ReceiveNow, LiveConsumer):
     async def _take_seat(self, seat: int | None) -> None:
         if seat is None:
             return
+        # Its own part renders in its language (a change from elsewhere brings every seat's
+        # part with the room's: this socket takes its own seat's only, as from here).
         languages.note(render.seat_group(self.room_id, seat), self.language)
-        await self.join_group(render.seat_group(self.room_id, seat))
         self.present = True
         await database_sync_to_async(presence.connected)(self.room_id, seat)
 
@@ -185,8 +186,6 @@ class TableConsumer(ReceiveNow, LiveConsumer):
         seat = self.seat
         if seat is None:
             return
-        if hasattr(self, "room_id") and render.seat_group(self.room_id, seat) in self.groups:
-            await self.leave_group(render.seat_group(self.room_id, seat))
         if self.present:
             self.present = False
             await database_sync_to_async(presence.disconnected)(self.room_id, seat)
@@ -194,10 +193,6 @@ class TableConsumer(ReceiveNow, LiveConsumer):
     # ------------------------------------------------------------------ changes
 
     # A change arrives by the group only from another process; this one's come by `deliver`.
-    async def table_private(self, event: dict[str, Any]) -> None:
-        if not outbox.from_here(event):
-            await self.gate.offer(outbox.remote(event, self.room_id))
-
     async def table_public(self, event: dict[str, Any]) -> None:
         if not outbox.from_here(event):
             await self.gate.offer(outbox.remote(event, self.room_id))

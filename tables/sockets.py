@@ -358,11 +358,6 @@ class LiveConsumer(SendNow, AsyncWebsocketConsumer):
         await self.channel_layer.group_add(name, self.channel_name)
         self.groups = [*self.groups, name]  # a new list: `groups` may be the class's own
 
-    async def leave_group(self, name: str) -> None:
-        """Leave `name` now (a seat given up while the socket stays open)."""
-        await self.channel_layer.group_discard(name, self.channel_name)
-        self.groups = [group for group in self.groups if group != name]
-
     async def send_view(self, html: str) -> None:
         """Accept the socket and send the whole current view."""
         await self.accept()

@@ -5,8 +5,10 @@ A change (tables.live.room.Delivery) reaches a listener of this process by `deli
 in the order of the commits) or, when nothing is queued before it and it has no seat's own
 part, by `deliver_now` in a plain call (a Board API stream writes its seat's text at once).
 When the channel layer reaches other processes (Redis), each change is also published once to
-the room's groups, tagged with this process's origin so that its own sockets ignore it there.
-Without a server loop (a management command, a plain test) a change is delivered and waited for.
+the room's group, its seats' own parts with it, tagged with this process's origin so that its
+own sockets ignore it there. The publishes go out in order too, but after the sockets here, and
+a socket here never waits for one (`Outbox.publishing`). Without a server loop (a management
+command, a plain test) a change is delivered and waited for.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any, Protocol
 from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
-from tables.live.render import seat_group, table_group
+from tables.live.render import table_group
 from tables.live.room import Delivery, Listener
 
 log = logging.getLogger(__name__)
@@ -57,6 +59,10 @@ class Outbox:
         self.order = asyncio.Lock()
         self.queued = 0  # deliveries not sent yet (one being sent included)
         self.at_once: set[asyncio.Task[None]] = set()
+        # What the other processes are still to hear of, in order, and the one task that
+        # publishes it (none while there is nothing to publish).
+        self.unpublished: collections.deque[Delivery] = collections.deque()
+        self.publishing: asyncio.Task[None] | None = None
 
     def publish(self, delivery: Delivery, listeners: list[Listener]) -> None:
         """Deliver `delivery` to `listeners` (and to the other processes), after those before."""
@@ -72,8 +78,9 @@ class Outbox:
     def _enqueue(self, delivery: Delivery, listeners: list[Listener]) -> None:
         if self.queued == 0 and not self.order.locked():
             listeners = _deliver_now(delivery, listeners)
-            if not listeners and _one_process():
-                return  # every socket took it at once, and no other process needs it
+            if not listeners:  # every socket here took it at once
+                self._publish(delivery)
+                return
         self.queued += 1
         if self.queued == 1 and not self.order.locked():
             # Nothing before it: sent now, up to the first thing it must wait for (if any).
@@ -105,19 +112,40 @@ class Outbox:
     async def _send_in_order(self, delivery: Delivery, listeners: list[Listener]) -> None:
         async with self.order:
             try:
-                await send(delivery, listeners)
-            except Exception:  # a push that fails must not stop the ones after it
-                log.exception("push failed")
+                await deliver(delivery, listeners)
             finally:
                 self.queued -= 1
+                self._publish(delivery)
+
+    def _publish(self, delivery: Delivery) -> None:
+        """Publish `delivery` to the other processes after those before it, without making
+        anything here wait for Redis."""
+        if _one_process():
+            return
+        self.unpublished.append(delivery)
+        if self.publishing is None:
+            self.publishing = self.loop.create_task(
+                self._publish_queued(), context=contextvars.Context()
+            )
+
+    async def _publish_queued(self) -> None:
+        try:
+            while self.unpublished:
+                await publish(self.unpublished.popleft())
+        finally:
+            self.publishing = None
+
+    def busy(self) -> bool:
+        """Whether a change is still to be delivered here or published to the others."""
+        return bool(self.queued or self.at_once or self.publishing)
 
 
 def _deliver_now(delivery: Delivery, listeners: list[Listener]) -> list[Listener]:
     """Hand `delivery` to the listeners that take it in a plain call; return the others.
 
-    Only for a change without a seat's own part on one process (no other process needs it).
+    Only for a change without a seat's own part (a seat's part comes before its frame).
     """
-    if delivery.private or not _one_process():
+    if delivery.private:
         return listeners
     rest = []
     for listener in listeners:
@@ -131,22 +159,34 @@ def _deliver_now(delivery: Delivery, listeners: list[Listener]) -> list[Listener
     return rest
 
 
-async def send(delivery: Delivery, listeners: list[Listener]) -> None:
-    """Deliver to `listeners` here, then publish to the room's groups for other processes."""
+async def deliver(delivery: Delivery, listeners: list[Listener]) -> None:
+    """Deliver to `listeners` here, in order; one that fails does not stop the others."""
     for listener in listeners:
         try:
             await listener.deliver(delivery)
         except Exception:  # one broken socket must not keep the frame from the others
             log.exception("push to a socket failed")
-    if _one_process():
-        return
+
+
+async def publish(delivery: Delivery) -> None:
+    """Publish `delivery` to the room's group for the other processes: one message, with the
+    seats' own parts (each socket there takes its seat's only, as here); never raises."""
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or _one_process():
         return
-    room_id = delivery.room_id
-    for seat, message in delivery.private.items():
-        await layer.group_send(seat_group(room_id, seat), {**message, "origin": ORIGIN})
-    await layer.group_send(table_group(room_id), {**delivery.public, "origin": ORIGIN})
+    seats = {str(seat): part for seat, part in delivery.private.items()}
+    try:
+        await layer.group_send(
+            table_group(delivery.room_id), {**delivery.public, "seats": seats, "origin": ORIGIN}
+        )
+    except Exception:  # the others redraw from the next change (or on reconnect)
+        log.exception("publishing a change failed")
+
+
+async def send(delivery: Delivery, listeners: list[Listener]) -> None:
+    """Deliver to `listeners` here, then publish to the other processes."""
+    await deliver(delivery, listeners)
+    await publish(delivery)
 
 
 def send_inline(delivery: Delivery, listeners: list[Listener]) -> None:
@@ -163,9 +203,8 @@ def notice(room_id: int, message: dict[str, Any]) -> None:
 
 def remote(event: dict[str, Any], room_id: int) -> Delivery:
     """A change another process published (a group message), as a delivery here."""
-    if event.get("type") == "table.private":
-        return Delivery(room_id, event["version"], {}, {int(event["seat"]): event})
-    return Delivery(room_id, event["version"], event)
+    seats = event.get("seats") or {}
+    return Delivery(room_id, event["version"], event, {int(s): part for s, part in seats.items()})
 
 
 # --------------------------------------------------------------------------- the gate

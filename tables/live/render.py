@@ -33,6 +33,8 @@ def table_group(room_id: int) -> str:
 
 
 def seat_group(room_id: int, seat: int) -> str:
+    """Where a seat's sockets note the languages its own part is drawn in (tables.languages);
+    no group of that name carries changes: a seat's part travels with its room's change."""
     return f"table.{room_id}.seat.{seat}"
 
 

@@ -419,7 +419,7 @@ async def settle(timeout: float) -> bool:
     while loop.time() < deadline:
         writer, out = rooms.writer, rooms.outbox
         busy = writer is not None and bool(writer.pending or writer.writing or writer.waiting)
-        busy = busy or (out is not None and bool(out.queued or out.at_once))
+        busy = busy or (out is not None and out.busy())
         if not busy and not rooms.building:
             return True
         await asyncio.sleep(0.01)

@@ -17,6 +17,7 @@ import contextlib
 import logging
 import queue
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +32,8 @@ from tables.live.store import Store
 log = logging.getLogger(__name__)
 
 Done = Callable[[Any, BaseException | None], None]
+# Seconds between two checks of the writer thread's connection (Django's close_old_connections).
+CHECK_EVERY = 1.0
 
 
 class OneThread(concurrent.futures.Executor):
@@ -113,6 +116,11 @@ class Writer:
         self.pending: list[Entry] = []
         self.writing = False
         self.waiting: asyncio.Handle | None = None
+        # When the thread last let Django check its connection (close_old_connections: with
+        # CONN_HEALTH_CHECKS, one more round trip to the database), and whether a batch failed
+        # since (then the next one checks first).
+        self.checked = float("-inf")
+        self.failed = False
 
     def submit(self, entry: Entry) -> None:
         self.pending.append(entry)
@@ -152,8 +160,18 @@ class Writer:
         DB.call(self._write, batch, back)
 
     def _write(self, batch: list[Entry]) -> list[Entry]:
-        close_old_connections()
-        return self.store.write(batch)
+        # Checked once a second, not once a batch: a batch is a few moves, and the check was one
+        # round trip of the four or five each batch makes on PostgreSQL (docs/performance.md).
+        now = time.monotonic()
+        if self.failed or now - self.checked >= CHECK_EVERY:
+            self.failed = False
+            self.checked = now
+            close_old_connections()
+        try:
+            return self.store.write(batch)
+        except Exception:
+            self.failed = True  # a broken connection is closed before the next batch
+            raise
 
     def _written(
         self, batch: list[Entry], stale: list[Entry] | None, error: BaseException | None

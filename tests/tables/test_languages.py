@@ -93,15 +93,15 @@ async def test_a_table_renders_its_public_parts_once_per_language_not_per_socket
     # directly (tables.rooms.listen), not through the groups. The events handed over are
     # recorded on their way, and passed on unchanged.
     handed: list[tuple[str, dict]] = []
-    real_send = outbox.send
+    real_deliver = outbox.deliver
 
     async def recording(delivery, listeners):
         room_id = delivery.room_id
         handed.extend((render.seat_group(room_id, s), m) for s, m in delivery.private.items())
         handed.append((render.table_group(room_id), delivery.public))
-        await real_send(delivery, listeners)
+        await real_deliver(delivery, listeners)
 
-    monkeypatch.setattr(outbox, "send", recording)
+    monkeypatch.setattr(outbox, "deliver", recording)
     alice = await sync_to_async(make_user)("alice")
     bob = await sync_to_async(make_user)("bob")
     eve = await sync_to_async(make_user)("eve")

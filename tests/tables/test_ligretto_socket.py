@@ -350,9 +350,9 @@ async def test_a_change_pushed_while_the_whole_table_is_drawn_comes_after_it(mon
 
 
 async def test_a_part_of_another_seat_is_never_shown_even_when_it_reaches_the_socket():
-    # Seat groups route each seat's own part; should one reach a socket of another seat (it
-    # gave that seat up while the part was on its way), the socket drops it and, missing its
-    # own part for that version, gets the whole table again.
+    # A change from another process brings every changed seat's own part with the room's; a
+    # socket takes its own seat's only. Missing its own part for that version (here only bob's
+    # came), it gets the whole table again, and bob's part is never shown.
     from channels.layers import get_channel_layer
 
     alice, bob, eve, room = await _cast()
@@ -360,25 +360,17 @@ async def test_a_part_of_another_seat_is_never_shown_even_when_it_reaches_the_so
     await _settle(a)
     layer = get_channel_layer()
     now = await sync_to_async(lambda: rooms.read(room.pk).version)()
-    await layer.group_send(
-        render.seat_group(room.pk, 0),
-        {
-            "type": "table.private",
-            "version": now + 1,
-            "seat": 1,
-            "html": "<p>bob's hand</p>",
-            "origin": "other",
-        },
-    )
     html = render.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
+    bobs = {"type": "table.private", "version": now + 1, "seat": 1, "html": "<p>bob's hand</p>"}
     await layer.group_send(
         render.table_group(room.pk),
         {
             "type": "table.public",
             "version": now + 1,
             "full": True,
-            "private": [0],
+            "private": [0, 1],
             "html": html,
+            "seats": {"1": bobs},
             "origin": "other",
         },
     )
