@@ -135,10 +135,12 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(setti
     room = await _room(game="ligretto", bots=3)
     before = store.written.copy()
     await _bot_moves(room.pk, random.Random(3), 30)
-    # (On PostgreSQL, the scale run, every batch goes through Django's connection.)
+    # (On PostgreSQL, the scale run, every batch goes through Django's connection: one
+    # match's plain moves in one statement, store.write_fenced.)
     sqlite = connection.vendor == "sqlite"
     assert (store.written["raw"] > before["raw"]) is (raw and sqlite)
     assert (store.written["loop"] > before["loop"]) is (in_loop and sqlite)
+    assert (store.written["postgres"] > before["postgres"]) is (not sqlite)
     rows = await sync_to_async(
         lambda: list(
             ActionLog.objects.filter(match__room_id=room.pk, refused="").values_list(
@@ -244,16 +246,19 @@ async def test_a_move_whose_write_fails_is_refused_and_the_next_is_applied_on_th
     # The database refuses one batch (a full disk, say): that move is answered "unavailable",
     # and the actor, now ahead of the database, is rebuilt from it before the next move, which
     # takes the version the failed one would have had and is the only one logged.
-    # Whether the batch is committed in the loop or in the writer thread, both run store.write_all.
+    # Whether the batch is committed in the loop or in the writer thread, it runs
+    # store.write_all, or on PostgreSQL (one match's plain moves) store.write_fenced.
     room = await _room()
     table = (await rooms.room_for(room.pk)).table
-    write_all = store.write_all
+    writes = {name: getattr(store, name) for name in ("write_all", "write_fenced")}
 
-    def refuse_once(entries, sql):
-        monkeypatch.setattr(store, "write_all", write_all)
+    def refuse_once(*args):
+        for name, write in writes.items():
+            monkeypatch.setattr(store, name, write)
         raise OSError("disk full")
 
-    monkeypatch.setattr(store, "write_all", refuse_once)
+    for name in writes:
+        monkeypatch.setattr(store, name, refuse_once)
     action, _ = table.game.bot_choose(table.view(1), "normal", random.Random(4))
     with pytest.raises(play.PlayError) as refused:
         await rooms.act(room.pk, 1, action, by_bot=True)
