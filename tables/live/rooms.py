@@ -71,6 +71,11 @@ class Rooms:
         self.building: dict[int, asyncio.Future[Table | None]] = {}
         self.writer = Writer(self.store, self.published) if loop is not None else None
         self.outbox = outbox.Outbox(loop) if loop is not None else None
+        self.relay = outbox.Relay(loop, self.listeners) if loop is not None else None
+
+    def listeners(self, room_id: int) -> list[Listener]:
+        room = self.rooms.get(room_id)
+        return list(room.listeners) if room is not None else []
 
     @cached_property
     def store(self) -> store.Store:
@@ -209,11 +214,22 @@ def listen(room_id: int, listener: Listener) -> None:
     _rooms.room(room_id).listeners.add(listener)
 
 
+async def follow(room_id: int, listener: Listener) -> None:
+    """Deliver every change of the room to `listener`, made here or in another process (the
+    relay's); returns once both come, so that a socket follows its room before drawing it."""
+    rooms = bind(asyncio.get_running_loop())
+    listen(room_id, listener)
+    if rooms.relay is not None:
+        await rooms.relay.follow(room_id)
+
+
 def unlisten(room_id: int, listener: Listener) -> None:
     room = _rooms.rooms.get(room_id)
     if room is None:
         return
     room.listeners.discard(listener)
+    if not room.listeners and _rooms.relay is not None:
+        _rooms.relay.unfollow_later(room_id)
     if not room.listeners and (room.table is None or room.over):
         if room.table is None:
             _rooms.rooms.pop(room_id, None)
