@@ -176,8 +176,9 @@ async def deliver(delivery: Delivery, listeners: list[Listener]) -> None:
 
 
 async def publish(delivery: Delivery) -> None:
-    """Publish `delivery` to the room's group for the other processes: one message, with the
-    seats' own parts (each socket there takes its seat's only, as here); never raises."""
+    """Publish `delivery` to the room's change group for the other processes' relays: one
+    message, with the seats' own parts (each socket there takes its seat's only, as here);
+    never raises."""
     layer = get_channel_layer()
     if layer is None or _one_process():
         return
@@ -236,8 +237,12 @@ class Relay:
                 self.channel = await layer.new_channel("relay.")
                 self._start(self._read())
             if room_id not in self.rooms:
-                self.rooms.add(room_id)
-                await layer.group_add(changes_group(room_id), self.channel)
+                self.rooms.add(room_id)  # before the join: a leave queued meanwhile waits for it
+                try:
+                    await layer.group_add(changes_group(room_id), self.channel)
+                except BaseException:
+                    self.rooms.discard(room_id)
+                    raise
 
     def unfollow_later(self, room_id: int) -> None:
         """Leave the room's change group once no listener here follows it (after those before)."""
