@@ -1,7 +1,7 @@
 """The Board API's live stream: `/ws/api/v1/rooms/{id}/?token=…`, JSON views of one room.
 
 Parse → act → send. It sends the caller's view at once and after every change of the room
-(tables.live: every change by `deliver`, another process's through this one's relay),
+(tables.live: this process's by `deliver`, another's by the `table.public` group message),
 through the socket's gate (tables.live.outbox.Gate), and takes actions through the room's one
 door (tables.live.rooms.act). A change is built from the very table the room handed over, or
 this process's memory of that version (no query per recipient); only a change made by another
@@ -26,7 +26,7 @@ from games.engine import IllegalAction, View
 from lobby import access, live
 from lobby.models import Room
 from tables import current, languages, presence, sockets, wire
-from tables.live import render, rooms
+from tables.live import outbox, render, rooms
 from tables.live.outbox import Frame, Gate
 from tables.live.room import Delivery, holder
 
@@ -70,12 +70,12 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
             self.user = None
             await self.close(code=4404)
             return
-        # Join the groups before the first view: the room's (its notes), the token's user's
-        # (a ban or a password change reaches this socket too), the token's own (revoking it
-        # closes this socket at once).
+        # Join the groups before the first view, so that no change falls between the two.
+        # The token's user's group: a ban (or password change) reaches this socket too; the
+        # token's own group: revoking it closes this socket at once.
         for group in self._groups():
             await self.channel_layer.group_add(group, self.channel_name)
-        await rooms.follow(self.room_id, self)  # every change comes to `deliver` from now on
+        rooms.listen(self.room_id, self)  # this process's changes come straight here
         sockets.opened(self)  # a stopping server tells it first (restarting)
         since = _whole_number(query.get("since"))
         if since is None or await database_sync_to_async(rooms.version_of)(self.room_id) != since:
@@ -172,6 +172,11 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         return {"view": outcome.view(seat)}
 
     # ------------------------------------------------------------------ changes
+
+    # A change arrives by the group only from another process; this one's come by `deliver`.
+    async def table_public(self, event: dict[str, Any]) -> None:
+        if not outbox.from_here(event):
+            await self.gate.offer(outbox.remote(event, self.room_id))
 
     def deliver_now(self, delivery: Delivery) -> bool:
         """The change sent in a plain call, when the room handed over that very table and the

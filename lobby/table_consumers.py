@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from games.engine import IllegalAction
 from lobby import access
 from tables import languages, presence, wire
-from tables.live import render, rooms
+from tables.live import outbox, render, rooms
 from tables.live.outbox import NOTHING, Frame, Gate
 from tables.live.room import Delivery, holder, unknown_room
 from tables.sockets import CONNECTED, NOT_FOUND, LiveConsumer, ReceiveNow
@@ -71,13 +71,11 @@ class TableConsumer(ReceiveNow, LiveConsumer):
             self.known = shown
         # Pushes render once per language their readers use: say which this one reads.
         languages.note(render.table_group(self.room_id), self.language)
-        # The room's group carries its notes (a rematch was opened).
+        # Join the groups before drawing, so that no change falls between the two.
         await self.join_group(render.table_group(self.room_id))
         await self._take_seat(self.seat)
         self.extras = await self.join_room_extras(self.room_id)  # sent with the first table
-        # Every change comes to `deliver` from now on (this process's, and by its relay the
-        # others'): before drawing, so that no change falls between the two.
-        await rooms.follow(self.room_id, self)
+        rooms.listen(self.room_id, self)  # this process's changes come straight here
         missed = await self._missed()
         if missed is not None:
             # The page shows a recent version: what it missed, not the whole table again.
@@ -193,6 +191,11 @@ class TableConsumer(ReceiveNow, LiveConsumer):
             await database_sync_to_async(presence.disconnected)(self.room_id, seat)
 
     # ------------------------------------------------------------------ changes
+
+    # A change arrives by the group only from another process; this one's come by `deliver`.
+    async def table_public(self, event: dict[str, Any]) -> None:
+        if not outbox.from_here(event):
+            await self.gate.offer(outbox.remote(event, self.room_id))
 
     def deliver_now(self, delivery: Delivery) -> bool:
         return False  # a browser's frame is picked per language and seat: `deliver`

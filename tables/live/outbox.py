@@ -5,12 +5,10 @@ A change (tables.live.room.Delivery) reaches a listener of this process by `deli
 in the order of the commits) or, when nothing is queued before it and it has no seat's own
 part, by `deliver_now` in a plain call (a Board API stream writes its seat's text at once).
 When the channel layer reaches other processes (Redis), each change is also published once to
-the room's change group (`changes_group`), its seats' own parts with it, tagged with this
-process's origin. The publishes go out in order too, but after the sockets here, and a socket
-here never waits for one (`Outbox.unpublished`). A process has one member in the change group
-of each room its sockets follow, its `Relay`, which hands the other processes' changes to the
-room's listeners here, in order, and drops its own once (not once per socket). Without a server
-loop (a management command, a plain test) a change is delivered and waited for.
+the room's group, its seats' own parts with it, tagged with this process's origin so that its
+own sockets ignore it there. The publishes go out in order too, but after the sockets here, and
+a socket here never waits for one (`Outbox.publishing`). Without a server loop (a management
+command, a plain test) a change is delivered and waited for.
 """
 
 from __future__ import annotations
@@ -32,11 +30,6 @@ from tables.live.room import Delivery, Listener
 log = logging.getLogger(__name__)
 # This process, as the changes it publishes to other processes name it.
 ORIGIN = secrets.token_hex(8)
-
-
-def changes_group(room_id: int) -> str:
-    """The group a room's changes are published to: each process's relay, not its sockets."""
-    return f"table.{room_id}.changes"
 
 
 def from_here(event: dict[str, Any]) -> bool:
@@ -176,17 +169,16 @@ async def deliver(delivery: Delivery, listeners: list[Listener]) -> None:
 
 
 async def publish(delivery: Delivery) -> None:
-    """Publish `delivery` to the room's change group for the other processes' relays: one
-    message, with the seats' own parts (each socket there takes its seat's only, as here);
-    never raises."""
+    """Publish `delivery` to the room's group for the other processes: one message, with the
+    seats' own parts (each socket there takes its seat's only, as here); never raises."""
     layer = get_channel_layer()
     if layer is None or _one_process():
         return
-    room_id = delivery.room_id
     seats = {str(seat): part for seat, part in delivery.private.items()}
-    message = {**delivery.public, "room": room_id, "seats": seats, "origin": ORIGIN}
     try:
-        await layer.group_send(changes_group(room_id), message)
+        await layer.group_send(
+            table_group(delivery.room_id), {**delivery.public, "seats": seats, "origin": ORIGIN}
+        )
     except Exception:  # the others redraw from the next change (or on reconnect)
         log.exception("publishing a change failed")
 
@@ -207,90 +199,6 @@ def notice(room_id: int, message: dict[str, Any]) -> None:
     layer = get_channel_layer()
     if layer is not None:
         async_to_sync(layer.group_send)(table_group(room_id), message)
-
-
-class Relay:
-    """This process's one member of the change groups of the rooms its sockets follow.
-
-    It hands each change another process published to the room's listeners here (`listeners`),
-    in the order they came, as this process's own are handed over; this process's own come
-    back to it once and are dropped. `follow` returns once the group is joined, so that a
-    socket that follows a room before drawing it misses no change in between.
-    """
-
-    def __init__(
-        self, loop: asyncio.AbstractEventLoop, listeners: Callable[[int], list[Listener]]
-    ) -> None:
-        self.loop = loop
-        self.listeners = listeners
-        self.channel = ""
-        self.rooms: set[int] = set()  # the rooms whose change group it is in
-        self.changing = asyncio.Lock()  # joins and leaves, one at a time, in order
-        self.tasks: set[asyncio.Task[None]] = set()
-
-    async def follow(self, room_id: int) -> None:
-        layer = get_channel_layer()
-        if layer is None:
-            return
-        async with self.changing:
-            if not self.channel:
-                self.channel = await layer.new_channel("relay.")
-                self._start(self._read())
-            if room_id not in self.rooms:
-                self.rooms.add(room_id)  # before the join: a leave queued meanwhile waits for it
-                try:
-                    await layer.group_add(changes_group(room_id), self.channel)
-                except BaseException:
-                    self.rooms.discard(room_id)
-                    raise
-
-    def unfollow_later(self, room_id: int) -> None:
-        """Leave the room's change group once no listener here follows it (after those before)."""
-        if room_id in self.rooms:
-            self._start(self._unfollow(room_id))
-
-    async def _unfollow(self, room_id: int) -> None:
-        layer = get_channel_layer()
-        async with self.changing:
-            if layer is None or room_id not in self.rooms or self.listeners(room_id):
-                return  # a socket followed it again meanwhile
-            self.rooms.discard(room_id)
-            await layer.group_discard(changes_group(room_id), self.channel)
-
-    def _start(self, work: Awaitable[None]) -> None:
-        task = self.loop.create_task(_run(work), context=contextvars.Context())
-        self.tasks.add(task)
-        task.add_done_callback(self.tasks.discard)
-
-    async def _read(self) -> None:
-        layer = get_channel_layer()
-        while layer is not None:
-            try:
-                event = await layer.receive(self.channel)
-            except asyncio.CancelledError:
-                raise
-            except Exception:  # Redis away: the layer reconnects; the pages redraw on a gap
-                log.exception("the relay could not read; again in a moment")
-                await asyncio.sleep(0.5)
-                continue
-            if from_here(event):
-                continue  # delivered here already, when it was made
-            try:
-                room_id = int(event["room"])
-                listeners = self.listeners(room_id)
-                if listeners:
-                    await deliver(remote(event, room_id), listeners)
-            except Exception:  # one bad message must not stop the others
-                log.exception("relaying a change failed")
-
-
-async def _run(work: Awaitable[None]) -> None:
-    try:
-        await work
-    except asyncio.CancelledError:
-        raise
-    except Exception:
-        log.exception("the relay failed")
 
 
 def remote(event: dict[str, Any], room_id: int) -> Delivery:

@@ -71,11 +71,6 @@ class Rooms:
         self.building: dict[int, asyncio.Future[Table | None]] = {}
         self.writer = Writer(self.store, self.published) if loop is not None else None
         self.outbox = outbox.Outbox(loop) if loop is not None else None
-        self.relay = outbox.Relay(loop, self.listeners) if loop is not None else None
-
-    def listeners(self, room_id: int) -> list[Listener]:
-        room = self.rooms.get(room_id)
-        return list(room.listeners) if room is not None else []
 
     @cached_property
     def store(self) -> store.Store:
@@ -167,6 +162,10 @@ class Rooms:
                     self.drop_later(room)
             else:
                 await asyncio.shield(building)
+                # A build that was already done returns at once, before its builder has
+                # resumed to keep its table: yield, or this loop spins and the builder (and the
+                # whole server loop with it) never runs again.
+                await asyncio.sleep(0)
                 room = self.room(room_id)
         assert room.table is not None
         return room, room.table
@@ -214,22 +213,11 @@ def listen(room_id: int, listener: Listener) -> None:
     _rooms.room(room_id).listeners.add(listener)
 
 
-async def follow(room_id: int, listener: Listener) -> None:
-    """Deliver every change of the room to `listener`, made here or in another process (the
-    relay's); returns once both come, so that a socket follows its room before drawing it."""
-    rooms = bind(asyncio.get_running_loop())
-    listen(room_id, listener)
-    if rooms.relay is not None:
-        await rooms.relay.follow(room_id)
-
-
 def unlisten(room_id: int, listener: Listener) -> None:
     room = _rooms.rooms.get(room_id)
     if room is None:
         return
     room.listeners.discard(listener)
-    if not room.listeners and _rooms.relay is not None:
-        _rooms.relay.unfollow_later(room_id)
     if not room.listeners and (room.table is None or room.over):
         if room.table is None:
             _rooms.rooms.pop(room_id, None)

@@ -15,7 +15,7 @@ from api.models import ApiToken
 from cardgames.asgi import application
 from lobby import services
 from tables import play
-from tables.live import outbox, rooms
+from tables.live import render, rooms
 from tables.models import Match
 from tests.api.helpers import ORIGIN, Api, next_of, stream
 from tests.conftest import make_user
@@ -214,9 +214,8 @@ async def test_a_change_from_another_process_is_loaded_once_for_all_sockets():
     loaded = consumers.stats["loaded"]
     layer = get_channel_layer()
     await layer.group_send(
-        outbox.changes_group(room.pk),
-        {"type": "table.public", "room": room.pk, "version": version, "html": "", "full": True}
-        | {"private": []},
+        render.table_group(room.pk),
+        {"type": "table.public", "version": version, "html": "", "full": True, "private": []},
     )
     views = [await next_of(s, "view") for s in sockets]
     assert [v["view"]["version"] for v in views] == [version] * 3

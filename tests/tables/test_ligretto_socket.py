@@ -193,10 +193,9 @@ async def test_a_socket_that_missed_a_version_gets_the_whole_table_again():
     layer = get_channel_layer()
     now = await sync_to_async(lambda: rooms.read(room.pk).version)()
     await layer.group_send(
-        outbox.changes_group(room.pk),
+        render.table_group(room.pk),
         {
             "type": "table.public",
-            "room": room.pk,
             "version": now + 5,
             "html": "<p id='x'>partial</p>",
             "full": False,
@@ -303,37 +302,15 @@ async def test_a_change_from_another_process_arrives_by_the_group_and_one_from_h
     await _settle(e)
     layer = get_channel_layer()
     now = await sync_to_async(lambda: rooms.read(room.pk).version)()
-    frame = {"type": "table.public", "room": room.pk, "version": now + 1, "full": True}
-    frame = {**frame, "private": []}
+    frame = {"type": "table.public", "version": now + 1, "full": True, "private": []}
     html = render.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
-    changes = outbox.changes_group(room.pk)
-    await layer.group_send(changes, {**frame, "html": html, "origin": outbox.ORIGIN})
+    await layer.group_send(
+        render.table_group(room.pk), {**frame, "html": html, "origin": outbox.ORIGIN}
+    )
     assert await e.receive_nothing(timeout=0.3)  # it had that one already
-    await layer.group_send(changes, {**frame, "html": html, "origin": "other"})
+    await layer.group_send(render.table_group(room.pk), {**frame, "html": html, "origin": "other"})
     assert "elsewhere" in await e.receive_from()
     await e.disconnect()
-
-
-async def test_a_room_followed_again_after_its_last_socket_left_hears_of_other_processes():
-    # The process's relay leaves a room's change group when its last socket here goes, and
-    # joins it again with the next one: that socket gets another process's changes, once each.
-    from channels.layers import get_channel_layer
-
-    alice, bob, eve, room = await _cast()
-    e = await table_socket(room.pk, eve)
-    await _settle(e)
-    await e.disconnect()
-    b = await table_socket(room.pk, bob)  # at once: the leave and the join queue in order
-    await _settle(b)
-    now = await sync_to_async(lambda: rooms.read(room.pk).version)()
-    html = render.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
-    frame = {"type": "table.public", "room": room.pk, "version": now + 1, "full": True}
-    await get_channel_layer().group_send(
-        outbox.changes_group(room.pk), {**frame, "private": [], "html": html, "origin": "other"}
-    )
-    assert "elsewhere" in await b.receive_from()
-    assert await b.receive_nothing(timeout=0.3)  # once, not once per socket that followed
-    await b.disconnect()
 
 
 async def test_a_change_pushed_while_the_whole_table_is_drawn_comes_after_it(monkeypatch):
@@ -386,10 +363,9 @@ async def test_a_part_of_another_seat_is_never_shown_even_when_it_reaches_the_so
     html = render.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
     bobs = {"type": "table.private", "version": now + 1, "seat": 1, "html": "<p>bob's hand</p>"}
     await layer.group_send(
-        outbox.changes_group(room.pk),
+        render.table_group(room.pk),
         {
             "type": "table.public",
-            "room": room.pk,
             "version": now + 1,
             "full": True,
             "private": [0, 1],

@@ -90,3 +90,27 @@ def _token(user):
     from api.models import ApiToken
 
     return ApiToken.objects.issue(user, "tests")
+
+
+@pytest.mark.timeout(20)
+async def test_a_room_asked_for_as_its_build_ends_waits_for_the_builder_instead_of_spinning(
+    alice, bob
+):
+    # A second caller that finds the room's build already done, before its builder has resumed
+    # to keep the table, must yield to it. It used to loop on the done build without ever
+    # yielding: the server loop froze for good (seen in a rolling deploy under load).
+    room = await sync_to_async(started_room)(alice, [bob])
+    live = rooms.bind(asyncio.get_running_loop())
+    table = await sync_to_async(rooms.read)(room.pk)
+    live.rooms.pop(room.pk, None)
+    done = asyncio.get_running_loop().create_future()
+    done.set_result(table)
+    live.building[room.pk] = done
+
+    def builder_resumes() -> None:  # what the builder does once it runs again
+        live.building.pop(room.pk, None)
+        live.room(room.pk).loaded(table)
+
+    asyncio.get_running_loop().call_soon(builder_resumes)
+    _, loaded = await live.loaded(room.pk)
+    assert loaded.version == table.version
