@@ -199,6 +199,26 @@ def test_the_documented_configuration_passes_nginx_t(tmp_path):
     assert "test is successful" in said
 
 
+def test_an_api_call_no_process_answers_gets_the_apis_own_json(tmp_path):
+    # Nothing listens on either port: nginx answers itself (its 502), in the API's shape.
+    with running_proxy([free_port(), free_port()], tmp_path) as proxy:
+        action = json.dumps({"action": {"type": "flip"}}).encode()
+        request = urllib.request.Request(
+            f"{proxy.url}/api/v1/rooms/1/actions", data=action, method="POST"
+        )
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            urllib.request.urlopen(request, timeout=15)
+        assert refused.value.code == 503
+        assert refused.value.headers["Content-Type"] == "application/json"
+        assert refused.value.headers["Retry-After"] == "1"
+        assert json.loads(refused.value.read())["error"]["code"] == "unavailable"
+        # A page is not the API's: nginx's own 502 page.
+        with pytest.raises(urllib.error.HTTPError) as page:
+            urllib.request.urlopen(f"{proxy.url}/rooms/1/", timeout=15)
+        assert page.value.code == 502
+        assert page.value.headers["Content-Type"].startswith("text/html")
+
+
 def test_a_rooms_page_sockets_and_api_land_on_the_process_that_owns_it(deployment):
     proxy = deployment.proxy
     for address, (room_id, host) in _rooms_on_each_process(deployment).items():

@@ -307,5 +307,7 @@ def test_a_rolling_deploy_mid_round_loses_nothing_and_pauses_nobody_long(tmp_pat
     assert reloaded == [False, False]
     assert all(player.restarts >= 1 for player in players), [p.restarts for p in players]
     assert "no live upstreams" not in errors, errors[-2000:]
+    # Every API answer was the API's JSON, those of a call cut by a stop included.
+    assert [r for p in players for r in p.refused if r == "not_json"] == []
     # The longest pause a player saw.
     assert max(pauses.values()) <= LONGEST_PAUSE, pauses

@@ -118,7 +118,11 @@ def _act(port: int, room_id: int, token: str, action: dict[str, Any]) -> tuple[i
         with urllib.request.urlopen(request, timeout=15) as answer:
             return answer.status, json.loads(answer.read())
     except urllib.error.HTTPError as refused:
-        return refused.code, json.loads(refused.read())
+        body = refused.read()
+        try:
+            return refused.code, json.loads(body)
+        except ValueError:  # not the API's JSON: a proxy's page (the caller says if it may be)
+            return refused.code, {"error": {"code": "not_json", "body": body[:200].decode()}}
     except (urllib.error.URLError, ConnectionError, TimeoutError):
         return 0, None
 
