@@ -6,7 +6,8 @@ batch in the loop itself (tables.live.store.SqliteStore, plain moves) does so on
 read what this turn brought (every move in it joins the batch); otherwise the first move
 submitted goes to the database thread at once. Either way what comes in meanwhile waits as the
 next batch, and the answer comes back as one callback in the loop (`_written`), which publishes
-the batch, acknowledges its moves and starts the next one.
+the batch, acknowledges its moves and starts the next one (in the database thread: first, so
+that its round trip overlaps the pushes).
 """
 
 from __future__ import annotations
@@ -176,10 +177,18 @@ class Writer:
     def _written(
         self, batch: list[Entry], stale: list[Entry] | None, error: BaseException | None
     ) -> None:
+        if not self.store.in_loop:
+            # The next batch (what came in while this one was written) goes to the database
+            # thread first: its round trip overlaps this batch's pushes, drawn here in the
+            # loop, instead of waiting for them. Its answer comes back as a later callback, so
+            # this batch is still published and acknowledged before it.
+            self._flush()
+            self._settle(batch, stale, error)
+            return
         try:
             self._settle(batch, stale, error)
         finally:
-            self._flush()  # the next batch: what came in while this one was written
+            self._flush()  # the next batch, written here in the loop, after this one's pushes
 
     def _settle(
         self, batch: list[Entry], stale: list[Entry] | None, error: BaseException | None
