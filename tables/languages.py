@@ -9,6 +9,7 @@ other's), and a push reads those few keys in one round trip.
 
 from __future__ import annotations
 
+import concurrent.futures
 import time
 from collections.abc import Callable, Iterable
 
@@ -66,13 +67,20 @@ def _key(place: str, code: str) -> str:
 
 # What this process read from the cache, per place: (when, the codes noted). A push asks for
 # its room's languages on every change; they change only when a socket comes, so a reading is
-# reused for MEMO_SECONDS (a socket of this process that notes a language adds it at once; one
-# of another process is seen within that time, and until then reads the default rendering).
+# reused, and once it is MEMO_SECONDS old it is still used while a fresh one is read in the
+# background (a push in the server's loop never waits for the cache, except for a place this
+# process never read). A socket of this process that notes a language adds it at once; one of
+# another process is seen a moment after MEMO_SECONDS, and until then reads the default rendering.
 MEMO_SECONDS = 1.0
 _memo: dict[str, tuple[float, frozenset[str]]] = {}
-# Readings older than MEMO_SECONDS are only dropped once there are this many: a reading is
-# never used after that time, and the memo holds no more than the places read lately.
+# Readings older than MEMO_SECONDS are only dropped once there are this many: the memo holds
+# no more than the places read lately.
 MEMO_PRUNE_AT = 512
+# The places whose fresh reading is under way, and the one thread that reads them.
+_reading: dict[str, concurrent.futures.Future[None]] = {}
+_reader = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="languages")
+# Bumped by `forget`: a reading begun before it is not kept.
+_generation = 0
 
 
 _cache: BaseCache | None = None
@@ -83,6 +91,14 @@ def _cache_changed(setting: str, **kwargs: object) -> None:
     global _cache
     if setting == "CACHES":  # tests give every test a cache prefix of its own
         _cache = None
+        forget()
+
+
+def forget() -> None:
+    """Drop every reading (and keep none that is under way): the cache has changed."""
+    global _generation
+    _generation += 1
+    _memo.clear()
 
 
 def _notes() -> BaseCache:
@@ -108,8 +124,38 @@ def present(place: str) -> list[str]:
     return present_many([place], default=True)[place]
 
 
+def _read(places: list[str]) -> dict[str, frozenset[str]]:
+    found = _notes().get_many([_key(place, code) for place in places for code in codes()])
+    return {place: frozenset(c for c in codes() if _key(place, c) in found) for place in places}
+
+
+def _refresh(places: list[str], generation: int, done: concurrent.futures.Future[None]) -> None:
+    """Read `places` again (in the reader thread); what was noted here meanwhile stays."""
+    try:
+        fresh = _read(places)
+        if generation == _generation:
+            now = time.monotonic()
+            for place, noted in fresh.items():
+                known = _memo.get(place)
+                _memo[place] = (now, noted | known[1] if known is not None else noted)
+    except Exception as error:  # the cache is down: the old reading stays, tried again later
+        done.set_exception(error)
+    else:
+        done.set_result(None)
+    finally:
+        for place in places:
+            _reading.pop(place, None)
+
+
+def wait_for_readings() -> None:
+    """Wait until the readings under way are in (tests)."""
+    for future in list(_reading.values()):
+        future.result()
+
+
 def present_many(places: list[str], default: bool = False) -> dict[str, list[str]]:
-    """The languages each place's sockets read, in at most one cache round trip.
+    """The languages each place's sockets read, in at most one cache round trip (and none for
+    places read before: an old reading is renewed in the background).
 
     With `default`, the site's language comes first in every list; without it, a place that
     no socket noted gets the site's language alone (a seat whose socket has not said yet).
@@ -118,11 +164,10 @@ def present_many(places: list[str], default: bool = False) -> dict[str, list[str
     if len(_memo) >= MEMO_PRUNE_AT:
         for place in [p for p, (when, _) in list(_memo.items()) if now - when > MEMO_SECONDS]:
             _memo.pop(place, None)
-    stale = [p for p in places if p not in _memo or now - _memo[p][0] > MEMO_SECONDS]
-    if stale:
-        found = _notes().get_many([_key(place, code) for place in stale for code in codes()])
-        for place in stale:
-            _memo[place] = (now, frozenset(c for c in codes() if _key(place, c) in found))
+    unknown = [p for p in places if p not in _memo]
+    if unknown:
+        for place, noted in _read(unknown).items():
+            _memo[place] = (now, noted)
     site = settings.LANGUAGE_CODE
     out = {}
     for place in places:
@@ -131,6 +176,12 @@ def present_many(places: list[str], default: bool = False) -> dict[str, list[str
             out[place] = [site] + [c for c in noted if c != site]
         else:
             out[place] = noted or [site]
+    old = [p for p in places if now - _memo[p][0] > MEMO_SECONDS and p not in _reading]
+    if old:
+        done: concurrent.futures.Future[None] = concurrent.futures.Future()
+        for place in old:
+            _reading[place] = done
+        _reader.submit(_refresh, old, _generation, done)
     return out
 
 

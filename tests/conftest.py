@@ -89,7 +89,7 @@ def _fresh_limits(settings):
     # What the pushes remember of the cache's language notes goes with it (tables.languages).
     from tables import languages
 
-    languages._memo.clear()
+    languages.forget()
 
 
 @pytest.hookimpl(tryfirst=True)

@@ -4,6 +4,7 @@ in the room, never once per socket, and each socket gets its own language's byte
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -24,10 +25,10 @@ pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 @pytest.fixture(autouse=True)
 def _forget_noted_languages():
     cache.clear()  # the languages sockets noted in earlier tests
-    languages._memo.clear()
+    languages.forget()
     yield
     cache.clear()
-    languages._memo.clear()
+    languages.forget()
 
 
 async def connect(path: str, language: str, user=None) -> WebsocketCommunicator:
@@ -169,3 +170,37 @@ async def test_a_chat_line_is_rendered_once_per_language_of_the_room():
     assert "이 메시지 숨기기" in await line(bob_ko)
     for socket in (alice_de, bob_ko):
         await socket.disconnect()
+
+
+async def test_an_old_reading_is_used_at_once_and_renewed_in_the_background(monkeypatch):
+    place = render.table_group(1)
+    languages.note(place, "de")
+    assert languages.present(place) == ["en", "de"]  # read once, from the cache
+    # Another process's socket notes Korean; this one's reading is old a moment later.
+    cache_client = languages._notes()
+    cache_client.set(languages._key(place, "ko"), 1)
+    monkeypatch.setattr(languages, "MEMO_SECONDS", 0.0)
+    asked = []
+    read = languages._read
+    monkeypatch.setattr(languages, "_read", lambda places: asked.append(places) or read(places))
+    # The push goes on with what it knew (no cache round trip in its way) ...
+    assert languages.present(place) == ["en", "de"]
+    languages.wait_for_readings()
+    assert asked == [[place]]  # ... while the reader thread read the place again
+    assert languages.present(place) == ["en", "de", "ko"]
+    languages.wait_for_readings()
+
+
+async def test_a_reading_under_way_is_not_kept_once_the_cache_is_forgotten(monkeypatch):
+    place = render.table_group(2)
+    languages._notes().set(languages._key(place, "ru"), 1)
+    assert languages.present(place) == ["en", "ru"]
+    monkeypatch.setattr(languages, "MEMO_SECONDS", 0.0)
+    gate = threading.Event()
+    read = languages._read
+    monkeypatch.setattr(languages, "_read", lambda places: gate.wait(5) and read(places))
+    languages.present(place)  # a renewal starts, and waits
+    languages.forget()  # the cache changed meanwhile (a test's new prefix)
+    gate.set()
+    languages.wait_for_readings()
+    assert place not in languages._memo
