@@ -166,8 +166,8 @@ def present_many(places: list[str], default: bool = False) -> dict[str, list[str
             _memo.pop(place, None)
     unknown = [p for p in places if p not in _memo]
     if unknown:
-        for place, noted in _read(unknown).items():
-            _memo[place] = (now, noted)
+        for place, read in _read(unknown).items():
+            _memo[place] = (now, read)
     site = settings.LANGUAGE_CODE
     out = {}
     for place in places:
