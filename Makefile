@@ -102,10 +102,11 @@ lint: install-dev
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py check
 
-# Everything but the browser, then the browser flows in their own process (Playwright's event
-# loop and the asyncio consumer tests must not share one), then the PostgreSQL + Redis path.
+# Everything but the browser (on two workers: the machines have two cores), then the browser
+# flows in their own process (Playwright's event loop and the asyncio consumer tests must not
+# share one), then the PostgreSQL + Redis path.
 test: lint chromium gettext axe
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m browser tests/browser
 	$(MAKE) test-scale
