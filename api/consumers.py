@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from api import auth, views
 from api.serialize import room_json
 from games.engine import IllegalAction, View
-from lobby import access, live
+from lobby import access, live, quickplay
 from lobby.models import Room
 from tables import current, languages, presence, sockets, wire
 from tables.live import outbox, render, rooms
@@ -70,6 +70,8 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
             self.user = None
             await self.close(code=4404)
             return
+        if rooms.get(self.room_id) is None:  # not live here: perhaps a quick-play room waiting
+            await database_sync_to_async(quickplay.rearm)(self.room_id)
         # Join the groups before the first view, so that no change falls between the two.
         # The token's user's group: a ban (or password change) reaches this socket too; the
         # token's own group: revoking it closes this socket at once.

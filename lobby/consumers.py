@@ -5,10 +5,11 @@ from __future__ import annotations
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
-from lobby import access, live
+from lobby import access, live, quickplay
 from lobby.models import Room
 from lobby.roomview import room_context
 from tables import languages, wire
+from tables.live import rooms
 from tables.sockets import NOT_FOUND, LiveConsumer
 
 
@@ -32,6 +33,10 @@ class RoomConsumer(LiveConsumer):
         ):
             await self.refuse()  # a private room: as if there were none
             return
+        # A quick-play room still waiting: its fill goes on here if the process that opened
+        # it has stopped (this page reconnected after a deploy).
+        if rooms.get(self.room_id) is None:  # a live match is no waiting room
+            await database_sync_to_async(quickplay.rearm)(self.room_id)
         # Join the group before rendering, so that no change falls between the two.
         await self.join_group(live.room_group(self.room_id))
         html = await self._render()

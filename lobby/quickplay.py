@@ -10,7 +10,9 @@ room has waited. A room it opened starts as soon as it is full, and after
 `settings.QUICK_PLAY_WAIT` seconds bots take its empty seats and it starts anyway, so nobody
 waits forever. The wait is kept on the room (`quick_fill_at`): a timer in the process that
 opened it fills it on time, and any later quick play, room page or lobby list fills a room
-whose timer was lost (a restart). `practise` starts an unrated table against bots at once.
+whose timer was lost (a restart); so does the next page or stream of the room that connects to
+a process (`rearm`: the waiting player's own, reconnecting after a deploy). `practise` starts
+an unrated table against bots at once.
 Every change goes through lobby.services; the site's own fills are charged to nobody.
 """
 
@@ -201,6 +203,26 @@ def fill_due() -> list[int]:
 RETRY_DELAYS = (1.0, 2.0, 5.0, 10.0, 30.0)
 
 
+# The rooms a timer of this process will fill (one each: `rearm` adds none beside it).
+_armed: set[int] = set()
+
+
+def rearm(room_id: int) -> None:
+    """A page or stream of `room_id` connected to this process: if it is a quick-play room still
+    waiting for people, a timer here fills it when its wait ends. The timer of the process that
+    opened it is gone if that process stopped (a deploy, a restart), and the waiting player's
+    page or stream reconnects somewhere: that is where the wait goes on, to its promised end."""
+    if not settings.QUICK_PLAY_TIMER or room_id in _armed:
+        return
+    due = (
+        Room.objects.filter(pk=room_id, status=Room.Status.OPEN, quick_fill_at__isnull=False)
+        .values_list("quick_fill_at", flat=True)
+        .first()
+    )
+    if due is not None:
+        _schedule(room_id, max((due - timezone.now()).total_seconds(), 0.0))
+
+
 def _schedule(room_id: int, delay: float, attempt: int = 0) -> None:
     if not settings.QUICK_PLAY_TIMER:
         return
@@ -215,9 +237,12 @@ def _schedule(room_id: int, delay: float, attempt: int = 0) -> None:
             else:
                 log.warning("quick play: filling room %s failed; trying again", room_id)
                 _schedule(room_id, RETRY_DELAYS[attempt], attempt + 1)
+                return  # still armed
         finally:
             close_old_connections()
+        _armed.discard(room_id)
 
+    _armed.add(room_id)
     timer = threading.Timer(delay + 0.05, run)
     timer.daemon = True
     timer.start()

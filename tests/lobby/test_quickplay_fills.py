@@ -4,16 +4,21 @@ again, and an expected refusal leaves no traceback in the log."""
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 
 import pytest
+from asgiref.sync import sync_to_async
+from channels.testing import WebsocketCommunicator
 from django.db import OperationalError
 
+from cardgames.asgi import application
 from lobby import quickplay, services
 from lobby.models import Room
 from tables.models import Match
 from tests.api.helpers import Api, error_code
+from tests.tables.helpers import ORIGIN
 
 # The timer fills the room from a thread of its own: it must see the committed rows.
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -88,3 +93,24 @@ def test_the_board_api_host_over_his_limit_gets_his_room_filled(timer, alice, ca
     answer = me.get(f"rooms/{room['id']}").json()
     assert answer["status"] == "playing" and len(answer["players"]) == 4
     assert _tracebacks(caplog) == []
+
+
+@pytest.mark.asyncio
+async def test_a_waiting_rooms_fill_goes_on_where_its_page_reconnects(settings, alice):
+    settings.QUICK_PLAY_WAIT = 0.3
+    settings.QUICK_PLAY_TIMER = False  # the process that opened it stops before its timer runs
+    room = await sync_to_async(quickplay.play_now)(alice, "ligretto")
+    quickplay._armed.discard(room.pk)  # an earlier test's timer of a room with the same number
+    await asyncio.sleep(0.6)
+    status = await sync_to_async(_status_within)(room.pk, 0)
+    assert status == Room.Status.OPEN  # its wait is over, and nobody filled it
+    settings.QUICK_PLAY_TIMER = True  # the process his page reconnects to
+    page = WebsocketCommunicator(application, f"/ws/rooms/{room.pk}/", headers=ORIGIN)
+    page.scope["user"] = alice
+    connected, _ = await page.connect()
+    assert connected
+    assert await sync_to_async(_status_within)(room.pk, 3) == Room.Status.PLAYING
+    players = await sync_to_async(lambda: list(Match.objects.get(room_id=room.pk).players.all()))()
+    assert [p.user_id for p in players] == [alice.pk, None, None, None]
+    await page.disconnect()
+    assert room.pk not in quickplay._armed  # its timer ran and is gone
