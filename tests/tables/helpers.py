@@ -53,8 +53,20 @@ def card(color: str, value: int, owner: int) -> list[Any]:
     return [color, value, owner]
 
 
-async def table_socket(room_id: int, user=None) -> WebsocketCommunicator:
-    communicator = WebsocketCommunicator(application, f"/ws/rooms/{room_id}/table/", headers=ORIGIN)
+class TableSocket(WebsocketCommunicator):
+    """A table socket that remembers the newest table version among the frames read from it."""
+
+    seen = -1
+
+    async def receive_from(self, timeout: float = 1) -> str:
+        frame = await super().receive_from(timeout)
+        if isinstance(frame, str) and 'data-version="' in frame:
+            self.seen = max(self.seen, version_of(frame))
+        return frame
+
+
+async def table_socket(room_id: int, user=None) -> TableSocket:
+    communicator = TableSocket(application, f"/ws/rooms/{room_id}/table/", headers=ORIGIN)
     if user is not None:
         communicator.scope["user"] = user
     connected, _ = await communicator.connect()

@@ -13,6 +13,7 @@ from tables.live import outbox, render, rooms
 from tables.models import ActionLog, Match
 from tests.conftest import make_user
 from tests.tables.helpers import (
+    TableSocket,
     card,
     dumped_state,
     set_state,
@@ -52,13 +53,18 @@ async def _cast():
     return alice, bob, eve, room
 
 
-async def _settle(*sockets):
-    # Each socket's first frames: the whole table (and a presence change or two). A quiet spell
-    # of 0.1 s was too short once on a loaded CI machine: most likely a presence push came after
-    # it and was read as the push of the test's move.
+async def _settle(*sockets: TableSocket) -> None:
+    """Read each socket's first frames: the whole table, and the presence changes the sockets'
+    connecting made, up to the table's version now. A socket takes its seat (a durable change)
+    before it sends its first frame, so once every socket has sent one, nothing else is on its
+    way. (Waiting for a quiet spell instead, of 0.1 s and then 0.3 s, failed now and then on a
+    loaded machine: a presence push came after it and was read as the push of the test's move.)
+    """
     for s in sockets:
-        while not await s.receive_nothing(timeout=0.3):
-            await s.receive_from()
+        room_id = int(s.scope["path"].split("/")[3])  # /ws/rooms/<id>/table/
+        now = await sync_to_async(lambda r=room_id: rooms.read(r).version)()
+        while s.seen < now:
+            await s.receive_from(timeout=10)
 
 
 async def test_it_sends_the_whole_table_on_connect_and_pushes_plays_to_everyone():
