@@ -128,11 +128,13 @@ test-browser: install-dev chromium axe
 # (The Schemathesis run serves its own SQLite site: `make test` runs it once, not again here.)
 # This machine's own servers: SCALE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/NAME
 # SCALE_REDIS_URL=redis://127.0.0.1:6379/0 CHANNELS_PREFIX=NAME make test-scale
-# The rolling deploy (tests/deploy, marked deploy) drives browsers: a pytest process of its own.
+# Two workers, each on a test database of its own and its own Redis prefix (cardgames/settings.py,
+# CHANNELS_PREFIX). The rolling deploy (tests/deploy, marked deploy) drives browsers: a pytest
+# process of its own, alone on the machine (its pauses are measured).
 test-scale: install-dev nginx chromium
 	DATABASE_URL=$${SCALE_DATABASE_URL:-$${DATABASE_URL:-}} \
 	REDIS_URL=$${SCALE_REDIS_URL:-$${REDIS_URL:-}} \
-	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest --durations=15 \
+	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest --durations=15 -n 2 \
 	  -m "not browser and not deploy" \
 	  --ignore=tests/api/test_schemathesis.py tests/lobby tests/tables tests/api tests/deploy
 	DATABASE_URL=$${SCALE_DATABASE_URL:-$${DATABASE_URL:-}} \

@@ -127,13 +127,16 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
     DATABASES["default"]["TEST"] = {"NAME": str(BASE_DIR / "test-db.sqlite3")}
 
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# Several sites (or test runs) can share one Redis, each with a prefix of its own. A worker of a
+# parallel test run (pytest-xdist) adds its name, and so do the servers its tests start, which
+# inherit its environment: they speak to each other and to no other worker's.
+CHANNELS_PREFIX = os.environ.get("CHANNELS_PREFIX", "") + os.environ.get("PYTEST_XDIST_WORKER", "")
 if REDIS_URL:
     # The pub/sub layer: the classic RedisChannelLayer drops group messages under load.
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            # A prefix of its own lets several sites (or test runs) share one Redis.
-            "CONFIG": {"hosts": [REDIS_URL], "prefix": os.environ.get("CHANNELS_PREFIX", "asgi")},
+            "CONFIG": {"hosts": [REDIS_URL], "prefix": CHANNELS_PREFIX or "asgi"},
         }
     }
 else:
@@ -144,7 +147,7 @@ if REDIS_URL:
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            "KEY_PREFIX": os.environ.get("CHANNELS_PREFIX", ""),
+            "KEY_PREFIX": CHANNELS_PREFIX,
         }
     }
 else:
