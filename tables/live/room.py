@@ -154,6 +154,9 @@ class LiveRoom:
     since_snapshot: int = 0
     snapshot_at: float = field(default_factory=time.monotonic)
     over_since: float | None = None  # when its match ended or closed (monotonic)
+    # What the last move pushed from here did: a change that is no move (a touch) still tells
+    # it, until the next move (`news_for`).
+    news: list[Event] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # The last changes pushed from here, without their tables: what a page that reconnects
     # at a recent version missed (`missed`), sent instead of the whole table.
@@ -191,7 +194,21 @@ class LiveRoom:
         self.table = self.durable = None
         self.pushed = self.encoded = None
         self.last = None
+        self.news = []
         self.recent.clear()
+
+    def news_for(self, events: list[Event]) -> list[Event]:
+        """The events a change at this room draws: its own, or for a change that made none (a
+        touch: a decision's clock started, someone came or went) those of the last move.
+
+        A touch redraws the parts it changed, and a table's news lies in a part every change
+        redraws: drawn without events it said nothing, and a clocked Allegra table lost what
+        the move just did (a triple, a knock) a quarter of a second later, when the driver
+        started the next decision's clock.
+        """
+        if events:
+            self.news = events
+        return self.news
 
     def pushed_change(self, delivery: Delivery) -> None:
         """Keep a change pushed from here (without its table) for pages that reconnect."""

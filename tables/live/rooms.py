@@ -102,7 +102,7 @@ class Rooms:
         room = self.rooms.get(room_id) if serving else self.room(room_id)
         room = room or LiveRoom(room_id)
         room.remember(table)
-        delivery = render.change(room, table, events)
+        delivery = render.change(room, table, room.news_for(events))
         room.pushed_change(delivery)
         listeners = list(room.listeners)
         if serving and self.outbox is not None:

@@ -135,3 +135,28 @@ async def test_a_refused_action_comes_back_to_its_sender_only():
     assert await sockets[1].receive_nothing(timeout=0.2)
     for s in sockets:
         await s.disconnect()
+
+
+async def test_a_change_that_is_no_move_still_tells_what_the_last_move_did():
+    """The driver starts the next decision's clock just after a move (a touch, no events):
+    the status it redraws keeps the move's news (a browser saw a triple's news vanish)."""
+    (alice, bob, carol, eve), room = await _cast()
+    sockets = [await table_socket(room.pk, u) for u in (alice, eve)]
+    await _settle(*sockets)
+    before = await sync_to_async(lambda: rooms.read(room.pk).version)()
+    reveal = {"type": "reveal", "place": {"seat": 0, "row": 2, "col": 0}}
+    await sockets[0].send_to(text_data=json.dumps(reveal))
+    moved = (await _frames(sockets, before + 1))[1]
+    news = moved[moved.index('<ul class="news">') : moved.index("</ul>", moved.index("news"))]
+    assert "alice turned up" in news
+
+    def start_a_clock(table):
+        table.match.clock = {"key": ["a", "clock"]}
+        table.match.save(update_fields=["clock"])
+        return True
+
+    await rooms.touch(room.pk, start_a_clock)
+    touched = (await _frames(sockets, before + 2))[1]
+    assert 'id="al-status"' in touched and news in touched
+    for s in sockets:
+        await s.disconnect()
