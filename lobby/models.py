@@ -64,6 +64,11 @@ class Room(models.Model):
     )
     # People the host removed before the start: they may not take a seat here again.
     removed = models.ManyToManyField(settings.AUTH_USER_MODEL, blank=True, related_name="+")
+    # A deal fixed by whoever arranged the room (a tournament's duplicate round, the daily
+    # challenge): the match is dealt from this seed (G1) and its bots draw from `bot_seed`.
+    # None: a fresh random seed, as for every room a person opens.
+    deal_seed = models.BigIntegerField(null=True, blank=True)
+    bot_seed = models.BigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     ended_at = models.DateTimeField(null=True, blank=True)

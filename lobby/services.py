@@ -85,6 +85,48 @@ def create_room(
     return room
 
 
+def arrange_room(
+    host,
+    game: str,
+    entrants: list[Any],
+    options: Any = None,
+    *,
+    rated: bool = True,
+    private: bool = True,
+    deal_seed: int | None = None,
+    bot_seed: int | None = None,
+    bot_level: str = "normal",
+) -> Room:
+    """Open and start at once a room the site arranged (a tournament's table, the daily
+    challenge): `entrants` in seat order, each a user or a bot's level (a str); `host` owns the
+    room (its organiser, or the one person at it). Nobody's rate limit or room cap is charged:
+    nobody asked for it. `deal_seed` / `bot_seed` fix the deal and the bots' choices.
+
+    Private by default: the arranged players are seated already; nobody else may sit down.
+    """
+    seats = len(entrants)
+    clean_options = check_room(game, seats, options)
+    with transaction.atomic():
+        room = Room.objects.create(
+            game=game,
+            seats=seats,
+            options=clean_options,
+            host=host,
+            private=private,
+            rated=rated,
+            deal_seed=deal_seed,
+            bot_seed=bot_seed,
+        )
+        Seat.objects.bulk_create(
+            Seat(room=room, index=i, bot_level=who or bot_level)
+            if isinstance(who, str)
+            else Seat(room=room, index=i, user=who)
+            for i, who in enumerate(entrants)
+        )
+        _start(room)
+    return room
+
+
 def join_room(room_id: int, user, invited: bool = False) -> Seat:
     """Seat `user` in the lowest free seat of an open room.
 

@@ -154,7 +154,9 @@ class Driver:
 
     async def drive(self, room_id: int) -> None:
         """Play one match's bots and timers while this process holds its lease."""
-        bots = MatchBots(room_id, driver=self.id, stale=lambda: room_id in self.stale)
+        seed = await in_background(lambda: bot_seed_of(room_id))
+        rng = random.Random(seed) if seed is not None else None
+        bots = MatchBots(room_id, rng=rng, driver=self.id, stale=lambda: room_id in self.stale)
         while room_id in self.held and not self.stopping:
             try:
                 wait = await in_background(bots.step)
@@ -164,6 +166,11 @@ class Driver:
             if wait is None:
                 return  # the match is over
             await asyncio.sleep(wait)
+
+
+def bot_seed_of(room_id: int) -> int | None:
+    """The fixed seed of a match's bots (the daily challenge's), None for fresh randomness."""
+    return Match.objects.filter(room_id=room_id).values_list("bot_seed", flat=True).first()
 
 
 def release_all(process: str, hand_over: bool = True) -> list[int]:

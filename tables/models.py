@@ -23,6 +23,9 @@ class Match(models.Model):
     game = models.CharField(max_length=20)
     options = models.JSONField(default=dict)
     seed = models.BigIntegerField()
+    # The seed of its bots' choices and delays (None: fresh randomness each time a process
+    # drives them); fixed where everyone must meet the same bot (the daily challenge).
+    bot_seed = models.BigIntegerField(null=True, blank=True)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
     # Grows with every change (a move, a countdown ending, a player coming or going).
     version = models.PositiveIntegerField(default=1)

@@ -40,13 +40,15 @@ __all__ = ["ACTION_KEYS", "Outcome", "PlayError", "act", "checked", "close_match
 def start_match(room: Any, seats: list[Any]) -> Match:
     """Deal round 1 for a room that starts now; call inside the room's transaction."""
     game = GAMES[room.game]
-    seed = secrets.randbits(53)
+    # A room arranged with a fixed deal (a duplicate round, the daily challenge) is dealt from it.
+    seed = room.deal_seed if room.deal_seed is not None else secrets.randbits(53)
     state = game.new_match(len(seats), room.options, seed)
     match = Match.objects.create(
         room=room,
         game=room.game,
         options=room.options,
         seed=seed,
+        bot_seed=room.bot_seed,
         starts_at=_countdown_end(),
         **owners.first_lease(),  # this process owns it from the start (tables.live.owners)
     )
