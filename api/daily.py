@@ -22,9 +22,9 @@ from daily import deal as deals
 # A day as a query or a path names it; what is no real day, or a day to come, is the view's
 # refusal (400 bad_date, 404 no_such_day), with a sentence.
 DAY = r"^[0-9]{4}-[0-9]{2}-[0-9]{2}$"
-DayPath = Annotated[str, Path(pattern=DAY, examples=["2026-12-05"])]
+DayPath = Annotated[str, Path(pattern=DAY)]
 URI: dict[str, Any] = {"format": "uri"}
-DayQuery = Annotated[str | None, Query(pattern=DAY, examples=["2026-12-05"])]
+DayQuery = Annotated[str | None, Query(pattern=DAY)]
 
 
 class Daily(s.Answer):
