@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime
 
-from django.db.models import Max
+from django.db.models import F, Window
+from django.db.models.functions import RowNumber
 
 from daily.models import Attempt
 from tables.models import ActionLog, Match, Round, RoundScore
@@ -19,6 +20,9 @@ from tables.models import ActionLog, Match, Round, RoundScore
 SEAT = 0
 # The round's end when a player emptied his Ligretto stack (the rules' end reason).
 STACK_EMPTY = "stack_empty"
+# The moves after the round's end are its seats' "ready" (one each): the ending move is among
+# the last this many applied moves of the match.
+LAST_MOVES = 4
 
 
 @dataclass
@@ -83,16 +87,24 @@ def read(attempts: list[Attempt]) -> list[Result]:
 
 
 def _last_movers(match_ids: list[int]) -> dict[int, int]:
-    """The seat whose move ended each match's round: its last applied move that is not
-    "ready" (after the round's end only readiness is said)."""
+    """The seat whose move ended each match's round: the last applied move that is not
+    "ready" (after the round's end only readiness is said, once per seat, so it is among each
+    match's last few moves: a window reads just those, not the whole log)."""
     if not match_ids:
         return {}
-    moves = ActionLog.objects.filter(match_id__in=match_ids, refused="").exclude(
-        action__type="ready"
+    newest = Window(RowNumber(), partition_by=[F("match_id")], order_by=F("version").desc())
+    rows = (
+        ActionLog.objects.filter(match_id__in=match_ids, refused="")
+        .annotate(newest=newest)
+        .filter(newest__lte=LAST_MOVES)
+        .order_by("match_id", "-version")
+        .values_list("match_id", "seat", "action")
     )
-    last = dict(moves.values("match_id").annotate(v=Max("version")).values_list("match_id", "v"))
-    rows = moves.filter(version__in=set(last.values())).values_list("match_id", "version", "seat")
-    return {match: seat for match, version, seat in rows if last.get(match) == version}
+    movers: dict[int, int] = {}
+    for match, seat, action in rows:
+        if match not in movers and action.get("type") != "ready":
+            movers[match] = seat
+    return movers
 
 
 def board(day: date) -> list[Result]:

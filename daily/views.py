@@ -82,6 +82,12 @@ def play(request: HttpRequest) -> HttpResponse:
     return redirect(attempt.room)
 
 
+def today_board(request: HttpRequest) -> HttpResponse:
+    """Today's board alone, which the page reads again while it is open."""
+    rows = board.board(services.today(services.site_clock()))
+    return render(request, "daily/page.html#today-board", {"today_board": rows})
+
+
 def lobby_section(request: HttpRequest) -> HttpResponse:
     """The lobby's box of today's challenge (loaded by the lobby page with hx-get)."""
     day = services.today(services.site_clock())

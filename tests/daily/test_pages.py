@@ -35,6 +35,9 @@ def test_a_member_plays_once_then_sees_his_result_and_a_second_start_is_refused(
     play_round(attempt.room_id)
     page = browser.get("/daily/").content.decode()
     assert "You played:" in page and 'data-username="alice"' in page
+    rows = browser.get("/daily/board/").content.decode()
+    assert 'id="daily-today-rows"' in rows and 'data-username="alice"' in rows
+    assert "<html" not in rows
     again = browser.post("/daily/play/")
     assert again.status_code == 409
     text = again.content.decode()

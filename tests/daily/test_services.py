@@ -13,10 +13,12 @@ from daily import deal as deals
 from daily.models import Attempt
 from games.registry import GAMES
 from lobby.models import Room
+from tables import play
 from tables.guests import GROUP
 from tables.models import Match, RoundScore
 from tests.conftest import make_user
 from tests.daily.helpers import at, play_round
+from tests.tables.helpers import set_state
 
 pytestmark = pytest.mark.django_db
 
@@ -135,3 +137,27 @@ def test_a_bad_day_is_a_clear_refusal(text, status):
         services.parse_day(text, NOON)
     assert refused.value.status == status and refused.value.message
     assert services.parse_day("2026-12-05", NOON) == D
+
+
+def _last_card_played_by(room_id: int, seat: int) -> None:
+    """Give `seat` one card left in its stack, a 1 (it always fits), and play it: the round ends
+    by that seat's move; then both seats say ready, which comes after in the log."""
+
+    def last_card(data):
+        data["players"][seat]["stack"] = [["red", 1, seat]]
+        return data
+
+    set_state(room_id, last_card)
+    outcome = play.act(room_id, seat, {"type": "play", "from": "stack"}, by_bot=seat == 1)
+    assert any(e.get("type") == "round_ended" for e in outcome.events)
+    for who in (1, 0):
+        play.act(room_id, who, {"type": "ready"}, by_bot=who == 1)
+
+
+def test_ended_by_the_player_is_whose_move_ended_the_round(alice, bob):
+    mine, theirs = services.play(alice, NOON), services.play(bob, NOON)
+    _last_card_played_by(mine.room_id, 0)  # alice empties her stack
+    _last_card_played_by(theirs.room_id, 1)  # the bot empties its stack against bob
+    rows = {r.name: r for r in board.board(D)}
+    assert rows["alice"].ended_by_player and not rows["bob"].ended_by_player
+    assert Match.objects.get(room=mine.room).status == "finished"
