@@ -8,6 +8,7 @@ import pytest
 from daily.models import Attempt
 from tests.conftest import client_for
 from tests.daily.helpers import play_round
+from tests.test_every_word import LANGUAGES, _check, _page
 
 pytestmark = pytest.mark.django_db
 
@@ -70,3 +71,26 @@ def test_todays_runs_cannot_be_watched_before_the_reveal(alice, bob):
     assert client_for(bob).get(f"/daily/2026-12-05/replay/{room}/").status_code == 404
     assert client_for(bob).get(f"/daily/2026-12-04/replay/{room}/").status_code == 404
     assert client_for(bob).get(f"/daily/20261205/replay/{room}/").status_code == 404
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_daily_page_speaks_only_the_readers_language(code, alice, bob, carol, settings):
+    settings.DAILY_NOW = "2026-12-04T12:00:00+00:00"
+    client_for(bob).post("/daily/play/")
+    play_round(Attempt.objects.get(user=bob).room_id)  # yesterday's board, with its replay
+    settings.DAILY_NOW = "2026-12-05T12:00:00+00:00"
+    client_for(alice).post("/daily/play/")
+    play_round(Attempt.objects.get(user=alice, day="2026-12-05").room_id)
+    refused = client_for(alice).post("/daily/play/", headers={"Accept-Language": code})
+    assert refused.status_code == 409
+    pages = {
+        "daily, played": _page(alice, "/daily/", code),
+        "daily, visitor": _page(None, "/daily/", code),
+        "daily, refused": refused.content.decode(),
+        "today's board": _page(None, "/daily/board/", code),
+        "lobby box": _page(alice, "/daily/lobby/", code),
+        "streak": _page(None, "/daily/streak/alice/", code),
+        "no streak": _page(None, f"/daily/streak/{carol.username}/", code),
+    }
+    assert 'id="daily-board-yesterday"' in pages["daily, visitor"]
+    _check(pages, code)
