@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -21,8 +22,10 @@ from lobby import access, guests
 from lobby.services import RoomError
 from lobby.templatetags.waiting import clock
 
-# The session's note that this browser played a day's challenge (as a guest, the once a day).
-SESSION_KEY = "daily_played"
+# A signed cookie saying the day this browser last played (a visitor plays as a guest once a
+# day per browser): a cookie, not the session, which logging out empties.
+COOKIE = "daily_played"
+SALT = "daily.played"
 
 
 def page(request: HttpRequest) -> HttpResponse:
@@ -40,7 +43,7 @@ def _page(request: HttpRequest, refusal: services.DailyError | None = None) -> d
     return {
         "deal": services.deal_of(day),
         "mine": board.read([mine])[0] if mine else None,
-        "played_here": request.session.get(SESSION_KEY) == day.isoformat(),
+        "played_here": _played_here(request) == day.isoformat(),
         "today_board": board.board(day),
         "yesterday": services.deal_of(yesterday),
         "yesterday_board": board.board(yesterday),
@@ -65,7 +68,7 @@ def play(request: HttpRequest) -> HttpResponse:
     """Start today's attempt (a visitor plays as a guest, unranked) and go to its table."""
     day = services.today(services.site_clock()).isoformat()
     try:
-        if request.session.get(SESSION_KEY) == day and not request.user.is_authenticated:
+        if _played_here(request) == day and not request.user.is_authenticated:
             raise services.DailyError(
                 "already_played",
                 services.already_played_here(),
@@ -78,8 +81,22 @@ def play(request: HttpRequest) -> HttpResponse:
         return render(request, "daily/page.html", _page(request, error), status=error.status)
     except services.DailyError as refusal:
         return render(request, "daily/page.html", _page(request, refusal), status=refusal.status)
-    request.session[SESSION_KEY] = day
-    return redirect(attempt.room)
+    response = redirect(attempt.room)
+    response.set_signed_cookie(
+        COOKIE,
+        day,
+        salt=SALT,
+        max_age=2 * 24 * 3600,
+        httponly=True,
+        samesite="Lax",
+        secure=settings.SESSION_COOKIE_SECURE,
+    )
+    return response
+
+
+def _played_here(request: HttpRequest) -> str | None:
+    day: str | None = request.get_signed_cookie(COOKIE, default=None, salt=SALT)
+    return day
 
 
 def today_board(request: HttpRequest) -> HttpResponse:

@@ -111,6 +111,11 @@ def test_a_guest_plays_unranked_from_the_page_once_and_is_not_on_the_board(clien
     assert again.status_code == 409
     assert "already played today" in again.content.decode()
     assert Api(alice).get(f"daily/{TODAY}/leaderboard").json()["entries"] == []
+    # Logged out (the session emptied), the same browser is still refused a second guest.
+    client.post("/accounts/logout/")
+    third = client.post("/daily/play/")
+    assert third.status_code == 409 and "This browser has already played" in third.content.decode()
+    assert Attempt.objects.count() == 1
 
 
 @pytest.mark.parametrize(
