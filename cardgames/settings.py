@@ -41,6 +41,11 @@ else:
             "it is required when DEBUG is off."
         )
 
+# The key of the daily challenge's deals (daily.deal): each day's seeds are an HMAC of the date
+# under it, revealed the next day; it must stay the same across restarts and processes, and
+# secret, or anyone could compute tomorrow's deal. The SECRET_KEY unless set apart.
+DAILY_SECRET = os.environ.get("DAILY_SECRET", "") or SECRET_KEY
+
 ALLOWED_HOSTS = envlist("ALLOWED_HOSTS", "127.0.0.1,localhost,[::1]" if DEBUG else "")
 CSRF_TRUSTED_ORIGINS = envlist("CSRF_TRUSTED_ORIGINS")
 
@@ -60,6 +65,7 @@ INSTALLED_APPS = [
     "api",
     "chat",
     "moderation",
+    "daily",
 ]
 
 MIDDLEWARE = [

@@ -36,6 +36,7 @@ urlpatterns = [
     path("api/v1/", include("api.urls")),
     # Any other path under /api/ (another version, none) answers the API's JSON 404 too.
     re_path(r"^api(?:/.*)?$", apierrors.not_found),
+    path("", include("daily.urls")),
     path("", include("chat.urls")),
     path("", include("moderation.urls")),
     path("", include("lobby.urls")),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -100,14 +101,20 @@ def test_a_wrong_method_names_the_right_ones(alice):
     assert response["Allow"] == "GET, POST"
 
 
+# A value for each path parameter: a room's id, a day.
+SAMPLES = {"id": "1", "date": "2026-12-05"}
+
+
 def _routed() -> list[tuple[str, set[str]]]:
     """Every routed call's path (a room's as room 1) and the methods the document gives it."""
     paths = Api().get("schema").json()["paths"]
     calls = [("/api/v1/schema", {"GET"})]
     for pattern in api_urls.urlpatterns:
         if pattern.name and pattern.name != "schema":
-            path = "/api/v1/" + str(pattern.pattern).replace("<int:room_id>", "{id}")
-            calls.append((path.replace("{id}", "1"), {m.upper() for m in paths[path]}))
+            route = str(pattern.pattern).replace("room_id", "id")
+            path = "/api/v1/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
+            called = re.sub(r"\{(\w+)\}", lambda m: SAMPLES[m.group(1)], path)
+            calls.append((called, {m.upper() for m in paths[path]}))
     return calls
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -26,7 +27,7 @@ def test_it_is_a_valid_openapi_document(doc):
     assert doc["openapi"].startswith("3.1") and doc["servers"] == [{"url": "http://testserver"}]
     # Every call the site routes (but the schema itself) is described, and nothing else.
     routed = {
-        "/api/v1/" + str(p.pattern).replace("<int:room_id>", "{id}")
+        "/api/v1/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", str(p.pattern).replace("room_id", "id"))
         for p in api_urls.urlpatterns
         if p.name and p.name != "schema"
     }
@@ -137,3 +138,20 @@ def test_real_answers_match_it(doc, alice, bob, carol):
     )
     assert closed["closed"] is True
     _check(doc, "POST", "/api/v1/rooms/{id}/close", c.post(f"rooms/{hid}/close"))  # 409: over
+
+
+def test_the_daily_challenges_answers_match_it(doc, alice, settings):
+    settings.DAILY_NOW = "2026-12-05T12:00:00+00:00"
+    a = Api(alice)
+    _check(doc, "GET", "/api/v1/daily", a.get("daily"))
+    _check(doc, "GET", "/api/v1/daily", a.get("daily?date=2026-12-06"))  # 404: to come
+    _check(doc, "GET", "/api/v1/daily", Api().get("daily"))  # 401
+    _check(doc, "POST", "/api/v1/daily/play", a.post("daily/play"))
+    second = _check(doc, "POST", "/api/v1/daily/play", a.post("daily/play"))  # 409
+    assert second["error"]["code"] == "already_played"
+    path = "/api/v1/daily/{date}/leaderboard"
+    _check(doc, "GET", path, a.get("daily/2026-12-05/leaderboard"))
+    _check(doc, "GET", path, a.get("daily/2026-02-30/leaderboard"))  # 404
+    settings.DAILY_NOW = "2026-12-06T12:00:00+00:00"
+    _check(doc, "GET", "/api/v1/daily", a.get("daily?date=2026-12-05"))
+    _check(doc, "GET", path, a.get("daily/2026-12-05/leaderboard"))
