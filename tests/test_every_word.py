@@ -194,8 +194,23 @@ def _stack_of_one(data):
 
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_a_live_ligretto_table_speaks_only_the_readers_language(code):
+    _a_live_ligretto_table(code, started_in=code)
+
+
+# A bot's name is still worded once, in the language of whoever started the match (issue 45,
+# item 1): a reader of another language sees it in the starter's. Which language was active
+# when the room started used to depend on the tests run before in the same worker, so the
+# test above passed or failed by the order of the suite; the defect is pinned here instead.
+@pytest.mark.xfail(strict=True, reason="issue 45 item 1: bot names keep the starter's language")
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_a_bots_name_is_worded_for_each_reader(code):
+    _a_live_ligretto_table(code, started_in="en")
+
+
+def _a_live_ligretto_table(code: str, started_in: str) -> None:
     alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
-    room = started_room(alice, [bob, carol], game="ligretto", bots=1, rounds=2)
+    with translation.override(started_in):
+        room = started_room(alice, [bob, carol], game="ligretto", bots=1, rounds=2)
     play.act(room.pk, 1, {"type": "flip"})
     pages = {
         "mid-round": _page(alice, room.get_absolute_url(), code),
