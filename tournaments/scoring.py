@@ -178,12 +178,17 @@ def standings(
     for line in lines.values():
         mates = [lines[m].points for m in line.tablemates if m in lines]
         line.opponents = sum(mates) / len(mates) if mates else 0.0
-    ordered = sorted(lines.values(), key=lambda s: (-s.points, -s.against_cards, -s.opponents))
+    ordered = sorted(lines.values(), key=_keys)
     _head_to_head(ordered, rounds)
-    ordered.sort(key=lambda s: (-s.points, -s.against_cards, -s.opponents, -s.head_to_head, s.draw))
+    ordered.sort(key=lambda s: (*_keys(s), -s.head_to_head, s.draw))
     for i, line in enumerate(ordered, start=1):
         line.rank = i
     return ordered
+
+
+def _keys(line: Standing) -> tuple[float, float, float]:
+    # Compared to the millionth: sums of thirds must tie however they were added up.
+    return (-round(line.points, 6), -round(line.against_cards, 6), -round(line.opponents, 6))
 
 
 def _head_to_head(ordered: list[Standing], rounds: Sequence[Sequence[Sequence[Scored]]]) -> None:
@@ -191,9 +196,7 @@ def _head_to_head(ordered: list[Standing], rounds: Sequence[Sequence[Sequence[Sc
     you at a shared table, − for each above (by share; ½ for a tie is 0)."""
     groups: dict[tuple[float, float, float], list[Standing]] = defaultdict(list)
     for line in ordered:
-        groups[(round(line.points, 9), round(line.against_cards, 9), round(line.opponents, 9))].append(
-            line
-        )
+        groups[_keys(line)].append(line)
     for group in groups.values():
         if len(group) < 2:
             continue

@@ -86,6 +86,8 @@ def page(request: HttpRequest, tournament_id: int) -> HttpResponse:
         t = services.get_visible(tournament_id, request.user, invite)
     except services.TournamentError:
         return render(request, "404.html", status=404)
+    if invite:  # the page's socket reads it (a private event's invite link)
+        request.session[f"tournament-invite-{tournament_id}"] = invite
     context = {"t": describe.detail(t, request.user), "invite": invite or ""}
     template = "tournaments/page.html#live" if request.headers.get("HX-Request") else "tournaments/page.html"
     return render(request, template, context)
