@@ -500,7 +500,8 @@ class Replay(Answer):
 
 
 def finish_document(document: dict[str, Any]) -> dict[str, Any]:
-    """Name the room (and the tournament) `{id}` in paths (as docs/api.md does) and add each game's view fields."""
+    """Name the room (and the tournament) `{id}` in paths (as docs/api.md does) and add each
+    game's view fields."""
     paths = {}
     for path, operations in document["paths"].items():
         for operation in operations.values():

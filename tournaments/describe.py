@@ -6,6 +6,7 @@ from typing import Any
 
 from django.urls import reverse
 
+from tables.words import game_name
 from tournaments import scheduler
 from tournaments.models import Entry, Tournament, TournamentTable
 
@@ -30,6 +31,10 @@ def summary(t: Tournament) -> dict[str, Any]:
         "current_round": t.current_round,
         "version": t.version,
         "url": reverse("tournaments:page", args=[t.pk]),
+        # In the reader's language (the page's words; the API's clients read the codes above).
+        "game_name": str(game_name(t.game)),
+        "format_name": str(Tournament.Format(t.format).label),
+        "status_name": str(Tournament.Status(t.status).label),
     }
 
 
@@ -82,8 +87,13 @@ def detail(t: Tournament, user: Any = None) -> dict[str, Any]:
     answer = {
         **summary(t),
         "entrants": [
-            {"entry": e.pk, "name": e.name, "bot": e.is_bot, "level": e.bot_level or None,
-             "status": e.status}
+            {
+                "entry": e.pk,
+                "name": e.name,
+                "bot": e.is_bot,
+                "level": e.bot_level or None,
+                "status": e.status,
+            }
             for e in entries.values()
         ],
         "rounds": rounds,

@@ -18,7 +18,7 @@ import logging
 from collections import Counter
 from collections.abc import Hashable
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, cast
 
 from django.conf import settings
 from django.db import close_old_connections, transaction
@@ -30,7 +30,7 @@ from lobby import services as lobby
 from tables.models import Match, Player, RoundScore
 from tournaments import scoring, seating, signals
 from tournaments.models import Entry, TableSeat, Tournament, TournamentRound, TournamentTable
-from tournaments.services import bump, deal_digests, deal_seed, match_options
+from tournaments.services import deal_digests, deal_seed, match_options
 
 log = logging.getLogger(__name__)
 
@@ -160,7 +160,7 @@ def _seat_swiss_round(t: Tournament, number: int, now: datetime) -> None:
         order = sorted(by_pk, key=lambda pk: scoring._draw(t.secret, pk))
     else:
         lines = standings(t)
-        order = [line.key for line in lines if line.key in by_pk]  # type: ignore[misc]
+        order = [line.key for line in lines if line.key in by_pk]
     met: Counter[frozenset[Hashable]] = Counter()
     for table in t.tables.prefetch_related("seat_set"):
         seating.meet(met, [[s.entry_id for s in table.seat_set.all()]])
@@ -240,9 +240,7 @@ def _collect(table: TournamentTable, now: datetime) -> None:
 def _results(t: Tournament, table: TournamentTable) -> list[scoring.SeatResult]:
     lowest = GAMES[t.game].lowest_wins
     return [
-        scoring.SeatResult(
-            s.entry_id, s.index, scoring.oriented(s.points or 0, lowest), s.missed
-        )
+        scoring.SeatResult(s.entry_id, s.index, scoring.oriented(s.points or 0, lowest), s.missed)
         for s in table.seat_set.all().order_by("index")
     ]
 
@@ -365,7 +363,9 @@ def _score_arena(t: Tournament) -> None:
     sequence: dict[int, list[TableSeat]] = {}
     for table in counted:
         rows = list(table.seat_set.all().order_by("index"))
-        shares = scoring.shares([None if r.missed else v.value for r, v in zip(rows, _results(t, table), strict=True)])
+        shares = scoring.shares(
+            [None if r.missed else v.value for r, v in zip(rows, _results(t, table), strict=True)]
+        )
         for row, share in zip(rows, shares, strict=True):
             row.share = share
             if row.entry_id is not None:
@@ -425,7 +425,7 @@ def standings(t: Tournament) -> list[scoring.Standing]:
 
 def cache_standings(t: Tournament) -> None:
     for line in standings(t):
-        Entry.objects.filter(pk=line.key).update(points=line.points, rank=line.rank)
+        Entry.objects.filter(pk=cast(int, line.key)).update(points=line.points, rank=line.rank)
 
 
 # --------------------------------------------------------------------------- the loop

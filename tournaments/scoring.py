@@ -95,12 +95,15 @@ def score_round(tables: Sequence[Sequence[SeatResult]], duplicate: bool) -> list
             others.remove(s.value)  # leave this seat out of its own par
             if duplicate:
                 s.deal_holders = len(others)
-                s.deal_beaten = sum(1.0 if s.value > o else 0.5 if s.value == o else 0.0 for o in others)
+                s.deal_beaten = sum(
+                    1.0 if s.value > o else 0.5 if s.value == o else 0.0 for o in others
+                )
             if with_par and others:
                 s.par = sum(others) / len(others)
                 s.adjusted = s.value - s.par
         placed = [
-            None if s.missed else (s.adjusted if s.adjusted is not None else s.value) for s in scored
+            None if s.missed else (s.adjusted if s.adjusted is not None else s.value)
+            for s in scored
         ]
         for s, share in zip(scored, shares(placed), strict=True):
             s.share = share

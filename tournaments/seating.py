@@ -35,7 +35,7 @@ def filler_counts(players: int, seats: int) -> list[int]:
     return [base + (1 if t >= tables - extra else 0) for t in range(tables)]
 
 
-def swiss_tables(
+def swiss_tables[K: Hashable](
     order: Sequence[K],
     seats: int,
     met: Counter[frozenset[Hashable]],
@@ -58,7 +58,7 @@ def swiss_tables(
     return tables
 
 
-def arena_tables(
+def arena_tables[K: Hashable](
     pool: Sequence[K],
     seats: int,
     last: Counter[frozenset[Hashable]],
@@ -74,9 +74,7 @@ def arena_tables(
     if fill and len(pool) % seats:
         whole += 1
     chosen = list(pool[: whole * seats])
-    tables: list[list[K | None]] = [
-        [*chosen[t * seats : (t + 1) * seats]] for t in range(whole)
-    ]
+    tables: list[list[K | None]] = [[*chosen[t * seats : (t + 1) * seats]] for t in range(whole)]
     if tables and len(tables[-1]) < seats:
         tables[-1] = [*tables[-1], *([None] * (seats - len(tables[-1])))]
     position = {key: i for i, key in enumerate(pool)}
@@ -101,7 +99,7 @@ def meet(met: Counter[frozenset[Hashable]], tables: Sequence[Sequence[Hashable |
             met[pair(a, b)] += 1
 
 
-def _improve(
+def _improve[K: Hashable](
     tables: list[list[K | None]],
     met: Counter[frozenset[Hashable]],
     position: dict[K, int],
@@ -143,12 +141,12 @@ def _improve(
                         x, y = ta[i], tb[j]
                         if x < 0 or y < 0:
                             continue  # fillers stay on the bottom tables
-                        before = sa[x] + sb[y] + rank_weight * (
-                            abs(rank[x] - ma) + abs(rank[y] - mb)
+                        before = (
+                            sa[x] + sb[y] + rank_weight * (abs(rank[x] - ma) + abs(rank[y] - mb))
                         )
-                        after = (
-                            sa[y] - cost[y][x] + sb[x] - cost[x][y]
-                        ) + rank_weight * (abs(rank[y] - ma) + abs(rank[x] - mb))
+                        after = (sa[y] - cost[y][x] + sb[x] - cost[x][y]) + rank_weight * (
+                            abs(rank[y] - ma) + abs(rank[x] - mb)
+                        )
                         if after < before:
                             ta[i], tb[j] = y, x
                             row_x, row_y = cost[x], cost[y]

@@ -113,7 +113,7 @@ def create(
         if not _whole(rounds, 1, MOST_ROUNDS) or minutes is not None:
             raise TournamentError(
                 "invalid_rounds",
-                _("A Swiss needs \"rounds\": a whole number from 1 to %(most)d.")
+                _('A Swiss needs "rounds": a whole number from 1 to %(most)d.')
                 % {"most": MOST_ROUNDS},
                 400,
             )
@@ -121,7 +121,7 @@ def create(
         if not _whole(minutes, 1, MOST_MINUTES) or rounds is not None:
             raise TournamentError(
                 "invalid_minutes",
-                _("An Arena needs \"minutes\": a whole number from 1 to %(most)d.")
+                _('An Arena needs "minutes": a whole number from 1 to %(most)d.')
                 % {"most": MOST_MINUTES},
                 400,
             )
@@ -284,7 +284,9 @@ def deal_seed(tournament: Tournament, label: str) -> int:
     return int.from_bytes(digest[:8], "big") >> 11
 
 
-def deal_digests(game: str, seats: int, options: dict[str, Any], seed: int) -> tuple[str, list[str]]:
+def deal_digests(
+    game: str, seats: int, options: dict[str, Any], seed: int
+) -> tuple[str, list[str]]:
     """SHA-256 of a deal: of the whole dealt state, and of what each seat was dealt."""
     info = GAMES[game]
     state = info.new_match(seats, options, seed)

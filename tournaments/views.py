@@ -29,7 +29,9 @@ class TournamentForm(forms.Form):
 
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
-        self.fields["game"].choices = [(slug, g.title) for slug, g in GAMES.items()]
+        game = self.fields["game"]
+        assert isinstance(game, forms.ChoiceField)
+        game.choices = [(slug, g.title) for slug, g in GAMES.items()]
 
 
 def _public() -> list[Tournament]:
@@ -89,7 +91,11 @@ def page(request: HttpRequest, tournament_id: int) -> HttpResponse:
     if invite:  # the page's socket reads it (a private event's invite link)
         request.session[f"tournament-invite-{tournament_id}"] = invite
     context = {"t": describe.detail(t, request.user), "invite": invite or ""}
-    template = "tournaments/page.html#live" if request.headers.get("HX-Request") else "tournaments/page.html"
+    template = (
+        "tournaments/page.html#live"
+        if request.headers.get("HX-Request")
+        else "tournaments/page.html"
+    )
     return render(request, template, context)
 
 

@@ -41,7 +41,9 @@ def test_join_twice_withdraw_after_start_and_bots_by_a_stranger_are_refused(alic
     assert (twice.status_code, _code(twice)) == (409, "already_joined")
     stranger = Api(carol).post(f"tournaments/{tid}/bots", {"count": 3, "level": "easy"})
     assert (stranger.status_code, _code(stranger)) == (403, "not_creator")
-    assert Api(alice).post(f"tournaments/{tid}/bots", {"count": 3, "level": "easy"}).status_code == 201
+    assert (
+        Api(alice).post(f"tournaments/{tid}/bots", {"count": 3, "level": "easy"}).status_code == 201
+    )
     scheduler.run_due()  # the start: round 1 is seated
     assert Tournament.objects.get(pk=tid).status == "running"
     late = bob_api.post(f"tournaments/{tid}/withdraw")
@@ -66,7 +68,11 @@ def test_join_twice_withdraw_after_start_and_bots_by_a_stranger_are_refused(alic
             400,
             "invalid_duplicate",
         ),
-        ({"game": "ligretto", "seats": 4, "format": "swiss", "rounds": 3, "x": 1}, 400, "bad_request"),
+        (
+            {"game": "ligretto", "seats": 4, "format": "swiss", "rounds": 3, "x": 1},
+            400,
+            "bad_request",
+        ),
         ({"game": "ligretto", "seats": 4, "format": "swiss", "rounds": "3"}, 400, "bad_request"),
     ],
 )
@@ -88,5 +94,7 @@ def test_bots_with_bad_fields_and_private_events(alice, bob):
     assert Api(bob).post(f"tournaments/{tid}/join?invite={invite}").status_code == 200
     missing = Api(bob).get("tournaments/999999")
     assert (missing.status_code, _code(missing)) == (404, "no_such_tournament")
-    anonymous = Api().post("tournaments", {"game": "ligretto", "seats": 4, "format": "swiss", "rounds": 1})
+    anonymous = Api().post(
+        "tournaments", {"game": "ligretto", "seats": 4, "format": "swiss", "rounds": 1}
+    )
     assert anonymous.status_code == 401

@@ -44,7 +44,10 @@ def test_a_plain_event_places_on_the_points_and_a_missed_seat_scores_nothing():
 
 
 def test_below_three_tables_a_duplicate_round_places_on_the_points():
-    tables = [[SeatResult(f"{t}{s}", s, p) for s, p in enumerate(row)] for t, row in enumerate([[1, 2], [5, 0]])]
+    tables = [
+        [SeatResult(f"{t}{s}", s, p) for s, p in enumerate(row)]
+        for t, row in enumerate([[1, 2], [5, 0]])
+    ]
     scored = score_round(tables, duplicate=True)
     assert all(s.par is None for table in scored for s in table)
     assert [s.round_points for s in scored[0]] == [0, 100]
@@ -77,7 +80,10 @@ def test_two_good_results_in_a_row_set_a_player_on_fire():
 
 
 def test_standings_break_ties_in_the_documented_order():
-    one = [[SeatResult("a", 0, 10), SeatResult("b", 1, 0)], [SeatResult("c", 0, 3), SeatResult("d", 1, 2)]]
+    one = [
+        [SeatResult("a", 0, 10), SeatResult("b", 1, 0)],
+        [SeatResult("c", 0, 3), SeatResult("d", 1, 2)],
+    ]
     rounds = [score_round(one, duplicate=False)]
     lines = standings(rounds, ["a", "b", "c", "d"], secret="s")
     # a and c both won (100): a beat his table's mean by more (+5 against +0.5).

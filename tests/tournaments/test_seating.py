@@ -66,7 +66,9 @@ def test_the_arena_never_seats_last_tables_together_again_when_enough_wait():
     two: Counter = Counter()
     meet(two, [[0, 1, 2, 3], [4, 5, 6, 7]])
     again = arena_tables(list(range(8)), 4, two)
-    assert repeats(again, two) == 4 and all(set(t) not in ({0, 1, 2, 3}, {4, 5, 6, 7}) for t in again)
+    assert repeats(again, two) == 4 and all(
+        set(t) not in ({0, 1, 2, 3}, {4, 5, 6, 7}) for t in again
+    )
 
 
 def test_an_arena_remainder_waits_unless_fillers_complete_its_table():

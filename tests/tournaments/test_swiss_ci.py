@@ -39,15 +39,23 @@ def _event(alice, game: str, seats: int, rounds: int, players: int, settings) ->
     api = Api(alice)
     made = api.post(
         "tournaments",
-        {"game": game, "seats": seats, "format": "swiss", "rounds": rounds, "duplicate": True,
-         "starts_in": 0},
+        {
+            "game": game,
+            "seats": seats,
+            "format": "swiss",
+            "rounds": rounds,
+            "duplicate": True,
+            "starts_in": 0,
+        },
     )
     assert made.status_code == 201, made.content
     tid = made.json()["id"]
     levels = GAMES[game].bot_levels
     for i, level in enumerate(levels):
         count = players // len(levels) + (1 if i < players % len(levels) else 0)
-        assert api.post(f"tournaments/{tid}/bots", {"count": count, "level": level}).status_code == 201
+        assert (
+            api.post(f"tournaments/{tid}/bots", {"count": count, "level": level}).status_code == 201
+        )
     started = time.perf_counter()
     figures = run_to_end(tid)
     figures["seconds"] = round(time.perf_counter() - started, 1)
@@ -170,14 +178,18 @@ def _check_standings(answer: dict) -> None:
                 assert seat["points"] == (-totals[t][s] if lowest else totals[t][s])
                 points[seat["entry"]] += 100 * (beaten + tied / 2) / (n - 1)
                 against[seat["entry"]] += adj[s]
-                mates[seat["entry"]] += [x["entry"] for x in table["seats"] if x["entry"] not in (None, seat["entry"])]
+                mates[seat["entry"]] += [
+                    x["entry"] for x in table["seats"] if x["entry"] not in (None, seat["entry"])
+                ]
     opponents = {k: sum(points[m] for m in v) / len(v) for k, v in mates.items()}
     lines = answer["standings"]
     assert len(lines) == len(points)  # every entrant, no filler
     for line in lines:
         assert line["points"] == pytest.approx(points[line["entry"]], abs=1e-3)
         assert line["against_cards"] == pytest.approx(against[line["entry"]], abs=1e-3)
-    expected = sorted(points, key=lambda k: (-round(points[k], 6), -round(against[k], 6), -round(opponents[k], 6)))
+    expected = sorted(
+        points, key=lambda k: (-round(points[k], 6), -round(against[k], 6), -round(opponents[k], 6))
+    )
     got = [line["entry"] for line in lines]
     # Equal on every documented key before head-to-head: those may come in either order.
     keys = {k: (round(points[k], 6), round(against[k], 6), round(opponents[k], 6)) for k in points}
