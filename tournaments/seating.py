@@ -20,6 +20,7 @@ K = TypeVar("K", bound=Hashable)
 
 REPEAT = 1000
 RANK = 1
+WIDE = 16  # up to this many tables, a player may swap with any table
 
 
 def pair(a: Hashable, b: Hashable) -> frozenset[Hashable]:
@@ -45,7 +46,8 @@ def swiss_tables[K: Hashable](
     """Seat `order` (best standing first) at tables of `seats`; `None` marks a filler's seat.
 
     `met[pair(a, b)]` counts the earlier tables `a` and `b` shared. `window`: how many tables
-    below a table its players may swap with (None: any).
+    below a table its players may swap with (None: any table up to WIDE tables, then 3: a big
+    event's players stay near their standing, and the search stays fast).
     """
     tables: list[list[K | None]] = []
     at = 0
@@ -54,6 +56,8 @@ def swiss_tables[K: Hashable](
         tables.append([*order[at : at + humans], *([None] * fill)])
         at += humans
     position = {key: i for i, key in enumerate(order)}
+    if window is None and len(tables) > WIDE:
+        window = 3
     _improve(tables, met, position, rank_weight, window)
     return tables
 
