@@ -44,6 +44,7 @@ class TournamentSummary(s.Answer):
     seats: int
     format: Literal["swiss", "arena"]
     rounds: int | None
+    round_count: int | None
     minutes: int | None
     match_rounds: int
     duplicate: bool

@@ -18,7 +18,8 @@ def summary(t: Tournament) -> dict[str, Any]:
         "game": t.game,
         "seats": t.seats,
         "format": t.format,
-        "rounds": t.rounds,
+        "rounds": t.rounds,  # in the detail: the rounds themselves (`round_count` their number)
+        "round_count": t.rounds,
         "minutes": t.minutes,
         "match_rounds": t.match_rounds,
         "duplicate": t.duplicate,

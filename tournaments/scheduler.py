@@ -20,6 +20,7 @@ from collections.abc import Hashable
 from datetime import datetime, timedelta
 from typing import Any, cast
 
+from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.db.models import Sum
@@ -30,7 +31,7 @@ from lobby import services as lobby
 from tables.models import Match, Player, RoundScore
 from tournaments import scoring, seating, signals
 from tournaments.models import Entry, TableSeat, Tournament, TournamentRound, TournamentTable
-from tournaments.services import deal_digests, deal_seed, match_options
+from tournaments.services import changed, deal_digests, deal_seed, match_options
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,7 @@ def act(tournament_id: int, now: datetime | None = None) -> None:
         t = Tournament.objects.select_for_update().filter(pk=tournament_id).first()
         if t is None or t.next_action_at is None or t.next_action_at > now:
             return  # another process did it
+        version = t.version
         if t.status == Tournament.Status.SCHEDULED:
             _before_start(t, now)
         elif t.status == Tournament.Status.RUNNING:
@@ -74,6 +76,8 @@ def act(tournament_id: int, now: datetime | None = None) -> None:
         else:
             t.next_action_at = None
         t.save()
+        if t.version != version:
+            changed(t.pk)  # the pages are told after commit
 
 
 def _set(t: Tournament, when: datetime | None) -> None:
@@ -99,9 +103,6 @@ def _before_start(t: Tournament, now: datetime) -> None:
         t.finished_at = now
         _set(t, None)
         t.version += 1
-        from tournaments.services import changed
-
-        changed(t.pk)
         return
     t.status = Tournament.Status.RUNNING
     t.started_at = now
@@ -142,9 +143,6 @@ def _swiss(t: Tournament, now: datetime) -> None:
     rnd.ended_at = now
     rnd.save()
     t.version += 1
-    from tournaments.services import changed
-
-    changed(t.pk)
     if rnd.number >= (t.rounds or 0) or t.entries.filter(status=Entry.Status.ACTIVE).count() < 2:
         _finish(t, now)
     else:
@@ -174,6 +172,7 @@ def _seat_swiss_round(t: Tournament, number: int, now: datetime) -> None:
         seed = rnd.deal_seed or deal_seed(t, f"deal:{t.pk}:{number}:{board}")
         _open_table(t, rnd, first + board, [by_pk[k] if k else None for k in keys], seed)
     t.current_round = number
+    t.version += 1
     _set(t, now + timedelta(seconds=PLAYING_POLL))
     users = [e.user_id for e in active if e.user_id]
     transaction.on_commit(
@@ -306,18 +305,12 @@ def _arena(t: Tournament, now: datetime) -> None:
         _score_arena(t)
         t.version += 1
     still = t.tables.filter(status=TournamentTable.Status.PLAYING).exists()
-    from tournaments.services import changed
-
     if now >= ends_at:
         if not still:
             _finish(t, now)
-            changed(t.pk)
             return
     elif _seat_arena(t, now):
         t.version += 1
-        ended_any = True
-    if ended_any:
-        changed(t.pk)
     _set(t, now + timedelta(seconds=1))
 
 
@@ -435,7 +428,8 @@ async def loop() -> None:
     """Run what is due, every second, for as long as the process serves."""
     while True:
         try:
-            await asyncio.get_running_loop().run_in_executor(None, _run_in_thread)
+            # Through asgiref, so that the pushes it sends (async_to_sync) go out on this loop.
+            await sync_to_async(_run_in_thread, thread_sensitive=False)()
         except Exception:
             log.exception("tournaments: the scheduler's pass failed")
         await asyncio.sleep(1.0)

@@ -13,4 +13,6 @@ urlpatterns = [
     path("tournaments/<int:tournament_id>/join/", views.join, name="join"),
     path("tournaments/<int:tournament_id>/withdraw/", views.withdraw, name="withdraw"),
     path("tournaments/played/<str:username>/", views.played, name="played"),
+    # Beside a table's page: a finished tournament table's page asks where its event is.
+    path("rooms/<int:room_id>/event/", views.event_of_room, name="event_of_room"),
 ]

@@ -3,18 +3,21 @@ page's sections (loaded by htmx from here: lobby/ is below this app and never im
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django import forms
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from games.registry import GAMES
 from tournaments import describe, scheduler, services
-from tournaments.models import Entry, Tournament
+from tournaments.models import Entry, Tournament, TournamentTable
 
 
 class TournamentForm(forms.Form):
@@ -102,21 +105,31 @@ def page(request: HttpRequest, tournament_id: int) -> HttpResponse:
 @login_required
 @require_POST
 def join(request: HttpRequest, tournament_id: int) -> HttpResponse:
-    try:
-        services.join(tournament_id, request.user, request.POST.get("invite"))
-    except services.TournamentError as refusal:
-        messages.error(request, refusal.message)
-    return redirect("tournaments:page", tournament_id)
+    return _entry_change(request, tournament_id, services.join, request.POST.get("invite"))
 
 
 @login_required
 @require_POST
 def withdraw(request: HttpRequest, tournament_id: int) -> HttpResponse:
+    return _entry_change(request, tournament_id, services.withdraw)
+
+
+def _entry_change(
+    request: HttpRequest, tournament_id: int, change: Callable[..., object], *args: object
+) -> HttpResponse:
+    """Join or withdraw; htmx gets the page's live part again (with the refusal, if any)."""
+    refusal = ""
     try:
-        services.withdraw(tournament_id, request.user)
-    except services.TournamentError as refusal:
-        messages.error(request, refusal.message)
-    return redirect("tournaments:page", tournament_id)
+        change(tournament_id, request.user, *args)
+    except services.TournamentError as refused:
+        refusal = refused.message
+        if not request.headers.get("HX-Request"):
+            messages.error(request, refusal)
+    if not request.headers.get("HX-Request"):
+        return redirect("tournaments:page", tournament_id)
+    t = get_object_or_404(Tournament, pk=tournament_id)
+    context = {"t": describe.detail(t, request.user), "refusal": refusal}
+    return render(request, "tournaments/page.html#live", context)
 
 
 def played(request: HttpRequest, username: str) -> HttpResponse:
@@ -129,3 +142,12 @@ def played(request: HttpRequest, username: str) -> HttpResponse:
         .order_by("-tournament__starts_at")[:30]
     )
     return render(request, "tournaments/played.html", {"entries": entries})
+
+
+def event_of_room(request: HttpRequest, room_id: int) -> HttpResponse:
+    """The tournament page of a tournament table's room (its players go back there when the
+    match ends, static/js/table.js), or 404 for any other room."""
+    table = TournamentTable.objects.filter(room_id=room_id).select_related("tournament").first()
+    if table is None or not services.may_see(table.tournament, request.user):
+        return JsonResponse({"error": "no_event"}, status=404)
+    return JsonResponse({"url": reverse("tournaments:page", args=[table.tournament_id])})
