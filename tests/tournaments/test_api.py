@@ -98,3 +98,37 @@ def test_bots_with_bad_fields_and_private_events(alice, bob):
         "tournaments", {"game": "ligretto", "seats": 4, "format": "swiss", "rounds": 1}
     )
     assert anonymous.status_code == 401
+
+
+def test_real_answers_match_the_schema(alice, bob):
+    from tests.api.test_schema import _check
+
+    doc = Api().get("schema").json()
+    a, b = Api(alice), Api(bob)
+    body = {"game": "ligretto", "seats": 4, "format": "swiss", "rounds": 1, "duplicate": True}
+    made = _check(doc, "POST", "/api/v1/tournaments", a.post("tournaments", body))
+    _check(doc, "POST", "/api/v1/tournaments", a.post("tournaments", {**body, "rounds": 0}))
+    tid = made["id"]
+    _check(doc, "GET", "/api/v1/tournaments", b.get("tournaments"))
+    _check(doc, "POST", "/api/v1/tournaments/{id}/join", b.post(f"tournaments/{tid}/join"))
+    _check(doc, "POST", "/api/v1/tournaments/{id}/join", b.post(f"tournaments/{tid}/join"))
+    _check(
+        doc,
+        "POST",
+        "/api/v1/tournaments/{id}/bots",
+        b.post(f"tournaments/{tid}/bots", {"count": 1}),
+    )
+    _check(
+        doc,
+        "POST",
+        "/api/v1/tournaments/{id}/bots",
+        a.post(f"tournaments/{tid}/bots", {"count": 11}),
+    )
+    Tournament.objects.filter(pk=tid).update(next_action_at=None)
+    t = Tournament.objects.get(pk=tid)
+    Tournament.objects.filter(pk=tid).update(starts_at=t.created_at, next_action_at=t.created_at)
+    scheduler.run_due()  # 12 entrants: three tables of 4, seated
+    read = _check(doc, "GET", "/api/v1/tournaments/{id}", b.get(f"tournaments/{tid}"))
+    assert len(read["rounds"][0]["tables"]) == 3 and read["round_count"] == 1
+    _check(doc, "GET", "/api/v1/tournaments/{id}", b.get("tournaments/424242"))
+    _check(doc, "POST", "/api/v1/tournaments/{id}/withdraw", b.post(f"tournaments/{tid}/withdraw"))
