@@ -303,15 +303,21 @@ def _sha(data: Any) -> str:
 
 def table_finished(sender: Any, match: Any, **kwargs: Any) -> None:
     """A match ended (tables' match_finished): if it is a tournament table, the scheduler looks
-    at its tournament now (it scores the table and, a round over, seats the next)."""
-    table = (
+    at its tournament now (it scores the table and, a round over, seats the next).
+
+    Sent inside the live tables' write transaction: the tournament's row is touched only after
+    it commits, so that a move's transaction never waits for a tournament's lock."""
+    tournament_id = (
         TournamentTable.objects.filter(room_id=match.room_id)
         .values_list("tournament_id", flat=True)
         .first()
     )
-    if table is None:
-        return
-    Tournament.objects.filter(pk=table, status=Tournament.Status.RUNNING).update(
+    if tournament_id is not None:
+        transaction.on_commit(partial(_due_now, tournament_id))
+
+
+def _due_now(tournament_id: int) -> None:
+    Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.RUNNING).update(
         next_action_at=timezone.now()
     )
 
