@@ -16,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from games.registry import GAMES
+from tables.words import game_name
 from tournaments import describe, scheduler, services
 from tournaments.models import Entry, Tournament, TournamentTable
 
@@ -34,7 +35,7 @@ class TournamentForm(forms.Form):
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         game = self.fields["game"]
         assert isinstance(game, forms.ChoiceField)
-        game.choices = [(slug, g.title) for slug, g in GAMES.items()]
+        game.choices = [(slug, game_name(slug)) for slug in GAMES]
 
 
 def _public() -> list[Tournament]:
