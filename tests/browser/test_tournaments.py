@@ -52,3 +52,6 @@ def test_two_people_join_from_the_lobby_and_their_pages_follow_the_round(person,
         expect(standings).to_contain_text("touramy")
         expect(standings).to_contain_text("tourben")
     expect(amy.locator("#tournament-status")).to_contain_text("Finished", timeout=30_000)
+    # The page fits a phone: nothing wider than 390 px.
+    amy.set_viewport_size({"width": 390, "height": 844})
+    assert amy.evaluate("document.documentElement.scrollWidth") <= 390
