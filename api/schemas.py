@@ -500,7 +500,8 @@ class Replay(Answer):
 
 
 def finish_document(document: dict[str, Any]) -> dict[str, Any]:
-    """Name the room `{id}` in paths (as docs/api.md does) and add each game's view fields."""
+    """Name the room (and the tournament) `{id}` in paths (as docs/api.md does) and add each
+    game's view fields."""
     paths = {}
     for path, operations in document["paths"].items():
         for operation in operations.values():
@@ -508,9 +509,9 @@ def finish_document(document: dict[str, Any]) -> dict[str, Any]:
             if operation.get("description"):
                 operation["summary"] = operation.pop("description").rstrip(".")
             for parameter in operation.get("parameters", ()):
-                if parameter["name"] == "room_id":
+                if parameter["name"] in ("room_id", "tournament_id"):
                     parameter["name"] = "id"
-        paths[path.replace("{room_id}", "{id}")] = operations
+        paths[path.replace("{room_id}", "{id}").replace("{tournament_id}", "{id}")] = operations
     document["paths"] = paths
     schemas = document["components"]["schemas"]
     document = _bounds(document)

@@ -41,6 +41,10 @@ log = logging.getLogger(__name__)
 async def start() -> None:
     """The process is up: its rooms, inbox and driver start now."""
     driver.ensure_started()
+    # Tournaments' schedules live in the database: this process runs what is due from now on.
+    from tournaments import scheduler
+
+    scheduler.ensure_started()
 
 
 async def stop() -> None:

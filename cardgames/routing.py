@@ -9,6 +9,7 @@ from lobby import consumers
 from lobby.consumers import RoomConsumer
 from lobby.table_consumers import TableConsumer
 from tables.sockets import NotFoundConsumer
+from tournaments.consumers import TournamentConsumer
 
 
 class RoomSocket(ChatSocket, RoomConsumer):
@@ -24,6 +25,7 @@ websocket_urlpatterns = [
     path("ws/rooms/<int:room_id>/", RoomSocket.as_asgi()),
     path("ws/rooms/<int:room_id>/table/", TableSocket.as_asgi()),
     path("ws/api/v1/rooms/<int:room_id>/", ApiStreamConsumer.as_asgi()),
+    path("ws/tournaments/<int:tournament_id>/", TournamentConsumer.as_asgi()),
     # Last: any other path is closed with 4404 (URLRouter would raise, a 500 with a traceback).
     re_path(r"", NotFoundConsumer.as_asgi()),
 ]

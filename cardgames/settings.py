@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "api",
     "chat",
     "moderation",
+    "tournaments",
     "daily",
 ]
 
@@ -322,6 +323,14 @@ QUICK_PLAY_PROVISIONAL_BAND = envint("QUICK_PLAY_PROVISIONAL_BAND", 700)
 QUICK_PLAY_BAND_GROWTH = float(os.environ.get("QUICK_PLAY_BAND_GROWTH", "40"))
 # The timer that fills a waiting room on time (off in tests, which call quickplay.fill_due).
 QUICK_PLAY_TIMER = envbool("QUICK_PLAY_TIMER", "True")
+# Tournaments (tournaments.scheduler): the loop each server process runs for the events
+# (tests call scheduler.run_due themselves), the break between Swiss rounds, and the Arena's
+# grace after its end (a match ending within it counts) and longest wait before fillers
+# complete a table.
+TOURNAMENT_TIMER = envbool("TOURNAMENT_TIMER", "True")
+TOURNAMENT_BREAK = float(os.environ.get("TOURNAMENT_BREAK", "20"))
+TOURNAMENT_ARENA_GRACE = float(os.environ.get("TOURNAMENT_ARENA_GRACE", "60"))
+TOURNAMENT_ARENA_WAIT = float(os.environ.get("TOURNAMENT_ARENA_WAIT", "10"))
 # Actions a second one table socket may send (a burst of as many); more are refused at once.
 TABLE_ACTION_RATE = float(os.environ.get("TABLE_ACTION_RATE", "12"))
 # Moves of one table socket being applied at once: a second click while the first is on its

@@ -39,6 +39,7 @@ urlpatterns = [
     path("", include("daily.urls")),
     path("", include("chat.urls")),
     path("", include("moderation.urls")),
+    path("", include("tournaments.urls")),
     path("", include("lobby.urls")),
 ]
 

@@ -30,6 +30,7 @@ SOURCES = (
     "moderation",
     "tables",
     "templates",
+    "tournaments",
 )
 
 

@@ -301,4 +301,19 @@
     if (left > 0) setTimeout(tick, 250);
   }
   tick();
+
+  // A tournament's table: once the match is over, its players go back to the event's live
+  // standings after a moment (the tournaments app says where; any other room answers 404).
+  function backToEvent() {
+    if (backToEvent.asked || !document.getElementById("match-result")) return;
+    backToEvent.asked = true;
+    fetch("event/", { credentials: "same-origin" })
+      .then((answer) => (answer.ok ? answer.json() : null))
+      .then((event) => {
+        if (event && event.url) setTimeout(() => window.location.assign(event.url), 3000);
+      })
+      .catch(() => {});
+  }
+  document.addEventListener("htmx:wsAfterMessage", backToEvent);
+  backToEvent();
 })();

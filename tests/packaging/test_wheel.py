@@ -20,7 +20,17 @@ pytestmark = pytest.mark.packaging
 ROOT = Path(__file__).resolve().parents[2]
 LEFT_OUT = (".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis",
             "staticfiles", "node_modules", "*.sqlite3")  # fmt: skip
-APPS = ["cardgames", "games", "tables", "lobby", "chat", "moderation", "api", "daily"]
+APPS = [
+    "cardgames",
+    "games",
+    "tables",
+    "lobby",
+    "chat",
+    "moderation",
+    "tournaments",
+    "api",
+    "daily",
+]
 
 
 @pytest.fixture(scope="module")

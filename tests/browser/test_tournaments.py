@@ -1,0 +1,57 @@
+"""Two people join a public tournament from the lobby; its start takes both pages to their table
+by itself, and the end of the round takes them back to the live standings."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.test_lobby_flow import sign_up, wait_live
+
+TABLE_URL = re.compile(r"/rooms/\d+/$")
+
+
+@pytest.mark.timeout(300)  # the idle player's away mark takes half a minute
+def test_two_people_join_from_the_lobby_and_their_pages_follow_the_round(person, site_shell):
+    amy, ben = person(), person()
+    sign_up(amy, "touramy")
+    sign_up(ben, "tourben")
+    made = site_shell(
+        "from django.contrib.auth import get_user_model; from tournaments import services;"
+        "amy = get_user_model().objects.get(username='touramy');"
+        "t = services.create(amy, 'ligretto-mini', 2, 'swiss', rounds=1, starts_in=25);"
+        "print(t.pk)"
+    )
+    tid = int(made.strip().splitlines()[-1])
+    for page in (amy, ben):
+        page.goto("/")
+        link = page.locator(f'#lobby-tournaments a[href="/tournaments/{tid}/"]')
+        expect(link).to_be_visible()
+        link.click()
+        page.wait_for_url(f"**/tournaments/{tid}/")
+        page.click("#join")  # a form: the answer is the same page, with its Withdraw button
+        expect(page.locator("#withdraw")).to_be_visible()
+        wait_live(page)
+    # The start (the server's scheduler, on time) sends both pages to their table.
+    for page in (amy, ben):
+        page.wait_for_url(TABLE_URL, timeout=60_000)
+    assert amy.url == ben.url
+    room = int(amy.url.rstrip("/").rsplit("/", 1)[1])
+    # Amy gives her seat up (a stand-in plays it at the bots' pace); Ben, idle, is marked away
+    # and gets one too: the match runs to its end without a card from either.
+    site_shell(
+        "from django.contrib.auth import get_user_model; from lobby import services;"
+        f"services.leave_room({room}, get_user_model().objects.get(username='touramy'))"
+    )
+    for page in (amy, ben):
+        page.wait_for_url(f"**/tournaments/{tid}/", timeout=150_000)
+        wait_live(page)
+        standings = page.locator("#standings")
+        expect(standings).to_contain_text("touramy")
+        expect(standings).to_contain_text("tourben")
+    expect(amy.locator("#tournament-status")).to_contain_text("Finished", timeout=30_000)
+    # The page fits a phone: nothing wider than 390 px.
+    amy.set_viewport_size({"width": 390, "height": 844})
+    assert amy.evaluate("document.documentElement.scrollWidth") <= 390

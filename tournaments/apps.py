@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+
+
+class TournamentsConfig(AppConfig):
+    name = "tournaments"
+    verbose_name = "Tournaments"
+
+    def ready(self) -> None:
+        from tables import signals
+        from tournaments import services
+
+        signals.match_finished.connect(services.table_finished, dispatch_uid="tournaments.table")
