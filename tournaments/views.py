@@ -147,8 +147,9 @@ def played(request: HttpRequest, username: str) -> HttpResponse:
 
 def event_of_room(request: HttpRequest, room_id: int) -> HttpResponse:
     """The tournament page of a tournament table's room (its players go back there when the
-    match ends, static/js/table.js), or 404 for any other room."""
+    match ends, static/js/table.js); `{"url": null}` for any other room, which every finished
+    table asks: a 404 there would put an error in every player's console."""
     table = TournamentTable.objects.filter(room_id=room_id).select_related("tournament").first()
     if table is None or not services.may_see(table.tournament, request.user):
-        return JsonResponse({"error": "no_event"}, status=404)
+        return JsonResponse({"url": None})
     return JsonResponse({"url": reverse("tournaments:page", args=[table.tournament_id])})

@@ -303,7 +303,7 @@
   tick();
 
   // A tournament's table: once the match is over, its players go back to the event's live
-  // standings after a moment (the tournaments app says where; any other room answers 404).
+  // standings after a moment (the tournaments app says where; any other room answers no url).
   function backToEvent() {
     if (backToEvent.asked || !document.getElementById("match-result")) return;
     backToEvent.asked = true;
