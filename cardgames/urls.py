@@ -38,6 +38,7 @@ urlpatterns = [
     re_path(r"^api(?:/.*)?$", apierrors.not_found),
     path("", include("chat.urls")),
     path("", include("moderation.urls")),
+    path("", include("social.urls")),
     path("", include("lobby.urls")),
 ]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 from games.registry import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ("tables", "lobby", "api", "chat", "moderation", "cardgames")
+SHARED = ("tables", "lobby", "api", "social", "chat", "moderation", "cardgames")
 
 
 def _names() -> re.Pattern[str]:

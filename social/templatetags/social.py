@@ -1,0 +1,55 @@
+"""`{% social_bar %}` (base.html: the bell, the friends link, invitations, the social socket)
+and `{% friend_actions person %}` (a player's page: ask, accept, end, block)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import template
+from django.conf import settings
+from django.template.loader import render_to_string
+from django.utils.safestring import SafeString, mark_safe
+
+from social import invitations, services
+from social.notify import unread_count
+from tables.guests import is_member
+
+register = template.Library()
+
+
+@register.simple_tag(takes_context=True)
+def social_bar(context: Any) -> SafeString:
+    request = context.get("request")
+    user: Any = getattr(request, "user", None)
+    if request is None or not is_member(user):
+        return mark_safe("")  # noqa: S308
+    match = getattr(request, "resolver_match", None)
+    room_id = (
+        match.kwargs.get("room_id") if match is not None and match.url_name == "room" else None
+    )
+    return mark_safe(  # noqa: S308 - a rendered template
+        render_to_string(
+            "social/bar.html#bar",
+            {
+                "room_id": room_id,
+                "friends_page": context.get("friends_page", False),
+                "unread": unread_count(user.pk),
+                "invitations": invitations.pending_for(user),
+                "push_key": settings.WEBPUSH_VAPID_PUBLIC_KEY,
+            },
+            request=request,
+        )
+    )
+
+
+@register.inclusion_tag("social/actions.html", takes_context=True)
+def friend_actions(context: Any, person: Any) -> dict[str, Any]:
+    request = context.get("request")
+    user: Any = getattr(request, "user", None)
+    member = is_member(user)
+    return {
+        "person": person,
+        "member": member and user.pk != person.pk,
+        "relation": services.relation(user, person) if member else "none",
+        "csrf_token": context.get("csrf_token"),
+    }
