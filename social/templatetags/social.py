@@ -10,7 +10,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils.safestring import SafeString, mark_safe
 
-from social import invitations, services
+from social import invitations, notify, services
 from social.notify import unread_count
 from tables.guests import is_member
 
@@ -51,5 +51,31 @@ def friend_actions(context: Any, person: Any) -> dict[str, Any]:
         "person": person,
         "member": member and user.pk != person.pk,
         "relation": services.relation(user, person) if member else "none",
+        "csrf_token": context.get("csrf_token"),
+    }
+
+
+@register.inclusion_tag("social/settings.html", takes_context=True)
+def notification_settings(context: Any) -> dict[str, Any]:
+    """The profile's form: for each kind, which routes it takes (mail only where offered)."""
+    request = context.get("request")
+    user: Any = getattr(request, "user", None)
+    routes = notify.routes_of(user.pk)
+    rows = [
+        (
+            kind,
+            label,
+            [
+                (route, routes[kind][route])
+                for route in notify.ROUTES
+                if route != "email" or kind in notify.EMAIL_KINDS
+            ],
+        )
+        for kind, (_sentence, label) in notify.KINDS.items()
+    ]
+    return {
+        "rows": rows,
+        "push_key": settings.WEBPUSH_VAPID_PUBLIC_KEY,
+        "has_email": bool(user.email),
         "csrf_token": context.get("csrf_token"),
     }
