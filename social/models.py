@@ -145,3 +145,26 @@ class PushSubscription(models.Model):
 
     def __str__(self) -> str:
         return f"push of {self.user_id}"
+
+
+class Export(models.Model):
+    """One export of a user's data (social.data): its progress, then the zip itself."""
+
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        READY = "ready"
+        FAILED = "failed"
+
+    user = models.ForeignKey(USER, on_delete=models.CASCADE, related_name="exports")
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.RUNNING)
+    percent = models.PositiveSmallIntegerField(default=0)
+    archive = models.BinaryField(blank=True, default=b"")
+    created_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    seconds = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+
+    def __str__(self) -> str:
+        return f"export {self.pk} of {self.user_id} ({self.status}, {self.percent}%)"

@@ -14,6 +14,7 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.db.models import Q
+from django.http import Http404
 from django.utils import timezone
 from django.utils.translation import gettext as _
 
@@ -40,6 +41,11 @@ class SocialError(Exception):
 def require_member(user: Any) -> None:
     if not is_member(user) or not user.is_active:
         raise SocialError("not_member", _("Sign up to have friends and invite them."), 403)
+
+
+def require_member_or_404(user: Any) -> None:
+    if not is_member(user):
+        raise Http404("Guests have no account data of their own.")
 
 
 def find_user(name: object) -> Any:

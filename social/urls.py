@@ -18,5 +18,14 @@ urlpatterns = [
     path("notifications/", views.notifications, name="notifications"),
     path("notifications/read/", views.mark_read, name="read"),
     path("notifications/settings/", views.preferences, name="preferences"),
+    path("account/data/", views.your_data, name="data"),
+    path("account/data/export/", views.export_start, name="export"),
+    path("account/data/export/<int:export_id>/", views.export_status, name="export_status"),
+    path(
+        "account/data/export/<int:export_id>/download/",
+        views.export_download,
+        name="export_download",
+    ),
+    path("account/delete/", views.delete_account, name="delete"),
     path("push/subscribe/", views.push_subscribe, name="push_subscribe"),
 ]

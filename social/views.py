@@ -6,16 +6,18 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
+from django.contrib.auth import logout
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from social import invitations, notify, services
-from social.models import Notification
+from social import data, invitations, notify, services
+from social.forms import DeleteForm
+from social.models import Export, Notification
 from social.services import SocialError
 
 RELATIONS = {
@@ -167,3 +169,50 @@ def push_subscribe(request: HttpRequest) -> HttpResponse:
         return JsonResponse({"error": refusal.code, "detail": refusal.message}, status=400)
     notify.subscribe(request.user, **fields)
     return JsonResponse({"ok": True}, status=201)
+
+
+@login_required
+def your_data(request: HttpRequest) -> HttpResponse:
+    """The export's button and progress, and the deletion of the account."""
+    user: Any = request.user
+    export = Export.objects.filter(user=user).first()
+    return render(request, "social/data.html", {"export": export, "form": DeleteForm(user)})
+
+
+@login_required
+@require_POST
+def export_start(request: HttpRequest) -> HttpResponse:
+    services.require_member_or_404(request.user)
+    data.start_export(request.user)
+    return redirect("social:data")
+
+
+@login_required
+def export_status(request: HttpRequest, export_id: int) -> HttpResponse:
+    """The progress fragment the data page polls (someone else's export: 404)."""
+    export = get_object_or_404(Export.objects.defer("archive"), pk=export_id, user=request.user)
+    return render(request, "social/data.html#export", {"export": export})
+
+
+@login_required
+def export_download(request: HttpRequest, export_id: int) -> HttpResponse:
+    export = get_object_or_404(Export, pk=export_id, user=request.user, status=Export.Status.READY)
+    response = HttpResponse(bytes(export.archive), content_type="application/zip")
+    stamp = export.created_at.strftime("%Y%m%d-%H%M")
+    response["Content-Disposition"] = f'attachment; filename="cardgames-data-{stamp}.zip"'
+    return response
+
+
+@login_required
+@require_POST
+def delete_account(request: HttpRequest) -> HttpResponse:
+    """Delete the account at once, once its password is given again."""
+    user: Any = request.user
+    form = DeleteForm(user, request.POST)
+    if not form.is_valid():
+        export = Export.objects.filter(user=user).first()
+        return render(request, "social/data.html", {"export": export, "form": form}, status=400)
+    data.delete_account(user)
+    logout(request)
+    messages.success(request, _("Your account is deleted. Thank you for playing."))
+    return redirect("lobby:index")

@@ -20,7 +20,17 @@ from django.utils import translation
 ROOT = Path(__file__).resolve().parents[1]
 LANGUAGES = ("de", "ru", "ko")
 # What extraction reads: the code and templates the site runs (tests and benchmarks say nothing).
-SOURCES = ("api", "cardgames", "chat", "games", "lobby", "moderation", "social", "tables", "templates")
+SOURCES = (
+    "api",
+    "cardgames",
+    "chat",
+    "games",
+    "lobby",
+    "moderation",
+    "social",
+    "tables",
+    "templates",
+)
 
 
 def _catalogue(root: Path, language: str) -> Path:
