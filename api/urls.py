@@ -1,6 +1,6 @@
 from django.urls import re_path
 
-from api import replays, views  # noqa: F401 - each module registers its operations on `api`
+from api import replays, social, views  # noqa: F401 - each module registers its operations on `api`
 from api.http import api, json_405
 
 app_name = "api"

@@ -22,6 +22,7 @@ from social import pushes
 from social.models import Invitation
 from social.notify import notify
 from social.services import SocialError, friend_ids, refuse_if_blocked, require_member
+from tables import sockets
 from tables.models import Player
 
 PLAYING = Room.Status.PLAYING
@@ -85,7 +86,23 @@ def invite(sender: Any, recipient: Any, room_id: int, rematch: bool = False) -> 
             _("%(name)s has an invitation to this room already.") % {"name": recipient.username},
         ) from clash
     pushes.invitations_changed(sender.pk, recipient.pk)
+    sockets.user_notice(recipient.pk, notice(invitation))
     return invitation
+
+
+def notice(invitation: Invitation) -> dict[str, Any]:
+    """What an API stream of the recipient is told of a new invitation (docs/api.md)."""
+    return {
+        "type": "invitation",
+        "invitation": {
+            "id": invitation.pk,
+            "room": invitation.room_id,
+            "game": invitation.room.game,
+            "sender": invitation.sender.username,
+            "recipient": invitation.recipient.username,
+            "status": invitation.status,
+        },
+    }
 
 
 def _mine(user: Any, invitation_id: int) -> Invitation:
