@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.db import IntegrityError
 from django.utils import timezone
 
@@ -90,6 +91,7 @@ class SocialConsumer(LiveConsumer):
             bell=bell,
             friends=friends or (bell and self.shows_friends),
             invitations=invitations or bell,
+            csrf=self.scope.get("cookies", {}).get(settings.CSRF_COOKIE_NAME, ""),
         )
 
 

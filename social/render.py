@@ -4,6 +4,8 @@ friends list. The pages include them; the social socket sends them again when th
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.http import HttpRequest
+from django.middleware.csrf import get_token
 from django.template.loader import render_to_string
 from django.utils.html import escape
 
@@ -20,24 +22,37 @@ def bell_html(user_id: int) -> str:
     return render_to_string(f"{BAR}#bell", {"unread": unread_count(user_id)})
 
 
-def invitation_box(user) -> str:  # noqa: ANN001
-    return render_to_string(f"{BAR}#invitations", {"invitations": invitations.pending_for(user)})
+def invitation_box(user, csrf_token: str = "") -> str:  # noqa: ANN001
+    context = {"invitations": invitations.pending_for(user), "csrf_token": csrf_token}
+    return render_to_string(f"{BAR}#invitations", context)
 
 
-def friends_html(user) -> str:  # noqa: ANN001
-    return render_to_string(f"{FRIENDS}#live", {"page": services.friends_page(user)})
+def friends_html(user, csrf_token: str = "") -> str:  # noqa: ANN001
+    context = {"page": services.friends_page(user), "csrf_token": csrf_token}
+    return render_to_string(f"{FRIENDS}#live", context)
 
 
-def parts(user_id: int, bell: bool, friends: bool, invitations: bool) -> str:
-    """The fragments asked for, for `user_id`'s page."""
+def csrf_token_for(secret: str | None) -> str:
+    """A masked CSRF token for the page's cookie secret, as `{% csrf_token %}` writes it on an
+    HTTP page: the pushed fragments hold forms that post like the page's own."""
+    if not secret:
+        return ""
+    request = HttpRequest()
+    request.META["CSRF_COOKIE"] = secret
+    return get_token(request)
+
+
+def parts(user_id: int, bell: bool, friends: bool, invitations: bool, csrf: str = "") -> str:
+    """The fragments asked for, for `user_id`'s page (`csrf`: its cookie's secret)."""
     user = get_user_model().objects.get(pk=user_id)
+    token = csrf_token_for(csrf) if friends or invitations else ""
     html = ""
     if bell:
         html += bell_html(user_id)
     if invitations:
-        html += invitation_box(user)
+        html += invitation_box(user, token)
     if friends:
-        html += friends_html(user)
+        html += friends_html(user, token)
     return html
 
 

@@ -253,22 +253,16 @@ class Whereabouts:
 
 
 def whereabouts(user_ids: set[int]) -> dict[int, Whereabouts]:
-    """Where each of these users is now, in three queries whatever their number."""
-    online = set(Connection.objects.filter(user_id__in=user_ids).values_list("user_id", flat=True))
-    # A seat of a match being played, held by him, on a page that is open.
-    seats = (
-        Player.objects.filter(
-            user_id__in=online,
-            match__status=Match.Status.PLAYING,
-            left=False,
-            connections__gt=0,
-        )
-        .select_related("match__room")
-        .order_by("-match__created_at")
-    )
+    """Where each of these users is now, in two queries whatever their number: his open pages
+    (social.consumers) say whether he is online and at which table."""
+    pages = Connection.objects.filter(user_id__in=user_ids).select_related("room")
+    online: set[int] = set()
     at: dict[int, Room] = {}
-    for seat in seats:
-        at.setdefault(seat.user_id or 0, seat.match.room)
+    for page in pages.order_by("-opened_at"):
+        online.add(page.user_id)
+        # A table page of a room where he holds a seat (checked when the page connected).
+        if page.room is not None and page.room.status == Room.Status.PLAYING:
+            at.setdefault(page.user_id, page.room)
     seen = dict(Settings.objects.filter(user_id__in=user_ids).values_list("user_id", "last_seen"))
     result = {}
     for user_id in user_ids:
