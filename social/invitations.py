@@ -48,7 +48,7 @@ def invite(sender: Any, recipient: Any, room_id: int, rematch: bool = False) -> 
     (`rematch`: a player of the match this room is the rematch of, friend or not)."""
     require_member(sender)
     if recipient.pk == sender.pk:
-        raise SocialError("yourself", _("That is you."))
+        raise SocialError("yourself", _("That is you."), 400)
     refuse_if_blocked(sender, recipient)
     room = Room.objects.filter(pk=room_id).first()
     if room is None or not seated(room, sender):

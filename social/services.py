@@ -31,7 +31,7 @@ from tables.models import Match, Player
 class SocialError(Exception):
     """A refused friends, blocks or invitations action: a code, a sentence and an HTTP status."""
 
-    def __init__(self, code: str, message: str, status: int = 400) -> None:
+    def __init__(self, code: str, message: str, status: int = 409) -> None:
         super().__init__(message)
         self.code = code
         self.message = message
@@ -97,7 +97,7 @@ def _pair(a: Any, b: Any) -> Q:
 def _other(user: Any, other: Any) -> None:
     require_member(user)
     if other.pk == user.pk:
-        raise SocialError("yourself", _("That is you."))
+        raise SocialError("yourself", _("That is you."), 400)
 
 
 def ask(user: Any, other: Any) -> Friendship:
