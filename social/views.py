@@ -19,6 +19,7 @@ from social import data, invitations, notify, services
 from social.forms import DeleteForm
 from social.models import Export, Notification
 from social.services import SocialError
+from tables.guests import is_member
 
 RELATIONS = {
     "ask": services.ask,
@@ -175,6 +176,8 @@ def push_subscribe(request: HttpRequest) -> HttpResponse:
 def your_data(request: HttpRequest) -> HttpResponse:
     """The export's button and progress, and the deletion of the account."""
     user: Any = request.user
+    if not is_member(user):
+        return redirect("signup")  # a guest's practice matches are kept by signing up
     export = Export.objects.filter(user=user).first()
     return render(request, "social/data.html", {"export": export, "form": DeleteForm(user)})
 
@@ -208,6 +211,7 @@ def export_download(request: HttpRequest, export_id: int) -> HttpResponse:
 def delete_account(request: HttpRequest) -> HttpResponse:
     """Delete the account at once, once its password is given again."""
     user: Any = request.user
+    services.require_member_or_404(user)
     form = DeleteForm(user, request.POST)
     if not form.is_valid():
         export = Export.objects.filter(user=user).first()

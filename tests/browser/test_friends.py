@@ -97,3 +97,32 @@ def test_a_blocked_players_request_and_invitation_are_refused_with_a_sentence(pe
     )
     dave.goto("/friends/")
     expect(dave.locator("#invitation-box .invitation")).to_have_count(0)
+
+
+def test_the_friends_list_the_bell_and_an_invitation_fit_a_phone(person):
+    from tests.browser.test_pages_fit import fits
+
+    erin, finn = person(), person()
+    sign_up(erin, "ph_erin")
+    sign_up(finn, "ph_finn")
+    befriend(erin, finn, "ph_finn", "ph_erin")
+    erin.goto("/rooms/new/?game=ligretto")
+    erin.fill("#id_seats", "3")
+    erin.click("main button[type=submit]")
+    expect(erin).to_have_url(re.compile(r"/rooms/\d+/$"))
+    finn.goto("/friends/")
+    social_live(finn)
+    erin.goto("/friends/")
+    erin.click("#friend-ph_finn .invite-button")
+    expect(finn.locator("#invitation-box .invitation")).to_be_visible()
+    # Two unread: erin's friend request, then her invitation.
+    expect(finn.locator("#bell")).to_have_attribute("data-unread", "2")
+    fits(finn, "friends")
+    finn.goto("/notifications/")
+    expect(finn.locator("#notification-list li")).to_have_count(2)
+    fits(finn, "notifications")
+    finn.goto("/account/data/")
+    fits(finn, "your-data")
+    finn.click(".accept-invitation")
+    expect(finn).to_have_url(re.compile(r"/rooms/\d+/$"))
+    expect(finn.locator("#seat-1 .name")).to_have_text("ph_finn")

@@ -140,3 +140,20 @@ def test_a_rematch_invites_the_same_players(alice, bob, carol, django_capture_on
         rematch = lobby.rematch(room.pk, alice)
     sent = Invitation.objects.filter(room=rematch, sender=alice)
     assert set(sent.values_list("recipient__username", flat=True)) == {"bob", "carol"}
+
+
+@pytest.mark.django_db
+def test_every_social_page_wants_a_signed_in_member(client, alice):
+    """Visitors are sent to the log-in page by every page and form of the social app."""
+    gets = ["/friends/", "/invitations/", "/notifications/", "/account/data/"]
+    gets += ["/account/data/export/1/", "/account/data/export/1/download/"]
+    posts = ["/friends/ask/", "/friends/alice/ask/", "/invitations/1/accept/", "/rooms/1/invite/"]
+    posts += ["/notifications/read/", "/notifications/settings/", "/push/subscribe/"]
+    posts += ["/account/data/export/", "/account/delete/"]
+    for path in gets:
+        assert client.get(path).status_code == 302, path
+    for path in posts:
+        assert client.post(path).status_code == 302, path
+    # Forms are posted, never got (a link preview must change nothing).
+    for path in posts:
+        assert client_for(alice).get(path).status_code == 405, path
