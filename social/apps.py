@@ -7,7 +7,9 @@ class SocialConfig(AppConfig):
 
     def ready(self) -> None:
         from lobby import signals
-        from social import invitations, services
+        from social import invitations, notify, services
+        from tables import signals as table_signals
 
         services.connect()
         signals.rematch_opened.connect(invitations.rematch_opened, dispatch_uid="social.rematch")
+        table_signals.decision_due.connect(notify.decision_due, dispatch_uid="social.your_turn")

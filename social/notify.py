@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import logging
+import threading
 from functools import partial
 from typing import Any
 
@@ -244,3 +245,36 @@ def subscribe(user: Any, endpoint: str, p256dh: str, auth: str) -> PushSubscript
         endpoint=endpoint, defaults={"user": user, "p256dh": p256dh, "auth": auth}
     )
     return row
+
+
+def decision_due(
+    sender: Any, room_id: int, game: str, kind: str, user_ids: list[int], **kwargs: Any
+) -> None:
+    """tables.signals.decision_due: a timed turn of theirs began; told only to those whose
+    pages are hidden. The rows are cheap and made here; when a push may go out, it all runs in
+    a thread of its own (the bot driver must not wait for a push service)."""
+    if kind != "turn" or not user_ids:
+        return
+    if not PushSubscription.objects.filter(user_id__in=user_ids).exists():
+        your_turn(room_id, game, list(user_ids))
+        return
+    threading.Thread(
+        target=_your_turn_thread, args=(room_id, game, list(user_ids)), daemon=True
+    ).start()
+
+
+def your_turn(room_id: int, game: str, user_ids: list[int]) -> None:
+    """Notify each of these people that his turn at the room's table began."""
+    from django.contrib.auth import get_user_model
+
+    for user in get_user_model().objects.filter(pk__in=user_ids, is_active=True):
+        notify(user, "your_turn", {"game": game, "url": f"/rooms/{room_id}/"})
+
+
+def _your_turn_thread(room_id: int, game: str, user_ids: list[int]) -> None:
+    from django.db import connections
+
+    try:
+        your_turn(room_id, game, user_ids)
+    finally:
+        connections.close_all()  # this thread's own

@@ -232,3 +232,16 @@ def test_the_key_pair_decodes():
     public, private = new_pair()
     assert len(base64.urlsafe_b64decode(public + "==")) == 65
     assert len(base64.urlsafe_b64decode(private + "=")) == 32
+
+
+def test_a_timed_turn_is_told_to_a_player_whose_page_is_hidden(alice, bob):
+    from social.notify import your_turn
+    from tables import signals
+
+    open_page(alice, visible=True)
+    open_page(bob, visible=False)
+    your_turn(7, "allegra", [alice.pk, bob.pk])  # what the driver's signal runs, in its thread
+    assert not Notification.objects.filter(user=alice).exists()
+    note = Notification.objects.get(user=bob)
+    assert note.kind == "your_turn" and note.params == {"game": "allegra", "url": "/rooms/7/"}
+    assert signals.decision_due.has_listeners()  # the social app's receiver (its ready)
