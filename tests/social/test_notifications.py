@@ -245,3 +245,11 @@ def test_a_timed_turn_is_told_to_a_player_whose_page_is_hidden(alice, bob):
     note = Notification.objects.get(user=bob)
     assert note.kind == "your_turn" and note.params == {"game": "allegra", "url": "/rooms/7/"}
     assert signals.decision_due.has_listeners()  # the social app's receiver (its ready)
+
+
+def test_a_moderators_message_reaches_the_player(bob):
+    from django.core.management import call_command
+
+    call_command("moderator_message", "bob", "  Please   keep the chat friendly. ")
+    note = Notification.objects.get(user=bob)
+    assert notify.word(note) == "A message from the moderators: Please keep the chat friendly."
