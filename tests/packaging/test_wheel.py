@@ -20,7 +20,7 @@ pytestmark = pytest.mark.packaging
 ROOT = Path(__file__).resolve().parents[2]
 LEFT_OUT = (".git", ".venv", "build", "*.egg-info", "__pycache__", ".*_cache", ".hypothesis",
             "staticfiles", "node_modules", "*.sqlite3")  # fmt: skip
-APPS = ["cardgames", "games", "tables", "lobby", "chat", "moderation", "api"]
+APPS = ["cardgames", "games", "tables", "lobby", "chat", "moderation", "social", "api"]
 
 
 @pytest.fixture(scope="module")
