@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from social import pushes, render
 from social.models import Connection, Settings
-from social.services import friend_ids
+from social.services import PAGE_LIFETIME, friend_ids
 from tables import wire
 from tables.guests import is_member
 from tables.live.owners import PROCESS
@@ -116,6 +116,10 @@ def _opened(user_id: int, channel: str, room_id: int | None, language: str) -> b
         and not Player.objects.filter(match__room_id=room_id, user_id=user_id, left=False).exists()
     ):
         room_id = None  # not his table: watching is not "at a table"
+    # Rows a dead process left (older than any socket lives) go when their user comes back.
+    Connection.objects.filter(
+        user_id=user_id, opened_at__lt=timezone.now() - PAGE_LIFETIME
+    ).delete()
     was = set(Connection.objects.filter(user_id=user_id).values_list("room_id", flat=True))
     try:
         Connection.objects.create(

@@ -27,6 +27,10 @@ from social.notify import notify
 from tables.guests import is_member
 from tables.models import Match, Player
 
+# Daphne closes every WebSocket after 24 h (its default `websocket_timeout`): a page row older
+# than that was left by a process that died before it could close it, and is not counted.
+PAGE_LIFETIME = datetime.timedelta(hours=24)
+
 
 class SocialError(Exception):
     """A refused friends, blocks or invitations action: a code, a sentence and an HTTP status."""
@@ -255,7 +259,9 @@ class Whereabouts:
 def whereabouts(user_ids: set[int]) -> dict[int, Whereabouts]:
     """Where each of these users is now, in two queries whatever their number: his open pages
     (social.consumers) say whether he is online and at which table."""
-    pages = Connection.objects.filter(user_id__in=user_ids).select_related("room")
+    pages = Connection.objects.filter(
+        user_id__in=user_ids, opened_at__gte=timezone.now() - PAGE_LIFETIME
+    ).select_related("room")
     online: set[int] = set()
     at: dict[int, Room] = {}
     for page in pages.order_by("-opened_at"):

@@ -118,3 +118,26 @@ async def test_a_blocked_players_new_lines_do_not_reach_the_blockers_table():
         seen = frame
     for socket in (alice_table, carol_table, bob_table):
         await socket.disconnect()
+
+
+async def test_a_page_left_behind_by_a_dead_process_stops_counting_after_a_day():
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    alice, bob = await _friends()
+
+    def leftover() -> None:
+        row = Connection.objects.create(user=bob, channel="dead", process="gone")
+        Connection.objects.filter(pk=row.pk).update(opened_at=timezone.now() - timedelta(days=2))
+
+    await sync_to_async(leftover)()
+    where = await sync_to_async(services.whereabouts)({bob.pk})
+    assert where[bob.pk].state == "offline"
+    page = await social_socket(bob)
+    await frame_with(page, 'id="social-live"')
+    channels = await sync_to_async(
+        lambda: set(Connection.objects.values_list("channel", flat=True))
+    )()
+    assert "dead" not in channels and len(channels) == 1
+    await page.disconnect()
