@@ -8,7 +8,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from tests.browser.test_lobby_flow import sign_up
+from tests.browser.test_lobby_flow import sign_up, wait_live
 
 
 def social_live(page: Page) -> None:
@@ -43,6 +43,7 @@ def test_friends_see_each_other_and_the_invited_one_takes_a_bot_seat(person):
     alice.click("main button[type=submit]")
     expect(alice).to_have_url(re.compile(r"/rooms/\d+/$"))
     room_url = alice.url
+    wait_live(alice)  # the room's socket draws the form on connect: fill it after that
     alice.fill("#bot-count", "2")
     alice.click("#bots-form button[type=submit]")
     expect(alice.locator("#start-button")).to_be_enabled()
@@ -90,6 +91,7 @@ def test_a_blocked_players_request_and_invitation_are_refused_with_a_sentence(pe
     carol.click("main button[type=submit]")
     expect(carol).to_have_url(re.compile(r"/rooms/\d+/$"))
     carol.goto("/friends/")
+    social_live(carol)
     carol.fill("#invite-by-name input[name=name]", "bl_dave")
     carol.click("#invite-by-name button[type=submit]")
     expect(carol.locator(".messages")).to_contain_text(
