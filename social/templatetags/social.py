@@ -17,6 +17,32 @@ from tables.guests import is_member
 register = template.Library()
 
 
+def _member(context: Any) -> Any:
+    request = context.get("request")
+    user: Any = getattr(request, "user", None)
+    return user if request is not None and is_member(user) else None
+
+
+@register.simple_tag(takes_context=True)
+def social_links(context: Any) -> SafeString:
+    """The friends link, among the header's links."""
+    if _member(context) is None:
+        return mark_safe("")  # noqa: S308
+    return mark_safe(render_to_string("social/bar.html#links"))  # noqa: S308
+
+
+@register.simple_tag(takes_context=True)
+def social_invitations(context: Any) -> SafeString:
+    """The invitations box (fixed at the bottom of the page), outside the folding header."""
+    user = _member(context)
+    if user is None:
+        return mark_safe("")  # noqa: S308
+    box = {"invitations": invitations.pending_for(user)}
+    return mark_safe(  # noqa: S308 - a rendered template
+        render_to_string("social/bar.html#box", box, request=context.get("request"))
+    )
+
+
 @register.simple_tag(takes_context=True)
 def social_bar(context: Any) -> SafeString:
     request = context.get("request")
@@ -34,7 +60,6 @@ def social_bar(context: Any) -> SafeString:
                 "room_id": room_id,
                 "friends_page": context.get("friends_page", False),
                 "unread": unread_count(user.pk),
-                "invitations": invitations.pending_for(user),
                 "push_key": settings.WEBPUSH_VAPID_PUBLIC_KEY,
             },
             request=request,

@@ -102,6 +102,7 @@ def test_a_blocked_players_request_and_invitation_are_refused_with_a_sentence(pe
 
 
 def test_the_friends_list_the_bell_and_an_invitation_fit_a_phone(person):
+    from tests.browser.test_languages_and_access import assert_accessible
     from tests.browser.test_pages_fit import fits
 
     erin, finn = person(), person()
@@ -120,11 +121,14 @@ def test_the_friends_list_the_bell_and_an_invitation_fit_a_phone(person):
     # Two unread: erin's friend request, then her invitation.
     expect(finn.locator("#bell")).to_have_attribute("data-unread", "2")
     fits(finn, "friends")
+    assert_accessible(finn)  # axe: no serious or critical problem, the invitation shown
     finn.goto("/notifications/")
     expect(finn.locator("#notification-list li")).to_have_count(2)
     fits(finn, "notifications")
+    assert_accessible(finn)
     finn.goto("/account/data/")
     fits(finn, "your-data")
+    assert_accessible(finn)
     finn.click(".accept-invitation")
     expect(finn).to_have_url(re.compile(r"/rooms/\d+/$"))
     expect(finn.locator("#seat-1 .name")).to_have_text("ph_finn")
