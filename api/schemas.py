@@ -553,6 +553,9 @@ def _bounds(node: Any) -> Any:
 
 # --------------------------------------------------------------------------- friends (social)
 
+# The largest row number a body may name: what every database here stores (and JSON keeps exact).
+MOST_ID = 2**53
+
 
 class FriendName(Body):
     username: Annotated[
@@ -570,7 +573,7 @@ class NewInvitation(FriendName):
     room: Annotated[
         WholeNumber,
         Refuse("bad_request", '"room" is required: the number of a room where you sit.'),
-        Field(ge=1, examples=[12]),
+        Field(ge=1, le=MOST_ID, examples=[12]),
     ]
 
 
@@ -578,7 +581,7 @@ class InvitationId(Body):
     id: Annotated[
         WholeNumber,
         Refuse("bad_request", '"id" is required: the number of an invitation of yours.'),
-        Field(ge=1, examples=[7]),
+        Field(ge=1, le=MOST_ID, examples=[7]),
     ]
 
 
@@ -586,7 +589,7 @@ class ReadNotifications(Body):
     id: Annotated[
         WholeNumber | None,
         Refuse("bad_request", '"id" is a notification\'s number; leave it out for all.'),
-        Field(ge=1, examples=[3]),
+        Field(ge=1, le=MOST_ID, examples=[3]),
     ] = None
 
 

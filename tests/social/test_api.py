@@ -109,3 +109,15 @@ async def test_the_stream_tells_an_api_client_of_a_new_invitation():
         "status": "pending",
     }
     await socket.disconnect()
+
+
+@pytest.mark.django_db
+def test_numbers_beyond_any_row_are_refused_not_a_500(alice):
+    api = Api(alice)
+    for path, body in (
+        ("invitations", {"username": "alice", "room": 2**70}),
+        ("invitations/accept", {"id": 2**64}),
+        ("notifications/read", {"id": 2**63}),
+    ):
+        answer = api.post(path, body)
+        assert answer.status_code == 400 and error_code(answer) == "bad_request", path
