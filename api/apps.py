@@ -7,5 +7,9 @@ class ApiConfig(AppConfig):
 
     def ready(self) -> None:
         from api import auth
+        from api.models import ApiToken
+        from social import data
 
         auth.connect_signals()  # revoking a token closes the streams opened with it
+        # A player's export lists his tokens' names; deleting his account deletes them.
+        data.register("api_tokens", auth.export_tokens, auth.erase_tokens, models=(ApiToken,))

@@ -74,3 +74,15 @@ def bearer(header: str) -> str | None:
     if scheme.lower() != "bearer" or not value.strip():
         return None
     return value.strip()
+
+
+def export_tokens(user: Any) -> list[dict[str, Any]]:
+    """His tokens as his data export lists them: names and dates, never a secret."""
+    rows = ApiToken.objects.filter(user=user).values("name", "hint", "created_at", "last_used_at")
+    return [dict(row) for row in rows]
+
+
+def erase_tokens(user: Any) -> None:
+    """Delete his tokens (his account is being deleted): each one's streams close."""
+    for token in ApiToken.objects.filter(user=user):
+        token.delete()

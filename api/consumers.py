@@ -231,6 +231,11 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
             notice = {"type": "rematch", "room": event["rematch"], "by": event["by"]}
             await self.send(text_data=json.dumps(notice))
 
+    async def user_notice(self, event: dict[str, Any]) -> None:
+        # Something for the user wherever his streams are (a new invitation: social.invitations).
+        if not self.revoked:
+            await self.send(text_data=json.dumps(event["notice"]))
+
     async def room_changed(self, event: dict[str, Any]) -> None:
         # Before the start the room is all there is; its start deals the first view.
         if not self.started:

@@ -550,3 +550,88 @@ def _bounds(node: Any) -> Any:
     if node.get("type") in ("integer", "number"):
         node = {BOUND_NAMES.get(k, k): v for k, v in node.items()}
     return {key: _bounds(value) for key, value in node.items()}
+
+
+# --------------------------------------------------------------------------- friends (social)
+
+# The largest row number a body may name: what every database here stores (and JSON keeps exact).
+MOST_ID = 2**53
+
+
+class FriendName(Body):
+    username: Annotated[
+        Text,
+        Refuse(
+            "bad_request",
+            '"username" is required and must be a string.',
+            out_of_bounds=("no_such_player", "There is no player of that name."),
+        ),
+        Field(min_length=1, max_length=150, examples=["bob"]),
+    ]
+
+
+class NewInvitation(FriendName):
+    room: Annotated[
+        WholeNumber,
+        Refuse("bad_request", '"room" is required: the number of a room where you sit.'),
+        Field(ge=1, le=MOST_ID, examples=[12]),
+    ]
+
+
+class InvitationId(Body):
+    id: Annotated[
+        WholeNumber,
+        Refuse("bad_request", '"id" is required: the number of an invitation of yours.'),
+        Field(ge=1, le=MOST_ID, examples=[7]),
+    ]
+
+
+class ReadNotifications(Body):
+    id: Annotated[
+        WholeNumber | None,
+        Refuse("bad_request", '"id" is a notification\'s number; leave it out for all.'),
+        Field(ge=1, le=MOST_ID, examples=[3]),
+    ] = None
+
+
+class Friend(Answer):
+    username: str
+    state: Annotated[str, Field(json_schema_extra={"enum": ["table", "online", "offline"]})]
+    room: Annotated[int | None, Field(description="The table he is at, unless it is private.")]
+    last_seen: str | None
+
+
+class Friends(Answer):
+    friends: list[Friend]
+    requests: Annotated[list[str], Field(description="People asking you to be friends.")]
+    asked: Annotated[list[str], Field(description="People you asked, not answered yet.")]
+    blocked: list[str]
+
+
+class InvitationAnswer(Answer):
+    id: int
+    room: int
+    game: Annotated[str, Field(json_schema_extra={"enum": SLUGS})]
+    sender: str
+    recipient: str
+    status: Annotated[
+        str, Field(json_schema_extra={"enum": ["pending", "accepted", "declined", "withdrawn"]})
+    ]
+
+
+class Invitations(Answer):
+    invitations: list[InvitationAnswer]
+
+
+class NotificationAnswer(Answer):
+    id: int
+    kind: str
+    text: Annotated[str, Field(description="In the caller's language.")]
+    params: dict[str, Any]
+    created_at: str
+    read: bool
+
+
+class Notifications(Answer):
+    unread: int
+    notifications: list[NotificationAnswer]

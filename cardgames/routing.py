@@ -8,6 +8,7 @@ from chat.sockets import ChatSocket
 from lobby import consumers
 from lobby.consumers import RoomConsumer
 from lobby.table_consumers import TableConsumer
+from social.consumers import SocialConsumer
 from tables.sockets import NotFoundConsumer
 from tournaments.consumers import TournamentConsumer
 
@@ -26,6 +27,7 @@ websocket_urlpatterns = [
     path("ws/rooms/<int:room_id>/table/", TableSocket.as_asgi()),
     path("ws/api/v1/rooms/<int:room_id>/", ApiStreamConsumer.as_asgi()),
     path("ws/tournaments/<int:tournament_id>/", TournamentConsumer.as_asgi()),
+    path("ws/social/", SocialConsumer.as_asgi()),
     # Last: any other path is closed with 4404 (URLRouter would raise, a 500 with a traceback).
     re_path(r"", NotFoundConsumer.as_asgi()),
 ]

@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "api",
     "chat",
     "moderation",
+    "social",
     "tournaments",
     "daily",
 ]
@@ -193,6 +194,15 @@ ROOM_ACTION_WINDOW = envint("ROOM_ACTION_WINDOW", 60)
 # Chat lines one user may post within the window (seconds), across all rooms.
 CHAT_LINES_PER_USER = envint("CHAT_LINES_PER_USER", 5)
 CHAT_LINE_WINDOW = envint("CHAT_LINE_WINDOW", 10)
+# Notifications (social.notify): how many one sender may cause one recipient of one kind (a
+# friend request, an invitation) within the window, in seconds; the rest are not told.
+SOCIAL_NOTIFY_PER_SENDER = envint("SOCIAL_NOTIFY_PER_SENDER", 3)
+SOCIAL_NOTIFY_WINDOW = envint("SOCIAL_NOTIFY_WINDOW", 3600)
+# Web Push (RFC 8030/8291/8292): the VAPID key pair (base64url, as `vapid --gen` and
+# `social.webpush_keys` print them) and the contact the push services see. No private key: no push.
+WEBPUSH_VAPID_PUBLIC_KEY = os.environ.get("WEBPUSH_VAPID_PUBLIC_KEY", "")
+WEBPUSH_VAPID_PRIVATE_KEY = os.environ.get("WEBPUSH_VAPID_PRIVATE_KEY", "")
+WEBPUSH_VAPID_SUBJECT = os.environ.get("WEBPUSH_VAPID_SUBJECT", "mailto:admin@localhost")
 
 LANGUAGE_CODE = "en"
 # Each language is named in itself: the switcher is read by someone who may not read the page's.

@@ -40,6 +40,7 @@ urlpatterns = [
     path("", include("chat.urls")),
     path("", include("moderation.urls")),
     path("", include("tournaments.urls")),
+    path("", include("social.urls")),
     path("", include("lobby.urls")),
 ]
 

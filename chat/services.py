@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext_lazy
 
+from chat import hidden
 from chat.models import MAX_LENGTH, ChatMessage
 from lobby import ratelimit
 from lobby.models import Room
@@ -138,9 +139,13 @@ def hide(message_id: int, moderator, reason: object) -> ChatMessage:  # noqa: AN
 
 
 def render_backlog(room_id: int, user) -> tuple[int, str]:  # noqa: ANN001
-    """Return the last visible line id and the chat's whole view for one (re)connecting socket."""
+    """Return the last visible line id and the chat's whole view for one (re)connecting socket.
+
+    Lines of authors this reader blocked (chat.hidden) are left out.
+    """
     lines = list(
         ChatMessage.objects.filter(room_id=room_id, hidden=False)
+        .exclude(user_id__in=hidden.unseen_by(user))
         .select_related("user")
         .order_by("-created_at", "-pk")[:BACKLOG]
     )
@@ -176,7 +181,12 @@ def _push_line(message: ChatMessage) -> None:
         languages.present(chat_group(message.room_id)),
         lambda: render_to_string(f"{TEMPLATE}#append", {"m": message}),
     )
-    event = {"type": "chat.line", "id": message.pk, **languages.split(by_language)}
+    event = {
+        "type": "chat.line",
+        "id": message.pk,
+        "author": message.user_id,
+        **languages.split(by_language),
+    }
     _group_send(message.room_id, event)
 
 
@@ -190,6 +200,13 @@ def mute_changed(user_id: int) -> None:
     layer = get_channel_layer()
     if layer is not None:
         async_to_sync(layer.group_send)(chat_user_group(user_id), {"type": "chat.compose"})
+
+
+def unseen_changed(user_id: int) -> None:
+    """Tell this reader's chat boxes that whom he does not see changed (a block, chat.hidden)."""
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(chat_user_group(user_id), {"type": "chat.unseen.changed"})
 
 
 def _on_mute_saved(sender, instance, **kwargs) -> None:  # noqa: ANN001

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from channels.db import database_sync_to_async
 
-from chat import services
+from chat import hidden, services
 from tables import languages, wire
 
 # What a chat frame may carry; the services judge the text itself (length, control characters).
@@ -36,6 +36,8 @@ class ChatSocket(_Socket):
     # The newest line sent with the backlog: a line pushed between joining the group and
     # reading the backlog is in both, and is shown once.
     chat_seen = 0
+    # The authors whose lines this reader blocked (chat.hidden), read when the socket joins.
+    chat_unseen: frozenset[int] = frozenset()
 
     async def chat_join(self, room_id: int) -> str:
         """Join the room's chat group and return the chat's whole view for this socket."""
@@ -45,6 +47,7 @@ class ChatSocket(_Socket):
         user = self.scope.get("user")
         if user is not None and user.is_authenticated:
             await self.join_group(services.chat_user_group(user.pk))
+        self.chat_unseen = await database_sync_to_async(hidden.unseen_by)(self.scope.get("user"))
         self.chat_seen, html = await database_sync_to_async(services.render_backlog)(
             room_id, self.scope.get("user")
         )
@@ -88,11 +91,15 @@ class ChatSocket(_Socket):
         await self.send(text_data=services.render_note())  # clear an earlier refusal
 
     async def chat_line(self, event: dict[str, Any]) -> None:
-        if event["id"] > self.chat_seen:
+        if event["id"] > self.chat_seen and event.get("author") not in self.chat_unseen:
             await self.send(text_data=languages.pick(event, self.language))
 
     async def chat_hidden(self, event: dict[str, Any]) -> None:
         await self.send(text_data=event["html"])
+
+    async def chat_unseen_changed(self, event: dict[str, Any]) -> None:
+        # The reader blocked or unblocked someone: later lines follow his new choice.
+        self.chat_unseen = await database_sync_to_async(hidden.unseen_by)(self.scope.get("user"))
 
     async def chat_compose(self, event: dict[str, Any]) -> None:
         # A mute began or ended: the box shows the form again, or until when it is closed.

@@ -18,7 +18,7 @@ from django.utils.translation import gettext_noop, ngettext
 
 from games.engine import IllegalAction
 from games.registry import GAMES
-from lobby import live, ratelimit
+from lobby import live, ratelimit, signals
 from lobby.models import Room, Seat
 from tables import play, presence, ratings, sockets
 from tables.guests import is_guest
@@ -164,6 +164,46 @@ def join_room(room_id: int, user, invited: bool = False) -> Seat:
 
 # Kept in English (a closed room's reason); the site words it in its reader's language.
 ABANDONED = gettext_noop("Everyone left the table: the match was abandoned and counts for no one.")
+
+
+def take_bot_seat(room_id: int, user) -> Seat:
+    """Give `user` a bot's seat of the room's match in progress (he accepted an invitation).
+
+    The lowest seat a bot has held from the start (never a leaver's, whose name stays in the
+    score history); the match's player row changes hands through the move path's `touch`
+    (tables.presence.bot_seat_taken), a bot playing for him until his table page opens.
+    """
+    require_member(user)
+    with transaction.atomic():
+        room = _locked_room(room_id)
+        if room.status != Room.Status.PLAYING:
+            raise RoomError("not_started", _("This room has no game in progress."))
+        if room.seat_set.filter(user=user).exists():
+            raise RoomError("already_seated", _("You already have a seat in this room."))
+        if room.removed.filter(pk=user.pk).exists():
+            raise RoomError(
+                "removed", _("The host removed you from this room; you cannot sit here again."), 403
+            )
+        humans_ever = set(
+            MatchPlayer.objects.filter(match__room=room, user__isnull=False).values_list(
+                "seat", flat=True
+            )
+        )
+        seat = (
+            room.seat_set.filter(user__isnull=True)
+            .exclude(index__in=humans_ever)
+            .order_by("index")
+            .first()
+        )
+        if seat is None:
+            raise RoomError("room_full", _("No bot plays in this room: every seat is taken."))
+        seat.user = user
+        seat.bot_level = ""
+        seat.save(update_fields=["user", "bot_level"])
+        _after_commit(room.pk)
+    presence.bot_seat_taken(room.pk, seat.index, user)
+    sockets.access_changed(user.pk, room.pk)
+    return seat
 
 
 def leave_room(room_id: int, user) -> Room:
@@ -486,6 +526,11 @@ def rematch(room_id: int, user) -> Room:
         )
         _after_commit(room.pk)
         transaction.on_commit(partial(rematch_opened, old.pk, room.pk, user.username))
+        transaction.on_commit(
+            partial(
+                signals.rematch_opened.send, sender=Room, old_room_id=old.pk, room=room, user=user
+            )
+        )
     return room
 
 

@@ -23,6 +23,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from games.engine import IllegalAction
+from tables import signals
 from tables.errors import PlayError
 from tables.models import ActionLog, Match
 
@@ -250,7 +251,16 @@ class Keeper:
         if not same:
             if not humans:
                 return table  # bots owe it: no clock (the old one is not shown: another key)
-            return self._save(start(clock, made, humans, now, seconds, table.version), read)
+            saved = self._save(start(clock, made, humans, now, seconds, table.version), read)
+            people = [p.user_id for p in table.players if p.seat in humans and p.user_id]
+            signals.decision_due.send(
+                sender=Match,
+                room_id=self.room_id,
+                game=table.match.game,
+                kind=made.kind,
+                user_ids=people,
+            )
+            return saved
         again = resumed(clock, self.taken_at)
         if again is not None:
             return self._save(again, read)

@@ -197,6 +197,32 @@ def left_for_good(room_id: int, user: Any) -> None:
     play.touch(room_id, change)
 
 
+def bot_seat_taken(room_id: int, seat: int, user: Any) -> bool:
+    """An invited player takes a bot's seat of a match in progress (lobby.services.take_bot_seat).
+
+    The seat becomes his, with the bot standing in for him until his table page opens (his
+    first socket ends the stand-in, as for any player coming back). Only a seat no human ever
+    held is given: a leaver's seat keeps his name in the score history. False if there was
+    none such (the seat was taken meanwhile).
+    """
+    taken = [False]
+
+    def change(table: current.Table) -> bool:
+        player = next((p for p in table.players if p.seat == seat), None)
+        if player is None or player.user_id is not None:
+            return False
+        player.user = user
+        player.name = user.username
+        player.stand_in = True
+        player.bot_level = player.bot_level or "normal"
+        player.save(update_fields=["user", "name", "stand_in", "bot_level"])
+        taken[0] = True
+        return True
+
+    play.touch(room_id, change)
+    return taken[0]
+
+
 def _sweep(table: current.Table, now: Any) -> bool:
     """Count as gone the sockets of processes that stopped renewing their presence (died)."""
     cutoff = now - timedelta(seconds=settings.DRIVER_LEASE)

@@ -92,6 +92,12 @@ def replay_round(match: Match, number: int) -> Replay:
     return replay
 
 
+def forget(match_ids: set[int]) -> None:
+    """Drop this process's replays of these matches (a seat's name changed: social.data)."""
+    for key in [key for key in _memo if key[0] in match_ids]:
+        _memo.pop(key, None)
+
+
 def replay_match(match: Match) -> list[Replay]:
     """Every round of `match`, in order."""
     numbers = match.rounds.order_by("number").values_list("number", flat=True)

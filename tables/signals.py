@@ -1,5 +1,9 @@
 """What the live tables tell the layers above them, which they never import.
 
+`decision_due(room_id, game, kind, user_ids)` is sent by the bot driver's clock (tables.clocks)
+when a timed decision becomes due for people (`kind` "turn": their turn), after it is saved,
+from the driver's thread: a receiver that may wait (a Web Push) does its work elsewhere.
+
 `match_finished(match)` is sent inside the transaction that finished the match, with the match
 row locked: a receiver that locks more (the lobby finishes the room) keeps the lock order match,
 then room.
@@ -10,3 +14,4 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 match_finished = Signal()
+decision_due = Signal()

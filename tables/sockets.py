@@ -18,6 +18,8 @@ stream speaks JSON and has its own (api.consumers). Its interface:
   chat composes its own note in for the room's sockets). Frames are decoded by tables.wire.
 - `join_room_extras(room_id)` / `receive_room_extras(message)`: hooks for what a room's
   sockets carry besides their own view (the chat, composed in by chat.sockets).
+- `user_notice` (a group message, `{"notice"}`): something for the user's API streams (a new
+  invitation, `user_notice(user_id, notice)`); browser sockets ignore it.
 - `access_changed` (a group message, `{"room"}`): the user's place in that room changed (he
   left, was removed, was banned); a room's sockets check again and drop what he may no longer
   do. Sent by `access_changed(user_id, room_id)`; other sockets ignore it.
@@ -390,6 +392,9 @@ class LiveConsumer(SendNow, AsyncWebsocketConsumer):
     async def access_changed(self, event: dict) -> None:
         pass  # only a room's sockets care (room page, table)
 
+    async def user_notice(self, event: dict) -> None:
+        pass  # for the user's API streams (JSON); a page learns it through its own socket
+
     # A room's sockets (its page, its table) can carry more than their own view: the chat app
     # composes its part in (chat.sockets) through these two, so these layers never import it.
     async def join_room_extras(self, room_id: int) -> str:
@@ -429,6 +434,15 @@ def access_changed(user_id: int, room_id: int) -> None:
     if layer is not None:
         async_to_sync(layer.group_send)(
             user_group(user_id), {"type": "access.changed", "room": room_id}
+        )
+
+
+def user_notice(user_id: int, notice: dict) -> None:
+    """Tell this user's API streams `notice` (a JSON object with a "type"), after commit."""
+    layer = get_channel_layer()
+    if layer is not None:
+        async_to_sync(layer.group_send)(
+            user_group(user_id), {"type": "user.notice", "notice": notice}
         )
 
 

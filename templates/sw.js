@@ -41,3 +41,18 @@ self.addEventListener("fetch", (event) => {
   }
 });
 {% endautoescape %}
+{% autoescape off %}
+// Web Push (social.notify): show what the server sent while no page of ours was visible, and
+// open (or focus) the page it points to when the notification is clicked.
+self.addEventListener("push", (event) => {
+  let data = {};
+  try { data = event.data ? event.data.json() : {}; } catch (e) { data = { body: event.data ? event.data.text() : "" }; }
+  event.waitUntil(self.registration.showNotification(data.title || "cardgames", { body: data.body || "", data: { url: data.url || "/" } }));
+});
+
+self.addEventListener("notificationclick", (event) => {
+  event.notification.close();
+  const url = (event.notification.data && event.notification.data.url) || "/";
+  event.waitUntil(self.clients.openWindow(url));
+});
+{% endautoescape %}

@@ -14,7 +14,17 @@ from pathlib import Path
 from games.registry import GAMES
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ("tables", "lobby", "api", "chat", "moderation", "tournaments", "cardgames")
+SHARED = (
+    "tables",
+    "lobby",
+    "api",
+    "social",
+    "chat",
+    "moderation",
+    "tournaments",
+    "daily",
+    "cardgames",
+)
 
 
 def _names() -> re.Pattern[str]:

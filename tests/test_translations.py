@@ -28,6 +28,7 @@ SOURCES = (
     "games",
     "lobby",
     "moderation",
+    "social",
     "tables",
     "templates",
     "tournaments",

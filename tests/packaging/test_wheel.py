@@ -30,6 +30,7 @@ APPS = [
     "tournaments",
     "api",
     "daily",
+    "social",
 ]
 
 

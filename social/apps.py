@@ -1,0 +1,15 @@
+from django.apps import AppConfig
+
+
+class SocialConfig(AppConfig):
+    name = "social"
+    verbose_name = "Friends and notifications"
+
+    def ready(self) -> None:
+        from lobby import signals
+        from social import invitations, notify, services
+        from tables import signals as table_signals
+
+        services.connect()
+        signals.rematch_opened.connect(invitations.rematch_opened, dispatch_uid="social.rematch")
+        table_signals.decision_due.connect(notify.decision_due, dispatch_uid="social.your_turn")
