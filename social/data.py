@@ -32,6 +32,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from chat.models import ChatMessage
+from daily.models import Attempt
 from lobby import services as lobby_services
 from lobby.models import Profile, Room, Seat
 from moderation.models import Mute, Report
@@ -48,6 +49,7 @@ from social.models import (
 from tables import play, replay, sockets
 from tables.live import rooms
 from tables.models import ActionLog, Match, Player, Rating, RatingChange, RoundScore
+from tournaments.models import Entry, Tournament
 
 log = logging.getLogger(__name__)
 
@@ -87,6 +89,9 @@ COVERED = {
     "social.Notification",
     "social.PushSubscription",
     "social.Settings",
+    "tournaments.Entry",
+    "tournaments.Tournament",
+    "daily.Attempt",
 }
 # Models that point at a user but are not his data to take, and why.
 NOT_HIS = {
@@ -118,6 +123,8 @@ rooms.json            rooms you hosted or sat in
 reports.json          reports you made; mutes.json: mutes you were given
 friends.json          friends, requests, blocks; invitations.json; notifications.json
 push_subscriptions.json  browsers you allowed to receive push messages
+tournaments_entered.json  tournaments you entered (standing, points); tournaments_created.json
+daily_attempts.json   your daily challenge attempts (day, room, ranked)
 api_tokens.json       your Board API tokens' names (never their secret)
 """
 
@@ -210,6 +217,33 @@ def collect(user: Any, progress: Callable[[int], None] = lambda percent: None) -
     )
     data["push_subscriptions"] = _rows(
         PushSubscription.objects.filter(user=user), "endpoint", "created_at"
+    )
+    data["tournaments_entered"] = _rows(
+        Entry.objects.filter(user=user),
+        "tournament_id",
+        "name",
+        "status",
+        "points",
+        "rank",
+        "missed",
+        "joined_at",
+    )
+    data["tournaments_created"] = _rows(
+        Tournament.objects.filter(creator=user),
+        "id",
+        "game",
+        "seats",
+        "format",
+        "rounds",
+        "minutes",
+        "duplicate",
+        "private",
+        "status",
+        "starts_at",
+        "created_at",
+    )
+    data["daily_attempts"] = _rows(
+        Attempt.objects.filter(user=user), "day", "room_id", "ranked", "created_at"
     )
     for name, (export, _erase) in sorted(_sections.items()):
         data[name] = export(user)
@@ -315,6 +349,7 @@ def delete_account(user: Any) -> None:
         account = get_user_model().objects.select_for_update().get(pk=user.pk)
         played = list(Player.objects.filter(user=account).values_list("match_id", "match__room_id"))
         Player.objects.filter(user=account).update(name=name)
+        Entry.objects.filter(user=account).update(name=name)  # others' standings keep the seat
         transaction.on_commit(partial(_forget, played))
         ChatMessage.objects.filter(user=account).update(text="")
         Friendship.objects.filter(Q(sender=account) | Q(recipient=account)).delete()

@@ -278,3 +278,48 @@ def _your_turn_thread(room_id: int, game: str, user_ids: list[int]) -> None:
         your_turn(room_id, game, user_ids)
     finally:
         connections.close_all()  # this thread's own
+
+
+# --------------------------------------------------------------------------- tournaments' signals
+
+
+def tournament_soon(sender: Any, tournament: Any, user_ids: list[int], **kwargs: Any) -> None:
+    """tournaments.signals.starting_soon: its entrants are told it starts in about 5 minutes."""
+    _about_tournament("tournament_soon", tournament.pk, list(user_ids))
+
+
+def round_starting(
+    sender: Any, tournament: Any, round: Any, user_ids: list[int], **kwargs: Any
+) -> None:
+    """tournaments.signals.round_starting: each seated entrant is told his next round begins."""
+    _about_tournament("round_starts", tournament.pk, list(user_ids))
+
+
+def _about_tournament(kind: str, tournament_id: int, user_ids: list[int]) -> None:
+    # The scheduler must not wait for a push service either: with a subscription among them,
+    # the telling runs in a thread of its own, as for an Allegra turn.
+    if not user_ids:
+        return
+    if not PushSubscription.objects.filter(user_id__in=user_ids).exists():
+        _tell_entrants(kind, tournament_id, user_ids)
+        return
+    threading.Thread(
+        target=_tell_entrants_thread, args=(kind, tournament_id, user_ids), daemon=True
+    ).start()
+
+
+def _tell_entrants(kind: str, tournament_id: int, user_ids: list[int]) -> None:
+    from django.contrib.auth import get_user_model
+
+    params = {"name": f"#{tournament_id}", "url": f"/tournaments/{tournament_id}/"}
+    for user in get_user_model().objects.filter(pk__in=user_ids, is_active=True):
+        notify(user, kind, params)
+
+
+def _tell_entrants_thread(kind: str, tournament_id: int, user_ids: list[int]) -> None:
+    from django.db import connections
+
+    try:
+        _tell_entrants(kind, tournament_id, user_ids)
+    finally:
+        connections.close_all()  # this thread's own

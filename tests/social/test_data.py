@@ -18,6 +18,7 @@ from django.utils import timezone
 from api.models import ApiToken
 from chat import services as chat
 from chat.models import ChatMessage
+from daily import services as daily_services
 from lobby import services as lobby
 from lobby.models import Profile, Room
 from moderation.models import Mute, Report
@@ -29,6 +30,7 @@ from tests.api.helpers import Api
 from tests.conftest import PASSWORD, client_for
 from tests.history.factories import played_match
 from tests.tables.helpers import started_room
+from tournaments import services as tournament_services
 
 pytestmark = pytest.mark.django_db
 
@@ -94,6 +96,10 @@ def test_the_export_holds_a_row_of_every_kind_of_his_data(alice, bob, carol):
         user=alice, endpoint="https://push.invalid/a", p256dh="k", auth="a"
     )
     ApiToken.objects.issue(alice, "my bot")
+    event = tournament_services.create(bob, "ligretto-mini", 2, "swiss", rounds=1, starts_in=60)
+    tournament_services.join(event.pk, alice)
+    mine = tournament_services.create(alice, "ligretto", 4, "swiss", rounds=2, starts_in=60)
+    attempt = daily_services.play(alice)
 
     files = unzip(data.build(alice))
     assert "Your data from cardgames" in files["README.txt"]
@@ -120,6 +126,9 @@ def test_the_export_holds_a_row_of_every_kind_of_his_data(alice, bob, carol):
     assert files["push_subscriptions"][0]["endpoint"] == "https://push.invalid/a"
     assert [t["name"] for t in files["api_tokens"]] == ["my bot"]
     assert "key" not in files["api_tokens"][0]  # never a secret
+    assert [e["tournament_id"] for e in files["tournaments_entered"]] == [event.pk]
+    assert [t["id"] for t in files["tournaments_created"]] == [mine.pk]
+    assert [a["room_id"] for a in files["daily_attempts"]] == [attempt.room_id]
     blocked_once = ChatMessage.objects.create(room=room, user=carol, text="from carol")
     services.block(alice, carol)
     assert "from carol" not in {line["text"] for line in unzip(data.build(alice))["chat"]}

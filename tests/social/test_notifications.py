@@ -253,3 +253,23 @@ def test_a_moderators_message_reaches_the_player(bob):
     call_command("moderator_message", "bob", "  Please   keep the chat friendly. ")
     note = Notification.objects.get(user=bob)
     assert notify.word(note) == "A message from the moderators: Please keep the chat friendly."
+
+
+def test_a_tournaments_start_and_its_rounds_reach_its_entrants_bells(
+    alice, bob, carol, django_capture_on_commit_callbacks
+):
+    from tournaments import scheduler, signals
+    from tournaments import services as tournaments
+
+    event = tournaments.create(alice, "ligretto-mini", 2, "swiss", rounds=1, starts_in=0)
+    tournaments.join(event.pk, bob)
+    tournaments.join(event.pk, carol)
+    signals.starting_soon.send(sender=type(event), tournament=event, user_ids=[bob.pk, carol.pk])
+    soon = Notification.objects.get(user=bob, kind="tournament_soon")
+    assert soon.params["url"] == f"/tournaments/{event.pk}/"
+    with translation.override("de"):
+        assert f"#{event.pk}" in notify.word(soon) and "Turnier" in notify.word(soon)
+    with django_capture_on_commit_callbacks(execute=True):
+        scheduler.run_due()  # it starts now: every entrant is seated, then told
+    told = set(Notification.objects.filter(kind="round_starts").values_list("user", flat=True))
+    assert told == {bob.pk, carol.pk}
