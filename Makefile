@@ -8,7 +8,7 @@ PORT ?= 8000
 # The whole suite must finish well inside CI's budget; a hang fails instead of waiting forever.
 TEST_TIMEOUT ?= 1200
 
-.PHONY: run install install-dev chromium nginx axe gettext messages compilemessages lint test test-fast test-browser test-scale bench migrate superuser clean
+.PHONY: run install install-dev chromium fonts nginx axe gettext messages compilemessages lint test test-fast test-browser test-scale bench migrate superuser clean
 
 # Django 6 needs Python >= 3.12: prefer pyenv's 3.13.0, else any python3.13 / 3.12 on PATH.
 $(PY):
@@ -40,6 +40,14 @@ chromium:
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
 	@chromium --version
+
+# A CJK font for the browser tests' screenshots (issue 41): Korean pages show Korean, not boxes.
+fonts:
+	@fc-list 2>/dev/null | grep -qi "Noto Sans CJK" || { \
+	  echo "Installing Debian's fonts-noto-cjk for Korean pages in the browser tests"; \
+	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq fonts-noto-cjk >/dev/null; }
+	@fc-list | grep -ci "Noto Sans CJK" | sed 's/^/Noto CJK font faces: /'
 
 # The proxy in front of several processes (deploy/nginx.conf): the scale tests and the bench run
 # two Daphne behind Debian's nginx, started on their own ports, never as the system's service.
@@ -105,7 +113,7 @@ lint: install-dev
 # Everything but the browser (on two workers: the machines have two cores), then the browser
 # flows in their own process (Playwright's event loop and the asyncio consumer tests must not
 # share one), then the PostgreSQL + Redis path.
-test: lint chromium gettext axe
+test: lint chromium fonts gettext axe
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m browser tests/browser
@@ -119,7 +127,7 @@ bench: install-dev nginx
 test-fast: install-dev gettext
 	$(VENV)/bin/pytest -m "not browser and not scale and not packaging" -x -q --durations=15
 
-test-browser: install-dev chromium axe
+test-browser: install-dev chromium fonts axe
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m browser tests/browser
 
 # The scale-out configuration: PostgreSQL + Redis. SCALE_DATABASE_URL / SCALE_REDIS_URL (or

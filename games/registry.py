@@ -19,13 +19,74 @@ from games.engine import (
     Action,
     BotsModule,
     Event,
+    IllegalAction,
     LayoutModule,
     Progress,
     RulesModule,
     State,
     View,
+    gettext_noop,
 )
 from games.shapes import ApiShapes
+
+# Options every game takes, which the site keeps and the rules never see: a paced table
+# (issue 41) keeps each player's plays `pace` seconds apart, and its bots play at `bot_speed`
+# times their speed. Whatever the game, so they are checked here, not by each game's rules.
+SITE_OPTIONS = ("pace", "bot_speed")
+PACES = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0)  # seconds; a few steps, each its own rating pool
+BOT_SPEEDS = (0.25, 0.5, 0.75, 1.0)
+
+
+def split_site_options(
+    options: dict[str, Any] | None,
+) -> tuple[dict[str, Any] | None, dict[str, Any]]:
+    """(the options for the rules, the site's own) of `options` (anything: the rules judge)."""
+    if not isinstance(options, dict):
+        return options, {}
+    site = {k: options[k] for k in SITE_OPTIONS if k in options}
+    return {k: v for k, v in options.items() if k not in SITE_OPTIONS}, site
+
+
+def _number(value: Any) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float | str):
+        return None
+    try:
+        return float(value)
+    except ValueError:
+        return None
+
+
+def check_site_options(site: dict[str, Any]) -> dict[str, Any]:
+    """The site's options checked (IllegalAction invalid_options): unpaced ones are left out."""
+    pace = _number(site.get("pace", 0)) if site.get("pace") not in (None, "") else 0.0
+    if pace is None or (pace and pace not in PACES):
+        raise IllegalAction(
+            "invalid_options",
+            gettext_noop("pace must be one of 0.5, 1, 1.5, 2, 2.5 or 3 seconds (0: not paced)."),
+        )
+    speed = _number(site.get("bot_speed", 1)) if site.get("bot_speed") not in (None, "") else 1.0
+    if speed is None or speed not in BOT_SPEEDS:
+        raise IllegalAction(
+            "invalid_options",
+            gettext_noop("bot_speed must be one of 0.25, 0.5, 0.75 or 1."),
+        )
+    if not pace:
+        if speed != 1.0:
+            raise IllegalAction(
+                "invalid_options", gettext_noop("Slower bots come with a paced table only.")
+            )
+        return {}
+    return {"pace": pace, "bot_speed": speed}
+
+
+def pace_of(options: dict[str, Any] | None) -> float:
+    """Seconds between one player's plays at a table with these (checked) options; 0: unpaced."""
+    return float((options or {}).get("pace") or 0.0)
+
+
+def bot_speed_of(options: dict[str, Any] | None) -> float:
+    """The fraction of their own speed a table's bots play at (1 unless paced slower)."""
+    return float((options or {}).get("bot_speed") or 1.0)
 
 
 @dataclass(frozen=True)
@@ -117,11 +178,14 @@ class Game:
         return bool(self.rules.LOWEST_WINS)
 
     def check_options(self, seats: int, options: dict[str, Any] | None) -> dict[str, Any]:
-        checked: dict[str, Any] = self.rules.check_options(seats, options, preset=self.slug)
-        return checked
+        """The rules' checked options, plus the site's own (`pace`, `bot_speed`) checked here."""
+        rules_options, site = split_site_options(options)
+        checked: dict[str, Any] = self.rules.check_options(seats, rules_options, preset=self.slug)
+        return checked | check_site_options(site)
 
     def new_match(self, seats: int, options: dict[str, Any] | None, seed: int) -> State:
-        return self.rules.new_match(seats, options, seed, preset=self.slug)
+        # The rules never see the site's options: a paced table deals like any other.
+        return self.rules.new_match(seats, split_site_options(options)[0], seed, preset=self.slug)
 
     def legal_actions(self, state: State, seat: int) -> list[Action]:
         legal: list[Action] = self.rules.legal_actions(state, seat)

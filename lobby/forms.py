@@ -9,7 +9,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from games.engine import IllegalAction
-from games.registry import DEFAULT_GAME, GAMES, Game
+from games.registry import BOT_SPEEDS, DEFAULT_GAME, GAMES, PACES, Game
 from lobby.models import game_choices
 from lobby.services import RoomError, check_room
 from lobby.usernames import GUEST_PREFIX, validate_username
@@ -51,6 +51,14 @@ def _seats_help() -> str:
     return " ".join(f"{game_name(slug)}: {seats_in_words(game)}." for slug, game in GAMES.items())
 
 
+def _pace_choices() -> list[tuple[str, str]]:
+    # Read when a form is built: the words follow the request's language.
+    return [("", gettext("Not paced"))] + [
+        (f"{p:g}", gettext("%(seconds)s s between one player’s plays") % {"seconds": f"{p:g}"})
+        for p in PACES
+    ]
+
+
 class RoomForm(forms.Form):
     # Choices and words come from the registry, read when a form is built, so a game
     # registered at start-up (EXTRA_GAMES) is offered like the site's own.
@@ -84,6 +92,26 @@ class RoomForm(forms.Form):
             "Seconds for each decision (the opening’s two cards, a turn, a knock step); when "
             "they run out, a bot decides. 0: no clock (default 30)."
         ),
+    )
+    # A paced table (issue 41): the site's options, offered for every game.
+    pace = forms.TypedChoiceField(
+        label=_("Pace"),
+        required=False,
+        coerce=float,
+        empty_value=None,
+        choices=_pace_choices,
+        help_text=_(
+            "A paced table: a play made sooner than this after your last one waits for its "
+            "turn. Paced tables have ratings of their own."
+        ),
+    )
+    bot_speed = forms.TypedChoiceField(
+        label=_("Bot speed"),
+        required=False,
+        coerce=float,
+        empty_value=None,
+        choices=[(f"{s:g}", f"{s:g}×") for s in reversed(BOT_SPEEDS)],
+        help_text=_("On a paced table, bots play at this fraction of their usual speed."),
     )
     private = forms.BooleanField(
         required=False,
@@ -123,6 +151,9 @@ class RoomForm(forms.Form):
             options["row_variant"] = True
         if values.get("clock") not in (None, ""):
             options["clock"] = values["clock"]
+        if values.get("pace") not in (None, "", 0, 0.0):
+            options["pace"] = values["pace"]
+            options["bot_speed"] = values.get("bot_speed") or 1.0
         return options
 
     def clean(self) -> dict[str, Any]:

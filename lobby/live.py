@@ -81,7 +81,8 @@ def attach_ratings(rooms: Iterable[Room]) -> None:
     """
     by_game: dict[str, list[Room]] = defaultdict(list)
     for room in rooms:
-        by_game[room.game].append(room)
+        # A paced table's players are rated among themselves (tables.ratings.rating_key).
+        by_game[ratings.rating_key(room.game, room.options)].append(room)
     for game, group in by_game.items():
         people = [s.user_id for r in group for s in r.seat_set.all() if s.user_id]
         shown = ratings.ratings_of(people, game)

@@ -29,7 +29,7 @@ from django.db import DatabaseError, close_old_connections, transaction
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from games.registry import GAMES
+from games.registry import GAMES, pace_of
 from lobby import live, services
 from lobby.models import QuickPlayPool, Room
 from lobby.services import RoomError
@@ -53,15 +53,29 @@ def _check_game(game: Any) -> None:
         )
 
 
-def play_now(user: Any, game: Any) -> Room:
-    """Seat `user` at a waiting room of `game` near his rating, or open one for him."""
+def paced_options(pace: Any) -> dict[str, Any]:
+    """The options of a quick-play table at `pace` seconds (0 or ""/None: not paced); its bots
+    play at half their speed (issue 41). RoomError 400 for a pace the site does not offer."""
+    if pace in (None, "", "0", 0):
+        return {}
+    return services.check_site_options({"pace": pace, "bot_speed": PACED_BOT_SPEED})
+
+
+# Quick play's paced tables: the bots at half their speed, as the issue's tests play them.
+PACED_BOT_SPEED = 0.5
+
+
+def play_now(user: Any, game: Any, pace: Any = None) -> Room:
+    """Seat `user` at a waiting room of `game` near his rating, or open one for him; `pace`:
+    only paced tables of that pace (their ratings are their own)."""
     _check_game(game)
     services.require_member(user)  # rated play: guests sign up first
+    options = paced_options(pace)
     fill_due()
     seats = seats_for(game)
     with transaction.atomic():
         _lock_pool(game, seats)
-        room, joined = _find_or_open(user, game, seats)
+        room, joined = _find_or_open(user, game, seats, options)
     if joined:
         _start_if_full(room.pk)
         return Room.objects.get(pk=room.pk)
@@ -75,12 +89,18 @@ def _lock_pool(game: str, seats: int) -> None:
     QuickPlayPool.objects.select_for_update().get_or_create(game=game, seats=seats)
 
 
-def _find_or_open(user: Any, game: str, seats: int) -> tuple[Room, bool]:
+def _find_or_open(
+    user: Any, game: str, seats: int, options: dict[str, Any] | None = None
+) -> tuple[Room, bool]:
     """His waiting room, a room he joined now (True), or a room opened for him; pool locked."""
     mine = Room.objects.filter(status=Room.Status.OPEN, game=game, seat_set__user=user).first()
     if mine is not None:
         return mine, False  # a second click: he is already waiting there
-    for room in _candidates(user, game):
+    pace = pace_of(options)
+    for room in _candidates(user, game, options):
+        if pace_of(room.options) != pace:
+            continue  # a paced table for those who asked for its pace only
+
         try:
             services.join_room(room.pk, user)
         except RoomError as refusal:
@@ -88,7 +108,7 @@ def _find_or_open(user: Any, game: str, seats: int) -> tuple[Room, bool]:
                 continue  # taken or started a moment ago: the next one
             raise
         return room, True
-    room = services.create_room(user, game, seats, None, rated=True)
+    room = services.create_room(user, game, seats, options or None, rated=True)
     due = timezone.now() + timedelta(seconds=settings.QUICK_PLAY_WAIT)
     Room.objects.filter(pk=room.pk).update(quick_fill_at=due)
     room.quick_fill_at = due
@@ -102,7 +122,7 @@ def band(waited: float, provisional: bool) -> float:
     return float(start) + settings.QUICK_PLAY_BAND_GROWTH * max(waited, 0.0)
 
 
-def _candidates(user: Any, game: str) -> list[Room]:
+def _candidates(user: Any, game: str, options: dict[str, Any] | None = None) -> list[Room]:
     """Public rated rooms of `game` with a free seat, waiting longest first, within his band."""
     rooms = [
         r
@@ -113,7 +133,7 @@ def _candidates(user: Any, game: str) -> list[Room]:
         if len(r.seat_set.all()) < r.seats
     ]
     people = {s.user_id for r in rooms for s in r.seat_set.all() if s.user_id} | {user.pk}
-    shown = ratings.ratings_of(list(people), game)
+    shown = ratings.ratings_of(list(people), ratings.rating_key(game, options))
     mine = shown[user.pk]
     now = timezone.now()
     near = []
@@ -137,12 +157,14 @@ def _start_if_full(room_id: int) -> None:
             services.fill_and_start(room.pk, level=None)
 
 
-def practise(user: Any, game: Any, level: Any = "normal") -> Room:
-    """Start an unrated table of `game` against bots of `level` for `user`, at once."""
+def practise(user: Any, game: Any, level: Any = "normal", pace: Any = None) -> Room:
+    """Start an unrated table of `game` against bots of `level` for `user`, at once (paced at
+    `pace` seconds, with bots at half speed, when asked)."""
     check_practice(game, level)
+    options = paced_options(pace)
     seats = seats_for(game)
     with transaction.atomic():
-        room = services.create_room(user, game, seats, None, rated=False, practice=True)
+        room = services.create_room(user, game, seats, options or None, rated=False, practice=True)
         # One click, one room action: the bots and the start come with the room.
         services.fill_and_start(room.pk, level=level)
     return Room.objects.get(pk=room.pk)

@@ -15,6 +15,8 @@ OPTION_LABELS = {
     "rounds": _("Rounds"),
     "target": _("Target points"),
     "row_variant": _("Row variant"),
+    "pace": _("Pace (seconds between one player’s plays)"),
+    "bot_speed": _("Bot speed"),
 }
 
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_noop, ngettext
 
+from games import registry
 from games.engine import IllegalAction
 from games.registry import GAMES
 from lobby import live, ratelimit, signals
@@ -46,6 +47,14 @@ def check_room(game: str, seats: Any, options: Any) -> dict[str, Any]:
     # The seat count (L1, A1) and the options are the rules' to judge.
     try:
         return GAMES[game].check_options(seats, options)
+    except IllegalAction as refusal:
+        raise RoomError(refusal.code, refusal_text(refusal), 400) from refusal
+
+
+def check_site_options(options: dict[str, Any]) -> dict[str, Any]:
+    """The site's own room options (a paced table's) checked, or RoomError 400."""
+    try:
+        return registry.check_site_options(options)
     except IllegalAction as refusal:
         raise RoomError(refusal.code, refusal_text(refusal), 400) from refusal
 

@@ -24,7 +24,9 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
         and room.status == room.Status.PLAYING
     )
     people = [(p.name, p.user_id) for p in table.players if p.user_id is not None]
-    shown = ratings.ratings_of([uid for _, uid in people], table.match.game)
+    shown = ratings.ratings_of(
+        [uid for _, uid in people], ratings.rating_key(table.match.game, table.match.options)
+    )
     context["table_ratings"] = [(name, shown[uid]) for name, uid in people]
     context["room_rated"] = room.rated
     if view["status"] == "finished":

@@ -14,7 +14,7 @@ from django.views import defaults
 from django.views.decorators.http import require_POST
 from django.views.decorators.vary import vary_on_headers
 
-from games.registry import DEFAULT_GAME, GAMES
+from games.registry import DEFAULT_GAME, GAMES, PACES
 from lobby import access, guests, live, quickplay, services
 from lobby.forms import RoomForm
 from lobby.htmx import is_htmx
@@ -26,7 +26,8 @@ from tables.live import rooms
 
 def index(request: HttpRequest) -> HttpResponse:
     quickplay.fill_due()  # rooms whose wait is over and whose timer was lost (a restart)
-    return render(request, "lobby/index.html", {**live.listed_rooms(), "games": GAMES})
+    context = {**live.listed_rooms(), "games": GAMES, "paces": PACES}
+    return render(request, "lobby/index.html", context)
 
 
 @login_required
@@ -189,7 +190,8 @@ def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
 @require_POST
 def play_now(request: HttpRequest, game: str) -> HttpResponse:
     """Seat the player at a waiting room of `game` near his rating, or open one (quickplay)."""
-    return _quick(request, lambda: quickplay.play_now(request.user, game))
+    pace = request.POST.get("pace")  # a paced table (issue 41), or none
+    return _quick(request, lambda: quickplay.play_now(request.user, game, pace))
 
 
 @require_POST
@@ -199,11 +201,13 @@ def practise(request: HttpRequest, game: str) -> HttpResponse:
     A visitor without an account practises as a guest (lobby.guests), made here.
     """
     level = request.POST.get("level", "normal")
+    pace = request.POST.get("pace")
 
     def practise_as_guest_or_member() -> Room:
         quickplay.check_practice(game, level)  # a bad request makes no guest
+        quickplay.paced_options(pace)
         user = request.user if request.user.is_authenticated else guests.start(request)
-        return quickplay.practise(user, game, level)
+        return quickplay.practise(user, game, level, pace)
 
     return _quick(request, practise_as_guest_or_member)
 

@@ -6,7 +6,8 @@ run out (its process died) is claimed by another driver within `DRIVER_LEASE` se
 exactly one process drives a room's bots at a time. The lease holder is also the room's owner:
 other processes forward their moves to it (tables.live.owners). Bots act through the same
 write path as people (`tables.play.act`), from their seat's view only (G3), at their level's
-pace times `settings.BOT_PACE` (0 in tests: full speed).
+pace times `settings.BOT_PACE` (0 in tests: full speed), divided by a paced table's
+`bot_speed`, and never sooner than its pace after their last action (tables.pacing).
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from games.engine import IllegalAction
 from tables import clocks, current, play, presence
 from tables.live import owners, rooms
 from tables.models import Match, Player
+from tables.pacing import bot_speed_of, pace_of
 
 log = logging.getLogger(__name__)
 
@@ -244,6 +246,9 @@ class MatchBots:
         # seat -> the version its pending action was chosen at, and the kinds of action it had
         self.chosen_at: dict[int, tuple[int, frozenset[str]]] = {}
         self.released: int | None = None  # the round whose countdown end was pushed
+        # seat -> monotonic time its last action was acknowledged: a paced table's bots keep
+        # to its pace here (tables.pacing), so that this thread never waits in the room.
+        self.acted_at: dict[int, float] = {}
         self.next_check = 0.0
         # The decision clocks (a timed Allegra table; Ligretto's idle rounds): from now, the
         # moment this process took the room, downtime before it is never a player's.
@@ -285,7 +290,10 @@ class MatchBots:
         table = self.clock.tick(table, self._table)
         if table is None or table.match.status == Match.Status.FINISHED:
             return None
-        pace = settings.BOT_PACE
+        options = table.match.options
+        # The bots' delays: their level's, times the site's pace, slower at a paced table.
+        pace = settings.BOT_PACE / bot_speed_of(options)
+        gap = pace_of(options)  # a paced table: each bot's plays this far apart too
         bots = [p for p in table.players if p.is_bot]
         for p in bots:
             self.due.setdefault(p.seat, now)
@@ -313,12 +321,13 @@ class MatchBots:
                     action, delay = table.game.bot_choose(view, level, self.rng)
                     self.pending[p.seat] = action
                     self.chosen_at[p.seat] = (table.version, _kinds(view))
-                    self.due[p.seat] = _monotonic() + delay * pace
+                    self.due[p.seat] = self._paced(p.seat, _monotonic() + delay * pace, gap)
                     continue
             if action is not None:
                 try:
                     play.act(self.room_id, p.seat, action, by_bot=True, driver=self.driver)
                     acted = True
+                    self.acted_at[p.seat] = _monotonic()
                 except IllegalAction:
                     pass  # too slow, or the round ended: the bot looks again
                 table = self._table()
@@ -331,7 +340,7 @@ class MatchBots:
             idle = 0.0
             if action is None:
                 idle = IDLE_LOOK if pace > 0 else IDLE_LOOK_AT_FULL_SPEED
-            self.due[p.seat] = _monotonic() + delay * pace + idle
+            self.due[p.seat] = self._paced(p.seat, _monotonic() + delay * pace + idle, gap)
         if not self.due:
             return min(RENEW_EVERY, max(self.next_check - _monotonic(), 0.01))
         soonest = min(self.due.values())
@@ -339,6 +348,12 @@ class MatchBots:
         if acted and pace == 0:
             return 0.0
         return min(wait, max(self.next_check - _monotonic(), 0.0) + 0.001)
+
+    def _paced(self, seat: int, due: float, gap: float) -> float:
+        """`due`, or later: no sooner than `gap` seconds after the seat's last action."""
+        if gap and seat in self.acted_at:
+            return max(due, self.acted_at[seat] + gap)
+        return due
 
 
 def _kinds(view: dict[str, Any]) -> frozenset[str]:

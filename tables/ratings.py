@@ -16,6 +16,7 @@ from django.conf import settings
 from django.db.models import Sum
 from openskill.models import PlackettLuce
 
+from games.registry import pace_of
 from tables import guests
 from tables.history import lowest_wins
 from tables.models import Match, Player, Rating, RatingChange, RoundScore
@@ -73,6 +74,23 @@ def ranks(game: str, players: list[Player], totals: dict[int, int]) -> dict[int,
     return result
 
 
+def rating_key(game: str, options: dict[str, Any] | None) -> str:
+    """The key a match's ratings are kept under: its game's slug, with the pace of a paced
+    table after it ("<slug>@1.5"): paced players are rated among themselves."""
+    pace = pace_of(options)
+    return f"{game}@{pace:g}" if pace else game
+
+
+def game_of_key(key: str) -> str:
+    """The game slug of a rating key."""
+    return key.partition("@")[0]
+
+
+def pace_of_key(key: str) -> float:
+    """The pace of a rating key (0: not paced)."""
+    return float(key.partition("@")[2] or 0)
+
+
 def rate_match(match: Match) -> list[RatingChange]:
     """Rate a match that just finished (inside its transaction); [] when it is not rated."""
     if match.status != Match.Status.FINISHED:
@@ -88,18 +106,19 @@ def rate_match(match: Match) -> list[RatingChange]:
         .values_list("seat", "total")
     )
     order = ranks(match.game, players, totals)
+    key = rating_key(match.game, match.options)
     # Every human's row exists first (a newcomer's at the start), then all are locked in one
     # order: two matches finishing at once with a player in common neither clash on the
     # insert nor wait on each other's locks the other way round.
     ids = sorted({p.user_id for p in humans if p.user_id is not None})
     Rating.objects.bulk_create(
-        [Rating(user_id=uid, game=match.game, mu=START_MU, sigma=START_SIGMA) for uid in ids],
+        [Rating(user_id=uid, game=key, mu=START_MU, sigma=START_SIGMA) for uid in ids],
         ignore_conflicts=True,
     )
     current = {
         r.user_id: r
         for r in Rating.objects.select_for_update()
-        .filter(game=match.game, user_id__in=ids)
+        .filter(game=key, user_id__in=ids)
         .order_by("user_id")
     }
     teams = []
@@ -125,7 +144,7 @@ def rate_match(match: Match) -> list[RatingChange]:
             RatingChange(
                 match=match,
                 user_id=p.user_id,
-                game=match.game,
+                game=key,
                 rank=order[p.seat],
                 mu_before=old.mu,
                 sigma_before=old.sigma,

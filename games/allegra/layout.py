@@ -191,6 +191,8 @@ def context(
         "ring": _ring(n, seat),
         "left_of": {s: (s + 1) % n for s in range(n)},
         "names": names,
+        # What a screen reader is told once a round is over (issue 41): this seat's points.
+        "my_points": _my_points(view, players, seat),
         "banner": banner(view, names),
         "news": news(events, names),
         "message": _named(view.get("message"), names),
@@ -676,6 +678,15 @@ def news(events: list[dict[str, Any]], names: dict[int, str]) -> list[str]:
             continue
         out.append(line)
     return out
+
+
+def _my_points(
+    view: dict[str, Any], players: dict[int, dict[str, Any]], seat: int | None
+) -> tuple[int, int] | None:
+    """(`seat`'s points in the last round scored, its total), once a round is over."""
+    if seat is None or view["status"] not in ("round_over", "finished") or not view["scores"]:
+        return None
+    return view["scores"][-1]["points"][seat], players[seat]["total"]
 
 
 def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> dict[str, Any]:

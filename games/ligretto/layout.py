@@ -100,7 +100,47 @@ def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int)
         ),
         "me_stack": (t["stack_top"], t["stack_count"], status),
         "me_flip": (t["waste_top"], t["waste_count"], t["hand_count"], status),
+        # What a screen reader is told about this seat (issue 41): the cards it can play now,
+        # and its points once a round is over. Redrawn alone when only these change.
+        "me_say": (
+            status,
+            tuple(_playable(view, legal, seat)),
+            tuple(_keys(view, legal, seat)),
+            _my_points(view, seat),
+        ),
     }
+
+
+def _playable(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> list[Any]:
+    """The cards `seat` can play onto a pile now, each with the key that plays it."""
+    t = view["tableaus"][seat]
+    out = []
+    for action in legal:
+        if action.get("type") != "play" or action.get("to") == "row":
+            continue
+        source = action.get("from")
+        if source == "row":
+            card, key = t["row"][action["index"]], str(action["index"] + 1)
+        else:
+            card, key = t[f"{source}_top"], "S" if source == "stack" else "W"
+        if card:
+            out.append((card["color"], card["value"], key))
+    return out
+
+
+def _keys(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> list[str]:
+    """The keys (the buttons' data-key) of `seat`'s legal actions: what scan mode steps through."""
+    keys = [k.lower() for _, _, k in _playable(view, legal, seat)]
+    kinds = {a.get("type") for a in legal}
+    return keys + [" "] * ("flip" in kinds) + ["r"] * ("ready" in kinds)
+
+
+def _my_points(view: dict[str, Any], seat: int) -> tuple[int | None, int | None]:
+    """(`seat`'s points in the last round scored, its total) once a round is over."""
+    if view["status"] not in ("round_over", "finished") or not view.get("scores"):
+        return None, None
+    mine = next((p for p in view["players"] if p["seat"] == seat), None)
+    return view["scores"][-1]["points"][seat], (mine or {}).get("total")
 
 
 def context(
@@ -126,6 +166,12 @@ def context(
         "me": tableaus[seat] if seat is not None and seat < len(tableaus) else None,
         "match_end": describe_end(view["options"]),
         "final_round": view.get("status") == "round_over" and _last_round(view),
+        "can_play": [
+            {"color": c, "value": v, "key": k}
+            for c, v, k in (_playable(view, legal, seat) if seat is not None else ())
+        ],
+        "my_points": _my_points(view, seat) if seat is not None else (None, None),
+        "legal_keys": _keys(view, legal, seat) if seat is not None else [],
     }
 
 

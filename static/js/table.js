@@ -27,6 +27,20 @@
     }
     const key = event.key.toLowerCase();
     if (key.length !== 1) return;
+    if (key === "?") {
+      event.preventDefault();
+      readPosition();
+      return;
+    }
+    if (key === "/" && commandBox) {
+      event.preventDefault();
+      const tools = document.getElementById("access-tools");
+      if (tools) tools.open = true;
+      commandBox.focus();
+      return;
+    }
+    // Scan mode: the switch (space or enter) presses the action the scan has reached.
+    if (scanning && (key === " " || event.key === "Enter")) return;
     const button = table.querySelector('button[data-key="' + CSS.escape(key) + '"]');
     if (!button) return;
     event.preventDefault();
@@ -83,6 +97,28 @@
   document.addEventListener("click", (event) => {
     const button = event.target.closest && event.target.closest("button[ws-send]");
     if (button) button.classList.add("pressed");
+  });
+
+  // A paced table (issue 41): a play sent sooner than the pace after your last one waits for
+  // its turn on the server; the bar says so until that turn comes (a queue of one).
+  const pace = Number(table.dataset.pace || 0) * 1000;
+  let nextTurn = 0;
+  document.addEventListener("click", (event) => {
+    const button = event.target.closest && event.target.closest("button[ws-send], form[ws-send] button");
+    const queue = document.getElementById("pace-queue");
+    if (!button || !pace || !queue) return;
+    const now = Date.now();
+    if (now >= nextTurn) {
+      nextTurn = now + pace;
+      return;
+    }
+    queue.hidden = false;
+    const until = nextTurn;
+    nextTurn += pace;
+    clearTimeout(queue._timer);
+    queue._timer = setTimeout(() => {
+      queue.hidden = true;
+    }, until - now);
   });
 
   // Motion: a card that reaches a pile travels there from where it was played (your own slot,
@@ -242,24 +278,166 @@
   });
 
   // One polite live region per table (#table-announce, in the bar) says what matters, once:
-  // a new headline (a round starts or ends, whose turn, a knock) and this socket's refusals,
-  // never every card of a race.
+  // a new headline (a round starts or ends, whose turn, a knock), this socket's refusals, and
+  // whatever the game's template marks with data-say that changed (issue 41): "mine" for what
+  // concerns the reader (a pile you can play on, your turn, the knock window, your points, the
+  // winner), "all" for the rest (every card played). The words are the game's (its template);
+  // the reader chooses how much (everything, only what I can play, off).
+  const verbositySelect = document.getElementById("say-verbosity");
+  const verbosityKey = "cardgames.verbosity." + (table.dataset.player || "guest");
+  function verbosity() {
+    try {
+      return window.localStorage.getItem(verbosityKey) || "mine";
+    } catch (e) {
+      return "mine";
+    }
+  }
+  if (verbositySelect) {
+    verbositySelect.value = verbosity();
+    verbositySelect.addEventListener("change", () => {
+      try {
+        window.localStorage.setItem(verbosityKey, verbositySelect.value);
+      } catch (e) {
+        /* private mode: this page keeps the choice */
+      }
+      table.dataset.verbosity = verbositySelect.value;
+    });
+    table.dataset.verbosity = verbosity();
+  }
+  // The text a screen reader would read for `el`: aria-labels, never aria-hidden parts.
+  // `news`: an announcement, without the links and buttons a sentence may carry.
+  function spoken(el, news) {
+    if (el.nodeType === Node.TEXT_NODE) return el.textContent;
+    if (el.nodeType !== Node.ELEMENT_NODE || el.getAttribute("aria-hidden") === "true" || el.hidden) return "";
+    if (el.tagName === "SELECT" || el.tagName === "SCRIPT" || el.tagName === "TEMPLATE") return "";
+    if (news && /^(A|BUTTON|FORM)$/.test(el.tagName)) return "";
+    if (el.dataset.sayText) return " " + el.dataset.sayText + " ";
+    const label = el.getAttribute("aria-label");
+    if (label && el.getAttribute("role") === "img") return " " + label + " ";
+    let text = label ? label + ": " : "";
+    el.childNodes.forEach((child) => {
+      text += spoken(child, news);
+    });
+    if (/^(P|LI|DIV|SECTION|ARTICLE|BUTTON|DD|HEADER)$/.test(el.tagName)) text += " ";
+    return text;
+  }
+  const squeeze = (text) => text.replace(/\s+/g, " ").replace(/\s+([.,:;])/g, "$1").trim();
+  function sayings() {
+    const found = new Map();
+    table.querySelectorAll("[data-say]").forEach((el) => {
+      const text = squeeze(el.dataset.sayText || spoken(el, true)).replace(/[\s·]+$/, "");
+      if (!text) return;
+      found.set(el.id || "text:" + text, { text, kind: el.dataset.say });
+    });
+    return found;
+  }
+  let said = sayings();
+  function say(lines) {
+    const region = document.getElementById("table-announce");
+    if (!region || !lines.length) return;
+    region.textContent = lines.join(" ");
+    table.dataset.announced = String(Number(table.dataset.announced || 0) + 1);
+  }
   let lastHeadline = "";
   function announce(flash) {
-    const region = document.getElementById("table-announce");
-    if (!region) return;
-    const said = [];
+    const level = verbositySelect ? verbositySelect.value : verbosity();
+    const lines = [];
     const headline = document.querySelector(".table-status .headline");
-    const text = headline ? headline.textContent.replace(/\s+/g, " ").trim() : "";
+    const text = headline ? squeeze(headline.textContent) : "";
     if (text && text !== lastHeadline) {
       lastHeadline = text;
-      said.push(text);
+      lines.push(text);
     }
-    if (flash && flash.textContent.trim()) said.push(flash.textContent.trim());
-    if (said.length) region.textContent = said.join(" ");
+    if (flash && flash.textContent.trim()) lines.push(flash.textContent.trim());
+    const now = sayings();
+    now.forEach((item, key) => {
+      const before = said.get(key);
+      if (before && before.text === item.text) return;
+      if (item.kind === "mine" || level === "all") lines.push(item.text);
+    });
+    said = now;
+    if (level !== "off") say(lines);
   }
-  lastHeadline = (document.querySelector(".table-status .headline") || { textContent: "" })
-    .textContent.replace(/\s+/g, " ").trim();
+  lastHeadline = squeeze((document.querySelector(".table-status .headline") || { textContent: "" }).textContent);
+
+  // "?" reads the whole position on demand: what the game's template marks data-position.
+  function readPosition() {
+    const parts = [];
+    table.querySelectorAll("[data-position]").forEach((el) => {
+      const text = squeeze(spoken(el));
+      if (text) parts.push(text);
+    });
+    say([parts.join(" · ")]);
+  }
+
+  // Typed commands: "p 3", "d", "2 3"… each game's buttons carry their command (data-command);
+  // a single letter is that key; "on …" after a command is allowed (the game picks the pile).
+  const commandBox = document.getElementById("table-command");
+  const commandForm = document.getElementById("table-command-form");
+  function command(text) {
+    let typed = squeeze(text.toLowerCase());
+    if (!typed) return;
+    if (typed === "?") {
+      readPosition();
+      return;
+    }
+    const find = (c) =>
+      table.querySelector('button[data-command="' + CSS.escape(c) + '"]') ||
+      (c.length === 1 ? table.querySelector('button[data-key="' + CSS.escape(c) + '"]') : null);
+    let button = find(typed);
+    if (!button && / on .*$/.test(typed)) button = find(typed.replace(/ on .*$/, ""));
+    if (!button && /^\d$/.test(typed)) button = find("p " + typed);
+    if (!button || button.disabled) {
+      say([(commandBox.dataset.unknown || "?") + " " + text]);
+      return;
+    }
+    button.classList.add("pressed");
+    button.click();
+  }
+  if (commandForm && commandBox) {
+    commandForm.addEventListener("submit", (event) => {
+      event.preventDefault();
+      command(commandBox.value);
+      commandBox.value = "";
+    });
+  }
+
+  // Scan mode for a single switch: the focus steps through the actions you can take now, one
+  // every SCAN_STEP ms; the switch (space or enter) presses the one it is on. A game's template
+  // may list the legal actions' keys (data-legal-keys): only those are stepped through.
+  const SCAN_STEP = 1500;
+  const scanToggle = document.getElementById("scan-toggle");
+  let scanning = false;
+  let scanAt = -1;
+  function scanTargets() {
+    const legal = table.querySelector("[data-legal-keys]");
+    const keys = legal ? new Set(legal.dataset.legalKeys.split("|").filter((k) => k !== "")) : null;
+    return Array.from(table.querySelectorAll(".me button, .me input[type=radio]")).filter((el) => {
+      if (el.disabled || !el.getClientRects().length) return false;
+      if (keys && el.dataset.key !== undefined) return keys.has(el.dataset.key);
+      return !keys;
+    });
+  }
+  function scanStep() {
+    clearTimeout(scanStep._timer);
+    if (!scanning) return;
+    const targets = scanTargets();
+    if (targets.length) {
+      scanAt = (scanAt + 1) % targets.length;
+      targets[scanAt].focus();
+      table.dataset.scanned = String(Number(table.dataset.scanned || 0) + 1);
+    }
+    scanStep._timer = setTimeout(scanStep, SCAN_STEP);
+  }
+  if (scanToggle) {
+    scanToggle.addEventListener("click", () => {
+      scanning = !scanning;
+      scanToggle.setAttribute("aria-pressed", String(scanning));
+      table.classList.toggle("scanning", scanning);
+      scanAt = -1;
+      scanStep();
+    });
+  }
 
   // An away player's seat counts down to his stand-in: the server says when; the page counts.
   function awayTick() {

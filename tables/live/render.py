@@ -26,6 +26,7 @@ from games.registry import GAMES
 from tables import languages, words
 from tables.current import Table
 from tables.live.room import Delivery, Encoded, LiveRoom, Pushed
+from tables.pacing import pace_of
 
 
 def table_group(room_id: int) -> str:
@@ -65,6 +66,7 @@ def render_context(
         "view": view,
         "seat": seat,
         "version": view["version"],
+        "pace": pace_of(table.match.options),  # a paced table (issue 41), 0 if not
     }
     layout = layout_for(table.match.game)
     context.update(layout.context(view, seat, view.get("legal") or [], events or []))

@@ -27,6 +27,7 @@ from tables import current
 from tables.current import Table
 from tables.errors import PlayError
 from tables.models import Match, Round
+from tables.pacing import Pacer
 
 # A transport's authority check on the table before a move (`holder`).
 Check = Callable[[Table], None]
@@ -158,6 +159,8 @@ class LiveRoom:
     # it, until the next move (`news_for`).
     news: list[Event] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # A paced table's (issue 41): when each seat last played, whose early play waits.
+    pacer: Pacer = field(default_factory=Pacer)
     # The last changes pushed from here, without their tables: what a page that reconnects
     # at a recent version missed (`missed`), sent instead of the whole table.
     recent: collections.deque[Delivery] = field(

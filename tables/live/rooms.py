@@ -35,6 +35,7 @@ from tables.live import outbox, owners, render, store
 from tables.live.room import Check, Entry, Holder, Listener, LiveRoom, unknown_room
 from tables.live.writer import DB, Writer, in_db_thread
 from tables.models import Match
+from tables.pacing import pace_of
 
 log = logging.getLogger(__name__)
 
@@ -350,22 +351,34 @@ async def apply_here(
     assert rooms.writer is not None
     while True:
         room, table = await rooms.loaded(room_id)
+        pace = pace_of(table.match.options)
         async with room.lock:
             if room.table is not table or room.stale:
                 continue  # rebuilt while this waited for the lock: apply it to the new one
-            entry = room.apply(table, seat, action, by_bot, driver, check)
-            entry.future = asyncio.get_running_loop().create_future()
-            rooms.writer.submit(entry)
-            if entry.refusal is None:
-                # While its row is written: what the push will send, so that it only sends.
-                try:
-                    render.prepare(room, entry.table)
-                except Exception:  # the push encodes it after the commit instead
-                    log.exception("preparing the push of a move failed")
+            early = room.pacer.wait_for(seat, pace)
+            if early <= 0:
+                entry = room.apply(table, seat, action, by_bot, driver, check)
+                entry.future = asyncio.get_running_loop().create_future()
+                rooms.writer.submit(entry)
+                if entry.refusal is None:
+                    if pace:
+                        room.pacer.played(seat)
+                    # While its row is written: what the push will send, so that it only sends.
+                    try:
+                        render.prepare(room, entry.table)
+                    except Exception:  # the push encodes it after the commit instead
+                        log.exception("preparing the push of a move failed")
+        if early > 0:
+            # A paced table: the play waits for its turn (tables.pacing), then is applied.
+            await room.pacer.wait_turn(seat, early)
+            continue
+        assert entry.future is not None  # set under the lock with the apply
         durable = await entry.future
         if entry.refusal is not None:
             raise entry.refusal  # a race lost, and logged (L12)
         if durable:
+            if pace:
+                room.pacer.played(seat)  # from its durable moment: the log's clock
             if not by_bot and _marked_away(entry.table, seat):
                 await touch(room_id, partial(_back, seat))
             return entry

@@ -1,0 +1,56 @@
+"""Paced tables (issue 41): each player's plays at least `pace` seconds apart.
+
+A room's options may ask for a pace (games.registry.SITE_OPTIONS). The room that applies the
+moves (tables.live.rooms.apply_here) keeps a `Pacer`: a play that comes sooner than `pace`
+after the same seat's last one is not refused; it waits for its turn, one at a time per seat
+(a queue of one: a further play while one waits is refused with `pace_queued`). The bots'
+driver keeps its bots to the pace itself (tables.driver), so that its thread never waits here.
+
+Times are wall-clock seconds, the clock of the action log's `created_at`: a seat's last play
+counts from the moment it was durable, so that its log row is older than the next play's.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+
+from django.utils.translation import gettext_noop
+
+from games.registry import bot_speed_of, pace_of
+from tables.errors import PlayError
+
+__all__ = ["Pacer", "bot_speed_of", "pace_of"]
+
+
+@dataclass
+class Pacer:
+    """One room's pace keeping: when each seat last played, and which seat's play waits."""
+
+    played_at: dict[int, float] = field(default_factory=dict)
+    waiting: set[int] = field(default_factory=set)
+
+    def wait_for(self, seat: int, pace: float) -> float:
+        """Seconds `seat` must still wait before its next play (<= 0: it may play now)."""
+        if not pace or seat not in self.played_at:
+            return 0.0
+        return self.played_at[seat] + pace - time.time()
+
+    def played(self, seat: int) -> None:
+        """`seat` played now (applied, then again once durable: the later moment counts)."""
+        self.played_at[seat] = max(self.played_at.get(seat, 0.0), time.time())
+
+    async def wait_turn(self, seat: int, wait: float) -> None:
+        """Hold `seat`'s early play for `wait` seconds, or refuse it when one waits already."""
+        if seat in self.waiting:
+            raise PlayError(
+                "pace_queued",
+                gettext_noop("Your last play is still waiting for its turn (a paced table)."),
+                429,
+            )
+        self.waiting.add(seat)
+        try:
+            await asyncio.sleep(wait)
+        finally:
+            self.waiting.discard(seat)

@@ -1,0 +1,136 @@
+"""Paced tables (issue 41): each player's plays at least `pace` apart, early plays wait their
+turn (a queue of one), bots at a fraction of their speed; ratings kept apart per pace."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+from asgiref.sync import sync_to_async
+
+from games.engine import IllegalAction
+from games.registry import GAMES
+from lobby import quickplay
+from lobby.services import RoomError
+from tables.driver import MatchBots
+from tables.live import rooms
+from tables.models import ActionLog, Match
+from tables.ratings import rating_key
+from tests.conftest import make_user
+from tests.tables.helpers import started_room
+
+PACE = 0.5
+
+
+def _gaps(times: list) -> list[float]:
+    return [(b - a).total_seconds() for a, b in zip(times, times[1:], strict=False)]
+
+
+def _applied_times(room_id: int) -> dict[int, list]:
+    rows = ActionLog.objects.filter(match__room_id=room_id, refused="").order_by("version")
+    times: dict[int, list] = {}
+    for seat, at in rows.values_list("seat", "created_at"):
+        times.setdefault(seat, []).append(at)
+    return times
+
+
+def _any_legal(room_id: int, seat: int) -> dict | None:
+    view = rooms.read(room_id).view(seat)
+    legal = [a for a in view.get("legal", ()) if a["type"] != "ready"]
+    return dict(legal[0]) if legal else None
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_paced_table_keeps_every_players_plays_apart_and_its_bots_slow(settings):
+    settings.BOT_PACE = 0.5  # a normal bot's 0.75-1.25 s, halved: 0.375-0.625 s at 1x
+    alice = await sync_to_async(make_user)("alice")
+    room = await sync_to_async(started_room)(
+        alice, game="ligretto-mini", bots=1, pace=PACE, bot_speed=0.5
+    )
+    rooms.bind(asyncio.get_running_loop())
+    bots = MatchBots(room.pk)
+    playing = True
+
+    async def drive() -> None:
+        while playing:
+            wait = await sync_to_async(bots.step, thread_sensitive=False)()
+            if wait is None:
+                return
+            await asyncio.sleep(min(wait, 0.05))
+
+    driving = asyncio.create_task(drive())
+    waited, queued_refusals, sent = [], 0, 0
+    deadline = time.monotonic() + 6
+    while time.monotonic() < deadline:
+        action = await sync_to_async(_any_legal)(room.pk, 0)
+        if action is None:
+            break
+        # Two plays at once and a third right behind: the second waits its turn, the
+        # third is refused while it waits (a queue of one).
+        started = time.monotonic()
+        first = asyncio.create_task(rooms.act(room.pk, 0, action))
+        second = asyncio.create_task(rooms.act(room.pk, 0, action))
+        await asyncio.sleep(0.05)
+        try:
+            await rooms.act(room.pk, 0, action)
+        except IllegalAction as refusal:
+            queued_refusals += refusal.code == "pace_queued"
+        applied = 0
+        for task in (first, second):
+            try:
+                await task
+                applied += 1
+            except IllegalAction:
+                pass  # the same card twice: the second is no longer legal once it runs
+        sent += applied
+        if applied == 2:
+            waited.append(time.monotonic() - started)
+    playing = False
+    await driving
+
+    times = await sync_to_async(_applied_times)(room.pk)
+    assert sent >= 4 and queued_refusals >= 3
+    # Both of a pair applied: the second waited its turn, neither was refused for speed.
+    assert waited and all(w >= PACE for w in waited)
+    for seat in (0, 1):
+        assert len(times.get(seat, [])) >= 3, times
+        assert min(_gaps(times[seat])) >= PACE, (seat, _gaps(times[seat]))
+    # The bot plays at half its speed: its delays (0.375 s at least, at 1x) are doubled.
+    assert min(_gaps(times[1])) >= 0.75
+
+
+@pytest.mark.django_db
+def test_pace_options_are_checked_and_kept_apart_from_the_rules():
+    game = GAMES["allegra"]
+    checked = game.check_options(3, {"pace": 1.5, "bot_speed": 0.25})
+    assert checked["pace"] == 1.5 and checked["bot_speed"] == 0.25
+    assert game.check_options(3, {}) == game.check_options(3, {"pace": 0})
+    for bad in ({"pace": 0.2}, {"pace": "fast"}, {"pace": 1, "bot_speed": 2}, {"bot_speed": 0.5}):
+        with pytest.raises(IllegalAction) as refused:
+            game.check_options(3, bad)
+        assert refused.value.code == "invalid_options"
+    # The rules never see them: a paced deal is the same deal.
+    assert game.dump(game.new_match(3, checked, seed=7)) == game.dump(game.new_match(3, {}, seed=7))
+
+
+@pytest.mark.django_db
+def test_ratings_of_paced_tables_have_their_own_key():
+    assert rating_key("ligretto-mini", {"pace": 1.5, "bot_speed": 0.5}) == "ligretto-mini@1.5"
+    assert rating_key("allegra", {"pace": 3.0}) == "allegra@3"
+    assert rating_key("allegra", {"rounds": 2}) == "allegra"
+
+
+@pytest.mark.django_db
+def test_quick_play_can_ask_for_a_paced_table(alice, bob):
+    paced = quickplay.play_now(alice, "ligretto-mini", pace="2")
+    assert paced.options["pace"] == 2.0 and paced.options["bot_speed"] == 0.5
+    # Bob asks for an unpaced table: he is not seated at alice's paced one.
+    plain = quickplay.play_now(bob, "ligretto-mini")
+    assert plain.pk != paced.pk and "pace" not in plain.options
+    with pytest.raises(RoomError):
+        quickplay.play_now(bob, "ligretto-mini", pace="9")
+    practice = quickplay.practise(make_user("carol"), "allegra", "easy", pace="1")
+    match = Match.objects.get(room=practice)
+    assert match.options["pace"] == 1.0
