@@ -16,7 +16,6 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -248,7 +247,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
     async def frame(self, delivery: Delivery, shown: int) -> Frame | None:
         version, table = delivery.version, delivery.table
         if table is None or table.version != version:
-            table = rooms.durable(self.room_id, version) if settings.API_STREAM_CACHE else None
+            table = rooms.durable(self.room_id, version)
             if table is None:
                 # Another process wrote it: the first socket here to load it fills the room's
                 # memory, and the room's other sockets (queued behind it) reuse that.
@@ -321,7 +320,7 @@ def _refusal(code: str, message: str) -> dict[str, Any]:
 
 
 def _durable_or_loaded(room_id: int, version: int) -> current.Table:
-    table = rooms.durable(room_id, version) if settings.API_STREAM_CACHE else None
+    table = rooms.durable(room_id, version)
     if table is not None:
         stats["cached"] += 1
         return table

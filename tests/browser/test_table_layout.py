@@ -194,7 +194,6 @@ def test_every_card_is_in_view_and_nothing_scrolls_sideways(person, game, seats)
 # them now have a stand-in), every one of them knocked; then the knocker's hand after a knock
 # was given. Written through the site's ORM (a browser cannot deal or stay away five times).
 KNOCK_WINDOW = """
-from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.utils import timezone
 from games.registry import GAMES
@@ -207,7 +206,8 @@ from tests.tables.helpers import set_state
 
 room = Room.objects.get(pk={room})
 for n in range(1, 6):
-    user = get_user_model().objects.create_user(f"{{room.pk}}knocker{{n}}{lang}", password="not-used-1")
+    name = f"{{room.pk}}knocker{{n}}{lang}"
+    user = get_user_model().objects.create_user(name, password="not-used-1")
     services.join_room(room.pk, user)
 services.start_room(room.pk, room.host)
 game = GAMES["allegra"]
@@ -240,7 +240,8 @@ state = game.load(match.rounds.order_by("-number").first().state)
 legal = {{seat: game.legal_actions(state, seat) for seat in range(6)}}
 made = clocks.decision(game.player_view(state, None), legal)
 clock = clocks.start({{}}, made, [0], now, 600, match.version)
-clock["last_timeout"] = {{"seats": [1, 2, 3, 4, 5], "at": clock["since"], "key": made.key, "stand_in": [2, 3]}}
+last = {{"seats": [1, 2, 3, 4, 5], "at": clock["since"], "key": made.key, "stand_in": [2, 3]}}
+clock["last_timeout"] = last
 match.clock = clock
 match.version += 1
 match.save(update_fields=["clock", "version"])
