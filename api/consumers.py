@@ -16,7 +16,6 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
-from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -29,6 +28,7 @@ from tables import current, languages, presence, sockets, wire
 from tables.live import outbox, render, rooms
 from tables.live.outbox import Frame, Gate
 from tables.live.room import Delivery, holder
+from tables.words import refusal_text
 
 # How views reached this process's sockets: from memory, or loaded (for the figures).
 stats = {"cached": 0, "loaded": 0}
@@ -45,6 +45,8 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
     revoked = False  # set when the token is revoked while the socket is open
     invite: str | None = None
     seat: int | None = None  # the seat whose presence this socket counts
+    # The client's language (Accept-Language): refusals are worded in it, as on HTTP.
+    language: str | None = None
     started = False  # the room's match has started (its first view was sent)
     # The player rows the seat was last looked up in, and that seat (rows change: look again).
     _seated_in: Any = None
@@ -55,6 +57,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
 
     async def connect(self) -> None:
         self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
+        self.language = languages.from_scope(self.scope)
         self.gate = Gate(self)
         query = _query(self.scope.get("query_string", b""))
         # Accept first: a close code (4401, 4404) only reaches a client on an open socket.
@@ -119,6 +122,10 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.user is None or self.revoked:
             return  # closing: the token was refused, revoked or its user banned
+        with translation.override(self.language):  # refusals worded per reader, as on HTTP
+            await self._receive(text_data, bytes_data)
+
+    async def _receive(self, text_data: str | None, bytes_data: bytes | None) -> None:
         # One strict parse at the edge: only checked values go on to the rules and the log.
         try:
             message = wire.record(
@@ -168,7 +175,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         try:
             outcome = await rooms.act(self.room_id, seat, action, check=holder(seat, self.user))
         except IllegalAction as refusal:
-            return _refusal(refusal.code, refusal.message)
+            return _refusal(refusal.code, refusal_text(refusal))
         if self.gate.shows(outcome.version) or self.gate.drawing:
             return {}  # its change reached this socket first (or follows the whole view)
         return {"view": outcome.view(seat)}
@@ -253,7 +260,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
     async def frame(self, delivery: Delivery, shown: int) -> Frame | None:
         version, table = delivery.version, delivery.table
         if table is None or table.version != version:
-            table = rooms.durable(self.room_id, version) if settings.API_STREAM_CACHE else None
+            table = rooms.durable(self.room_id, version)
             if table is None:
                 # Another process wrote it: the first socket here to load it fills the room's
                 # memory, and the room's other sockets (queued behind it) reuse that.
@@ -326,7 +333,7 @@ def _refusal(code: str, message: str) -> dict[str, Any]:
 
 
 def _durable_or_loaded(room_id: int, version: int) -> current.Table:
-    table = rooms.durable(room_id, version) if settings.API_STREAM_CACHE else None
+    table = rooms.durable(room_id, version)
     if table is not None:
         stats["cached"] += 1
         return table

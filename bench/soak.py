@@ -1,5 +1,5 @@
-"""Soak: one server plays many one-round 4-seat Ligretto matches with bots to the end, and gives
-back what each held.
+"""Soak: one server plays many one-round 4-seat Ligretto matches to the end, each between one
+Board API player and three bots, and gives back what each held.
 
     .venv/bin/python bench/soak.py                       # 1,000 matches, 20 at a time
     .venv/bin/python bench/soak.py --matches 200 --at-once 10
@@ -7,12 +7,12 @@ back what each held.
 This process is the server: it runs the site's ASGI application in its event loop with the bot
 driver, the live rooms and their writer, on an SQLite file of its own (the embedded default).
 It runs with the production settings (DEBUG off). Each match is a room opened by a player of
-its own with three bots; the player is away, so a
-stand-in plays his seat at once (LEAVER_GRACE=0), and every bot plays at full speed (BOT_PACE=0).
-A spectator's table socket (the browser's, through the routing, as a page opens it) watches
-every match to its end, so that pushes are drawn and delivered. Prints the resident memory
-(VmRSS) after the 100th and after the last finished match, the difference, and how many live
-rooms the process still holds once the last match is over and the grace has passed.
+its own, with an API token of his own, and three bots at full speed (BOT_PACE=0); the player
+plays his seat over the Board API stream (`/ws/api/v1/rooms/{id}/?token=...`, through the
+routing as a client opens it), choosing each move as a fast bot would from the view he is
+sent, and reads every view to the match's end. Prints the resident memory (VmRSS) every 100
+finished matches, after the 100th and after the last, the difference, and how many live rooms
+the process still holds once the last match is over and the grace has passed.
 Figures: docs/performance.md ("Soak").
 """
 
@@ -63,46 +63,68 @@ def rss_mb() -> float:
     raise RuntimeError("no VmRSS in /proc/self/status")
 
 
-def open_match(n: int) -> int:
-    """A room of player `n` with three bots, started: its id."""
+def open_match(n: int) -> tuple[int, str]:
+    """A room of player `n` with three bots, started: its id and the player's API token."""
     from django.contrib.auth import get_user_model
 
+    from api.models import ApiToken
     from lobby import services
 
     user = get_user_model().objects.create(username=f"soak{n}")
+    _, raw = ApiToken.objects.issue(user, "soak")
     room = services.create_room(user, "ligretto", 4, {"rounds": 1})
     services.add_bots(room.pk, user, count=3, level="fast")
     services.start_room(room.pk, user)
-    return room.pk
-
-
-def finished(room_id: int) -> bool:
-    from tables.models import Match
-
-    return Match.objects.filter(room_id=room_id, status=Match.Status.FINISHED).exists()
+    return room.pk, raw
 
 
 async def play_one(n: int) -> None:
+    import json
+    import random
+
     from asgiref.sync import sync_to_async
     from channels.testing import WebsocketCommunicator
 
     from cardgames.asgi import application
+    from games.registry import GAMES
 
-    room_id = await sync_to_async(open_match)(n)
+    room_id, token = await sync_to_async(open_match)(n)
     headers = [(b"origin", b"http://localhost"), (b"host", b"localhost")]
-    watcher = WebsocketCommunicator(application, f"/ws/rooms/{room_id}/table/", headers=headers)
-    connected, _ = await watcher.connect(timeout=30)
-    assert connected, "the spectator's socket was refused"
+    player = WebsocketCommunicator(
+        application, f"/ws/api/v1/rooms/{room_id}/?token={token}", headers=headers
+    )
+    connected, _ = await player.connect(timeout=30)
+    assert connected, "the player's stream was refused"
+    rng = random.Random(n)
+    acted = -1
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
-        # Read what the table pushes (a socket that never reads would hold it all).
-        while not await watcher.receive_nothing(timeout=0.2):
-            await watcher.receive_from()
-        if await sync_to_async(finished)(room_id):
+        # receive_nothing first: a receive that times out ends the application under test.
+        if await player.receive_nothing(timeout=2):
+            message = {"type": "quiet"}
+        else:
+            message = json.loads(await player.receive_from())
+        if message.get("type") != "view":
+            # A refusal (a race lost: too_slow) or a quiet spell: ask for the whole view again.
+            acted = -1
+            await player.send_to(text_data=json.dumps({"type": "sync"}))
+            continue
+        view = message["view"]
+        if view["status"] in ("finished", "closed"):
             break
+        if view["version"] <= acted:
+            continue  # one move per version seen, as a player waits to see his move land
+        acted = view["version"]
+        if view["status"] == "round_over" and any(a["type"] == "ready" for a in view["legal"]):
+            await player.send_to(text_data=json.dumps({"type": "ready"}))
+        elif view["status"] == "playing" and view["legal"]:
+            action, _ = GAMES[view["game"]].bot_choose(view, "fast", rng)
+            # A bot may choose to wait; a player at a standstill presses on (any legal move).
+            action = action or rng.choice(view["legal"])
+            await player.send_to(text_data=json.dumps({"type": "action", "action": action}))
     else:
         raise RuntimeError(f"room {room_id} did not finish in 300 s")
-    await watcher.disconnect()
+    await player.disconnect()
 
 
 async def main(matches: int, at_once: int, mark: int) -> dict[str, float]:
@@ -121,12 +143,12 @@ async def main(matches: int, at_once: int, mark: int) -> dict[str, float]:
         for n in queue:
             await play_one(n)
             done += 1
-            if done == mark:
+            if done % 100 == 0 or done == mark:
                 gc.collect()
-                figures["after_mark_mb"] = rss_mb()
-                print(f"{done} matches: {figures['after_mark_mb']:.1f} MB", flush=True)
-            elif done % 100 == 0:
-                print(f"{done} matches: {rss_mb():.1f} MB, {rooms.count()} rooms", flush=True)
+                mb = rss_mb()
+                if done == mark:
+                    figures["after_mark_mb"] = mb
+                print(f"{done} matches: {mb:.1f} MB, {rooms.count()} rooms", flush=True)
 
     await asyncio.gather(*(worker() for _ in range(at_once)))
     await asyncio.sleep(1.0)  # past the grace: the last rooms go

@@ -20,8 +20,7 @@ With `--nginx`, the same two processes sit behind nginx with deploy/nginx.conf (
 every socket connects to the proxy, which sends each table's sockets to one process (the room
 hash), so pushes stay in the process that owns the room; nginx's CPU is counted with the servers'.
 With `--api`, every seat is instead a Board API stream (`/ws/api/v1/rooms/{id}/?token=`): JSON
-views per seat instead of rendered HTML parts; `--api --no-cache` makes each socket load the table
-from the database for every view (API_STREAM_CACHE=False), to measure what the cache saves.
+views per seat instead of rendered HTML parts.
 Prints p50 / p95 / p99 in milliseconds, bytes per delivery, and lost pushes (a socket that never
 got a version it should have).
 """
@@ -205,7 +204,6 @@ async def run(args: argparse.Namespace) -> None:
     env["TABLE_ACTION_RATE"] = env["TABLE_MOVES_IN_FLIGHT"] = "1000000"
     if args.api:
         env["API_ACTIONS_PER_USER"] = "1000000"
-        env["API_STREAM_CACHE"] = "False" if args.no_cache else "True"
     if args.nginx:
         args.scale = True
     if args.scale:
@@ -343,7 +341,7 @@ async def python_load(
     if args.nginx:
         mode += " behind nginx"
     if args.api:
-        mode += ", API stream" + (" (no cache)" if args.no_cache else "")
+        mode += ", API stream"
     actions = sum(len(t.sent) for t in tables)
     print(
         f"{mode}: {args.tables} tables x {args.seats} seats, {args.rate}/s per table, "
@@ -416,7 +414,6 @@ def main() -> None:
         "--nginx", action="store_true", help="--scale with both processes behind deploy/nginx.conf"
     )
     parser.add_argument("--api", action="store_true", help="Board API streams, JSON views")
-    parser.add_argument("--no-cache", action="store_true", help="with --api: load every view")
     parser.add_argument(
         "--node", help="a folder whose node_modules has `ws`: drive the load from Node instead"
     )

@@ -292,7 +292,7 @@ ACTION_FLUSH_DELAY = float(os.environ.get("ACTION_FLUSH_DELAY", "0"))
 # The live rooms' store (tables.live.store): on SQLite a batch of plain moves is written on an
 # sqlite3 connection of the store's own, without Django's wrappers (SqliteStore); False: every
 # batch through Django's connection (OrmStore), as on PostgreSQL.
-ACTOR_RAW_SQLITE = envbool("ACTOR_RAW_SQLITE", "True")
+SQLITE_OWN_CONNECTION = envbool("SQLITE_OWN_CONNECTION", "True")
 # A snapshot of a live match's state at least this often (moves, seconds); between two,
 # recovery replays the action log (tables.current.recover).
 SNAPSHOT_EVERY = envint("SNAPSHOT_EVERY", 50)
@@ -302,11 +302,11 @@ SNAPSHOT_SECONDS = float(os.environ.get("SNAPSHOT_SECONDS", "5"))
 LIVE_ROOM_GRACE = float(os.environ.get("LIVE_ROOM_GRACE", "10"))
 # With it, the WAL file is checkpointed by a thread of its own this often (seconds), not by the
 # commit that happens to fill it: 0 leaves it to SQLite's commits (docs/operations.md).
-ACTOR_CHECKPOINT_SECONDS = float(os.environ.get("ACTOR_CHECKPOINT_SECONDS", "0.5"))
+SQLITE_CHECKPOINT_SECONDS = float(os.environ.get("SQLITE_CHECKPOINT_SECONDS", "0.5"))
 # With it, a batch of plain moves is committed in the server loop itself on a connection that
 # never waits for the lock (the writer thread takes the batch when another connection holds
 # it); False: every batch in the writer thread (docs/operations.md).
-ACTOR_COMMIT_IN_LOOP = envbool("ACTOR_COMMIT_IN_LOOP", "True")
+SQLITE_COMMIT_IN_LOOP = envbool("SQLITE_COMMIT_IN_LOOP", "True")
 BOT_DRIVER = envbool("BOT_DRIVER", "True")
 DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
 # Seconds a thread (a view, the bot driver) waits for the server loop to answer its move or
@@ -318,7 +318,7 @@ THREAD_WAIT = float(os.environ.get("THREAD_WAIT", "10"))
 SHUTDOWN_GRACE = float(os.environ.get("SHUTDOWN_GRACE", "3"))
 # Seconds a move forwarded to its room's owner process (tables.live.owners) waits for the answer;
 # then it is refused as `unavailable` (503), and the client looks at the table again.
-ACTOR_FORWARD_TIMEOUT = float(os.environ.get("ACTOR_FORWARD_TIMEOUT", "3"))
+MOVE_FORWARD_TIMEOUT = float(os.environ.get("MOVE_FORWARD_TIMEOUT", "3"))
 # Ratings (tables/ratings.py): a rating is shown with "?" until this many rated matches; bots
 # play at fixed (mu, sigma) per level, on OpenSkill's scale (a newcomer is 25 ± 8.33).
 RATING_PROVISIONAL_MATCHES = envint("RATING_PROVISIONAL_MATCHES", 5)
@@ -352,6 +352,3 @@ TABLE_MOVES_IN_FLIGHT = envint("TABLE_MOVES_IN_FLIGHT", 2)
 # far less than a runaway loop. Its sign-ups and token requests take the site's own limits.
 API_ACTIONS_PER_USER = envint("API_ACTIONS_PER_USER", 100)
 API_ACTION_WINDOW = envint("API_ACTION_WINDOW", 10)
-# The API stream builds pushed views from the process's cached table; False loads the table for
-# every view (only to measure what the cache saves: bench/table_push.py --api --no-cache).
-API_STREAM_CACHE = envbool("API_STREAM_CACHE", "True")

@@ -162,12 +162,18 @@ class LayoutModule(Protocol):
     - `container(part)`: the part a piece lies inside (None: a part of its own).
     - `context(view, seat, legal, events)`: the template context the layout adds.
     - `partial(context, part)`: the partial that draws `part` (it may set what it draws).
+    - `BOARD_CLASS`: the class a board of this game wears wherever the site shows one (the
+      table, a replay); `STYLESHEETS`: the game's own static stylesheets beyond the table's.
     """
 
     @property
     def TEMPLATE(self) -> str: ...  # noqa: N802 - a module constant
     @property
     def HOW_TO_PLAY(self) -> str: ...  # noqa: N802 - the how-to-play page's template
+    @property
+    def BOARD_CLASS(self) -> str: ...  # noqa: N802 - a module constant
+    @property
+    def STYLESHEETS(self) -> tuple[str, ...]: ...  # noqa: N802 - a module constant
 
     def public_parts(self, view: View) -> dict[str, Any]: ...
     def private_pieces(self, view: View, legal: list[Action], seat: int) -> dict[str, Any]: ...

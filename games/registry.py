@@ -130,6 +130,17 @@ class Game:
         """The template of the game's how-to-play page (its layout's `HOW_TO_PLAY`)."""
         return str(self.layout.HOW_TO_PLAY)
 
+    @property
+    def board_class(self) -> str:
+        """The class this game's board wears on any page that shows one (its layout's)."""
+        return str(self.layout.BOARD_CLASS)
+
+    @property
+    def stylesheets(self) -> tuple[str, ...]:
+        """The game's own static stylesheets, for a page drawing its board outside its table
+        template (a replay)."""
+        return tuple(self.layout.STYLESHEETS)
+
     def refusal(self, code: str) -> str:
         """What a refused move's code says, in a few words (the rules' `REFUSALS`, Sentences
         the site words; the code itself for one they do not list)."""

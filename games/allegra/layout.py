@@ -23,6 +23,8 @@ from games.sentences import replaced
 
 TEMPLATE = "games/allegra/table.html"
 HOW_TO_PLAY = "games/allegra/how_to_play.html"
+BOARD_CLASS = "allegra"
+STYLESHEETS = ("css/allegra.css",)
 COLS = 4
 SEAT_NAME = re.compile(r"\bSeat (\d+)")
 PLACE_ACTIONS = ("reveal", "swap", "place")

@@ -18,6 +18,8 @@ from games.sentences import replaced
 TEMPLATE = "games/ligretto/table.html"
 # Both presets' page: it tells them apart by the `game` it is drawn for.
 HOW_TO_PLAY = "games/ligretto/how_to_play.html"
+BOARD_CLASS = "ligretto"
+STYLESHEETS: tuple[str, ...] = ()
 OVER = ("finished", "closed")
 _SEAT = re.compile(r"\b[Ss]eats? (\d+(?:, \d+)*)")
 

@@ -443,7 +443,7 @@
   function awayTick() {
     let running = false;
     document.querySelectorAll(".tag.away[data-until] .secs").forEach((el) => {
-      const until = Date.parse(el.parentElement.dataset.until);
+      const until = Date.parse(el.closest(".tag").dataset.until);
       const left = Math.max(0, Math.ceil((until - Date.now()) / 1000));
       el.textContent = String(left);
       if (left > 0) running = true;

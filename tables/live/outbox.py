@@ -22,8 +22,9 @@ from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from asgiref.sync import async_to_sync
-from channels.layers import InMemoryChannelLayer, get_channel_layer
+from channels.layers import get_channel_layer
 
+from tables.live import peers
 from tables.live.render import table_group
 from tables.live.room import Delivery, Listener
 
@@ -35,11 +36,6 @@ ORIGIN = secrets.token_hex(8)
 def from_here(event: dict[str, Any]) -> bool:
     """Whether a group message is a change this process already delivered to its sockets."""
     return event.get("origin") == ORIGIN
-
-
-def _one_process() -> bool:
-    layer = get_channel_layer()
-    return layer is None or isinstance(layer, InMemoryChannelLayer)
 
 
 class Outbox:
@@ -120,7 +116,7 @@ class Outbox:
     def _publish(self, delivery: Delivery) -> None:
         """Publish `delivery` to the other processes after those before it, without making
         anything here wait for Redis."""
-        if _one_process():
+        if peers.alone():
             return
         self.unpublished.append(delivery)
         if self.publishing is None:
@@ -172,7 +168,7 @@ async def publish(delivery: Delivery) -> None:
     """Publish `delivery` to the room's group for the other processes: one message, with the
     seats' own parts (each socket there takes its seat's only, as here); never raises."""
     layer = get_channel_layer()
-    if layer is None or _one_process():
+    if layer is None or peers.alone():
         return
     seats = {str(seat): part for seat, part in delivery.private.items()}
     try:

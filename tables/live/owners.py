@@ -7,7 +7,7 @@ process whose lease is still running goes to that process's inbox on the channel
 (`forward`); the owner applies it through its room actor, exactly as one of its own, and
 answers with the new version (and the seat's view, when asked) or the refusal, which the
 sender raises as its own (`Refused`), so every transport answers as for a local move. No
-answer in `settings.ACTOR_FORWARD_TIMEOUT` seconds: the move is refused as `unavailable`.
+answer in `settings.MOVE_FORWARD_TIMEOUT` seconds: the move is refused as `unavailable`.
 
 Without an owner (none yet, or its lease ran out: it died) or with one process (the in-memory
 layer), moves are applied where they arrive; the fence on the match row's version
@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from channels.layers import InMemoryChannelLayer, get_channel_layer
+from channels.layers import get_channel_layer
 from django.conf import settings
 from django.db import close_old_connections
 from django.utils import timezone
@@ -39,6 +39,7 @@ from django.utils.translation import gettext_noop
 
 from games.engine import Action, IllegalAction, Sentence, ngettext
 from tables.errors import PlayError
+from tables.live import peers
 from tables.live.room import Check, Entry, Holder
 from tables.live.writer import in_db_thread
 from tables.models import Match
@@ -94,7 +95,7 @@ def inbox(process: str) -> str:
 
 def reaches_others() -> bool:
     """Whether the channel layer carries messages to other processes (Redis, not memory)."""
-    return FORWARD_IN_MEMORY or not isinstance(get_channel_layer(), InMemoryChannelLayer)
+    return FORWARD_IN_MEMORY or not peers.alone()
 
 
 def note(rows: Iterable[tuple[int, str, datetime | None]]) -> list[int]:
@@ -434,7 +435,7 @@ async def forward(
     `reply` is the inbox the answer comes to (this process's own unless a test plays two).
     """
     box = reply or ensure_serving()
-    timeout = settings.ACTOR_FORWARD_TIMEOUT
+    timeout = settings.MOVE_FORWARD_TIMEOUT
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     request = secrets.token_hex(8)

@@ -18,13 +18,13 @@ from operator import is_not
 from typing import Any
 
 import orjson
-from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.template.loader import render_to_string
 
 from games.engine import Event, LayoutModule, View
 from games.registry import GAMES
 from tables import languages, words
 from tables.current import Table
+from tables.live import peers
 from tables.live.room import Delivery, Encoded, LiveRoom, Pushed
 from tables.pacing import pace_of
 
@@ -128,7 +128,7 @@ def render_full(table: Table, seat: int | None) -> str:
 
 def wants_html(room: LiveRoom) -> bool:
     """Whether a change must be drawn: a browser socket of the room is here, or may be elsewhere."""
-    if not isinstance(get_channel_layer(), InMemoryChannelLayer):
+    if not peers.alone():
         return True
     return any(listener.wants_html for listener in room.listeners)
 

@@ -16,7 +16,7 @@ through the ORM. The statements name their tables through the models (`_meta.db_
   (`write_in_loop`), which never waits (`None`: the thread takes the batch). Its WAL file is
   checkpointed by a thread of its own (`Checkpointer`), not inside the commit that fills it.
 
-`store()` picks one from the settings (ACTOR_RAW_SQLITE, ACTOR_COMMIT_IN_LOOP).
+`store()` picks one from the settings (SQLITE_OWN_CONNECTION, SQLITE_COMMIT_IN_LOOP).
 
 The fence is per entry. An entry of a room already known to be stale comes back (it was
 applied to a table that is not the database's); of the others, the run whose versions chain
@@ -450,7 +450,7 @@ class RawSqlite:
 
     It takes the write lock as Django's connections here do (BEGIN IMMEDIATE) and runs in WAL
     mode with synchronous=NORMAL as they do. Its commits leave the WAL file to a
-    `Checkpointer` (ACTOR_CHECKPOINT_SECONDS; at 0 they checkpoint it as Django's do). With a
+    `Checkpointer` (SQLITE_CHECKPOINT_SECONDS; at 0 they checkpoint it as Django's do). With a
     timeout of 0 it never waits: `write` raises `Busy` when another connection holds the lock.
     """
 
@@ -464,7 +464,7 @@ class RawSqlite:
         self.name = name
         self.closed = False
         self.checkpointer: Checkpointer | None = None
-        every = settings.ACTOR_CHECKPOINT_SECONDS
+        every = settings.SQLITE_CHECKPOINT_SECONDS
         if every > 0:
             self.db.execute("PRAGMA wal_autocheckpoint = 0")
             # The checkpointer's own connection waits as Django's do, whoever owns this one.
@@ -539,7 +539,7 @@ def store() -> Store:
     """The store the settings choose for the default database."""
     if connection.vendor == "postgresql":
         return PostgresStore()
-    name = sqlite_file() if settings.ACTOR_RAW_SQLITE else None
+    name = sqlite_file() if settings.SQLITE_OWN_CONNECTION else None
     if name is None:
         return OrmStore()
-    return SqliteStore(name, in_loop=settings.ACTOR_COMMIT_IN_LOOP)
+    return SqliteStore(name, in_loop=settings.SQLITE_COMMIT_IN_LOOP)

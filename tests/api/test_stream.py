@@ -109,6 +109,39 @@ async def test_refusals_come_back_as_errors():
     await e.disconnect()
 
 
+async def test_refusals_are_worded_in_the_readers_language_as_on_http():
+    (alice, bob, eve), (ta, _, te) = await _cast("alice", "bob", "eve")
+    room = await sync_to_async(started_room)(alice, [bob])
+    german = [*ORIGIN, (b"accept-language", b"de-DE,de;q=0.9")]
+    path = f"/ws/api/v1/rooms/{room.pk}/?token="
+    a = WebsocketCommunicator(application, path + ta, headers=german)
+    e = WebsocketCommunicator(application, path + te, headers=german)
+    assert (await a.connect())[0] and (await e.connect())[0]
+    await _settle(room.pk, a, e)
+    await e.send_to(text_data=json.dumps({"type": "action", "action": {"type": "flip"}}))
+    error = (await next_of(e, "error"))["error"]
+    assert error["code"] == "not_seated"  # the code stays English, for machines
+    assert error["message"] == "Du hast keinen Platz an diesem Tisch; Zuschauer sehen nur zu."
+    await a.send_to(text_data=json.dumps({"type": "ready"}))  # a rules refusal, worded too
+    error = (await next_of(a, "error"))["error"]
+    assert error["code"] == "not_round_over"
+    assert error["message"] == await _http_refusal(ta, room.pk, "de")
+    assert error["message"] != await _http_refusal(ta, room.pk, "en")
+    await a.disconnect()
+    await e.disconnect()
+
+
+async def _http_refusal(token: str, room_id: int, language: str) -> str:
+    """The sentence HTTP gives for a ready while the round is played, in `language`."""
+    answer = await sync_to_async(Api(token=token).client.post)(
+        f"/api/v1/rooms/{room_id}/actions",
+        json.dumps({"action": {"type": "ready"}}),
+        content_type="application/json",
+        headers={"Authorization": f"Bearer {token}", "Accept-Language": language},
+    )
+    return answer.json()["error"]["message"]
+
+
 async def test_a_bad_token_closes_with_4401_and_no_room_with_4404():
     (alice,), (ta,) = await _cast("alice")
     room = await sync_to_async(started_room)(alice, [await sync_to_async(make_user)("bob")])

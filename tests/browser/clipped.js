@@ -1,7 +1,7 @@
 // tests/browser/test_table_layout.py: the boxes that cut their text (a function for page.evaluate).
 () => {
   const name = e => e.id ? "#" + e.id : e.tagName.toLowerCase() + "." + [...e.classList].join(".");
-  const scrollAreas = ".allegra .board, .board > .ring, .board > .opponents, .board > .center, .board > .pile-area, .table > .me, .table-side, .score-wrap, .visually-hidden, #table-flash";
+  const scrollAreas = ".allegra .board, .allegra > .table-status, .board > .ring, .board > .opponents, .board > .center, .board > .pile-area, .table > .me, .table-side, .score-wrap, .visually-hidden, #table-flash";
   const out = [];
   for (const e of document.querySelectorAll("#table *, #site-header *")) {
     if (!e.getClientRects().length || e.closest(".table-side") || e.closest(scrollAreas) === e) continue;

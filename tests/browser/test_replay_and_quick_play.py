@@ -19,8 +19,8 @@ from django.contrib.auth import get_user_model
 from lobby import services
 from tables.driver import MatchBots
 host = get_user_model().objects.create_user({name!r}, password="not-used-here-1")
-room = services.create_room(host, "ligretto-mini", 2, {{"rounds": 1}})
-services.add_bots(room.pk, host, count=1, level="fast")
+room = services.create_room(host, {game!r}, 2, {{"rounds": 1}})
+services.add_bots(room.pk, host, count=1, level={level!r})
 services.start_room(room.pk, host)
 bots = MatchBots(room.pk)
 for _ in range(200_000):
@@ -30,11 +30,20 @@ print(room.pk)
 """
 
 
-def _played_match(live_env: dict[str, str], name: str) -> int:
+def _played_match(
+    live_env: dict[str, str], name: str, game: str = "ligretto-mini", level: str = "fast"
+) -> int:
     # Full speed, no countdown, the absent host's stand-in plays at once.
     env = {**live_env, "BOT_PACE": "0", "TABLE_COUNTDOWN": "0", "LEAVER_GRACE": "0"}
     done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "--no-imports", "-c", PLAYED.format(name=name)],
+        [
+            sys.executable,
+            "manage.py",
+            "shell",
+            "--no-imports",
+            "-c",
+            PLAYED.format(name=name, game=game, level=level),
+        ],
         cwd=ROOT,
         env={**env, "BOT_DRIVER": "False"},
         check=True,
@@ -113,6 +122,26 @@ def test_a_replay_steps_back_and_forth_and_plays_to_its_end(person, live_env):
     eve.goto(f"/rooms/{room_id}/sheet/")
     eve.click("#sheet-replay")
     expect(eve).to_have_url(re.compile(rf"/rooms/{room_id}/replay$"))
+
+
+def test_an_allegra_replay_is_drawn_in_allegras_style(person, live_env):
+    # The page asks the registry for the game's board class and stylesheets: every Allegra
+    # replay was unstyled while the page compared a package path with a slug.
+    room_id = _played_match(live_env, "allegrareplay", game="allegra", level="normal")
+    eve = person()
+    eve.goto(f"/rooms/{room_id}/replay?round=1")
+    board = eve.locator("#replay-board")
+    expect(board).to_have_class(re.compile(r"\ballegra\b"))
+    eve.click("#replay-last")
+    expect(board.locator("#al-status")).to_have_attribute("data-status", "finished")
+    # allegra.css is loaded and applies: a grid card is Allegra's size (2.2rem, or 1.55rem on a
+    # narrow screen), not the table's default 3.6rem.
+    card = board.locator(".card").first
+    expect(card).to_be_visible()
+    width = card.evaluate("c => getComputedStyle(c).getPropertyValue('--w').trim()")
+    assert width in ("2.2rem", "1.55rem"), width
+    links = eve.locator("link[rel=stylesheet][href*='allegra']")
+    expect(links).to_have_count(1)
 
 
 def _close_waiting_rooms(live_env: dict[str, str], game: str) -> None:

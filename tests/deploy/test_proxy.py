@@ -62,7 +62,7 @@ def deployment(tmp_path) -> Iterator[Deployment]:
         "LEAVER_GRACE": "300",
         "TABLE_COUNTDOWN": "0",
         "DRIVER_LEASE": "2",
-        "ACTOR_FORWARD_TIMEOUT": "1",
+        "MOVE_FORWARD_TIMEOUT": "1",
         "API_ACTIONS_PER_USER": "1000000",
     }
     with (

@@ -130,8 +130,8 @@ async def test_a_move_is_acknowledged_only_once_its_log_row_is_durable():
 async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(settings, raw, in_loop):
     # Plain moves are committed by the loop's own sqlite3 connection, the writer thread's, or
     # Django's: the same rows either way (a round's end always goes through Django's).
-    settings.ACTOR_RAW_SQLITE = raw
-    settings.ACTOR_COMMIT_IN_LOOP = in_loop
+    settings.SQLITE_OWN_CONNECTION = raw
+    settings.SQLITE_COMMIT_IN_LOOP = in_loop
     room = await _room(game="ligretto", bots=3)
     before = store.written.copy()
     await _bot_moves(room.pk, random.Random(3), 30)
@@ -156,8 +156,8 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(setti
 async def test_a_log_row_holds_the_text_django_would_store_whichever_way_it_was_written(
     settings, raw, in_loop
 ):
-    settings.ACTOR_RAW_SQLITE = raw
-    settings.ACTOR_COMMIT_IN_LOOP = in_loop
+    settings.SQLITE_OWN_CONNECTION = raw
+    settings.SQLITE_COMMIT_IN_LOOP = in_loop
     room = await _room(game="ligretto", bots=3)
     await _bot_moves(room.pk, random.Random(5), 4)
 

@@ -123,7 +123,7 @@ async def test_a_refusal_by_the_owner_comes_back_with_its_code_status_and_senten
 
 async def test_an_owner_that_never_answers_gives_unavailable(elsewhere, settings):
     alice, bob, room = await _cast()
-    settings.ACTOR_FORWARD_TIMEOUT = 0.3
+    settings.MOVE_FORWARD_TIMEOUT = 0.3
     elsewhere(room.pk, "gone-host:1:dead")  # nobody serves its inbox
     before = await sync_to_async(_version)(room.pk)
     with pytest.raises(IllegalAction) as refused:
@@ -136,7 +136,7 @@ async def test_an_owner_that_never_answers_gives_unavailable(elsewhere, settings
 
 async def test_a_check_that_cannot_travel_is_applied_here_not_dropped(elsewhere, settings):
     alice, bob, room = await _cast()
-    settings.ACTOR_FORWARD_TIMEOUT = 0.3
+    settings.MOVE_FORWARD_TIMEOUT = 0.3
     elsewhere(room.pk, "gone-host:1:dead")
 
     def nobody(table: current.Table) -> None:

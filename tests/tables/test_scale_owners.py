@@ -66,7 +66,7 @@ class Servers:
             "LEAVER_GRACE": "300",  # alice and bob keep their seats without a browser
             "TABLE_COUNTDOWN": "0",
             "DRIVER_LEASE": str(LEASE),
-            "ACTOR_FORWARD_TIMEOUT": str(FORWARD_TIMEOUT),
+            "MOVE_FORWARD_TIMEOUT": str(FORWARD_TIMEOUT),
             "API_ACTIONS_PER_USER": "1000000",
             **env,
         }
