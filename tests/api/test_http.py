@@ -111,7 +111,7 @@ def _routed() -> list[tuple[str, set[str]]]:
     calls = [("/api/v1/schema", {"GET"})]
     for pattern in api_urls.urlpatterns:
         if pattern.name and pattern.name != "schema":
-            route = str(pattern.pattern).replace("room_id", "id")
+            route = str(pattern.pattern).replace("room_id", "id").replace("tournament_id", "id")
             path = "/api/v1/" + re.sub(r"<(?:\w+:)?(\w+)>", r"{\1}", route)
             called = re.sub(r"\{(\w+)\}", lambda m: SAMPLES[m.group(1)], path)
             calls.append((called, {m.upper() for m in paths[path]}))

@@ -37,7 +37,9 @@ def _normalise(html: str, room_id: int) -> str:
     # When an away player's stand-in comes: a time, which differs between the two rooms.
     html = re.sub(r'data-until="[^"]+"', 'data-until="-"', html)
     # The room's number as a whole word only: "#1" must not eat the "1" of a colour "#1b4d2d".
-    html = html.replace(f"/rooms/{room_id}/", "/rooms/ROOM/")
+    html = html.replace(f"/rooms/{room_id}/", "/rooms/ROOM/").replace(
+        f"room={room_id}&", "room=ROOM&"
+    )
     return re.sub(rf"#{room_id}(?![0-9a-fA-F])", "#ROOM", html)
 
 

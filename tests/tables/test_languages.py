@@ -124,7 +124,11 @@ async def test_a_table_renders_its_public_parts_once_per_language_not_per_socket
     assert sorted(event["translations"]) == ["de", "ko"]  # and English, the html itself
     # The German readers got the same bytes: one German rendering, sent to both.
     assert frames[2] == frames[3] == event["translations"]["de"]
-    assert frames[1] == event["translations"]["ko"]
+    # Bob's own part (what he can play now, issue 41) comes before the public one, if any.
+    assert frames[1].endswith(event["translations"]["ko"])
+    bobs = [m for group, m in handed if group == render.seat_group(room.pk, 1)]
+    own = languages.pick(bobs[-1], "ko") if bobs and bobs[-1]["version"] == event["version"] else ""
+    assert frames[1] == own + event["translations"]["ko"]
     mine = [m for group, m in handed if group == render.seat_group(room.pk, 0)][-1]
     assert mine["type"] == "table.private" and mine["translations"] == {}  # alice reads German
     assert frames[0] == mine["html"] + event["translations"]["de"]

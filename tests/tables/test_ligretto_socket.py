@@ -86,13 +86,19 @@ async def test_it_sends_the_whole_table_on_connect_and_pushes_plays_to_everyone(
         await b.receive_from(),
         await e.receive_from(),
     )
-    # The public part is the same bytes for all; only the player who moved gets his own part
-    # (its row piece at least: the whole part when this push had nothing to compare with).
-    assert to_bob == to_eve
-    assert to_alice.endswith(to_bob) and 'id="lg-me-row"' in to_alice
-    assert 'id="lg-me' not in to_bob
-    assert 'id="pile-0"' in to_bob and 'aria-label="red 4"' in to_bob
-    assert version_of(to_bob) == await sync_to_async(lambda: rooms.read(room.pk).version)()
+    # The public part is the same bytes for all; the player who moved gets his own part (its
+    # row piece at least: the whole part when this push had nothing to compare with); another
+    # player only the sentence of what he can play now, when the play changed it (issue 41).
+    public = to_eve
+    assert to_alice.endswith(public) and 'id="lg-me-row"' in to_alice
+    assert to_bob.endswith(public)
+    bobs_own = to_bob[: len(to_bob) - len(public)]
+    assert bobs_own == "" or (
+        bobs_own.startswith('<p id="lg-me-say"') and "lg-me-row" not in bobs_own
+    )
+    assert 'id="lg-me' not in public
+    assert 'id="pile-0"' in public and 'aria-label="red 4"' in public
+    assert version_of(public) == await sync_to_async(lambda: rooms.read(room.pk).version)()
     for s in (a, b, e):
         await s.disconnect()
 
