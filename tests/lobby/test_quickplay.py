@@ -83,3 +83,30 @@ def test_the_lobby_buttons_take_him_to_his_room(alice):
     answer = me.post("/practise/ligretto-mini/", {"level": "fast"})
     assert answer.status_code == 302
     assert me.post("/practise/ligretto-mini/", {"level": "nope"}).status_code == 302
+
+
+def test_nobody_hosts_a_quick_play_room_so_nobody_removes_or_closes_there(alice, bob):
+    """Issue 45 item 4: the first presser has no power over the strangers paired with him."""
+    room = quickplay.play_now(alice, "ligretto")
+    assert quickplay.play_now(bob, "ligretto").pk == room.pk
+    for user, act in (
+        (alice, lambda: services.remove_player(room.pk, alice, 1)),
+        (alice, lambda: services.add_bots(room.pk, alice, 1)),
+        (alice, lambda: services.close_room(room.pk, alice)),
+        (alice, lambda: services.start_room(room.pk, alice)),
+        (bob, lambda: services.close_room(room.pk, bob)),
+    ):
+        with pytest.raises(services.RoomError) as refusal:
+            act()
+        assert refusal.value.code == "no_host" and refusal.value.status == 403, user
+    room.refresh_from_db()
+    assert room.status == Room.Status.OPEN and room.seat_set.count() == 2
+    page = client_for(alice).get(f"/rooms/{room.pk}/").content.decode()
+    assert "Remove" not in page and "Close the room" not in page
+    assert ">host<" not in page
+    lobby = client_for(bob).get("/").content.decode()
+    assert "quick play · 2 of 4 seats taken" in lobby and "hosted by alice" not in lobby
+    # A room a person opens keeps its host's powers.
+    own = services.create_room(alice, "ligretto", 4)
+    services.add_bots(own.pk, alice, 1)
+    assert services.close_room(own.pk, alice).status == Room.Status.CLOSED
