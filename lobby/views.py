@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
+from django.urls import reverse
 from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.views import defaults
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from games.registry import DEFAULT_GAME, GAMES, PACES
@@ -186,11 +189,26 @@ def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
     return redirect(room)
 
 
-@login_required
-@require_POST
+# A visitor's (or a guest's) Play now, kept in his session through sign-up or log-in.
+PLAY_NOW_INTENT = "play_now"
+
+
+@require_http_methods(["GET", "POST"])
 def play_now(request: HttpRequest, game: str) -> HttpResponse:
-    """Seat the player at a waiting room of `game` near his rating, or open one (quickplay)."""
-    pace = request.POST.get("pace")  # a paced table (issue 41), or none
+    """Seat the player at a waiting room of `game` near his rating, or open one (quickplay).
+
+    A visitor or a guest is asked to sign up (or log in) first; his Play now is kept in the
+    session and done when he comes back here (`next`), once: a GET does nothing else.
+    """
+    pace = request.POST.get("pace") or request.GET.get("pace")  # a paced table (issue 41)
+    if not guests.is_member(request.user):
+        request.session[PLAY_NOW_INTENT] = {"game": str(game), "pace": pace}
+        return redirect(f"{reverse('signup')}?{urlencode({'next': request.path})}")
+    if request.method == "GET":
+        intent = request.session.pop(PLAY_NOW_INTENT, None)
+        if not intent or intent.get("game") != game:
+            return redirect("lobby:index")
+        pace = intent.get("pace")
     return _quick(request, lambda: quickplay.play_now(request.user, game, pace))
 
 
