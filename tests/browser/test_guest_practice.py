@@ -15,7 +15,8 @@ from tests.conftest import PASSWORD
 def test_a_guest_practises_a_round_then_signs_up_and_keeps_the_match(person):
     gina = person()
     gina.goto("/")
-    expect(gina.locator("#play-now-ligretto-mini")).to_have_attribute("href", "/play/ligretto-mini/")
+    play_now = gina.locator("#play-now-ligretto-mini")
+    expect(play_now).to_have_attribute("href", "/play/ligretto-mini/")
     gina.select_option("#practise-level-ligretto-mini", "fast")
     gina.click("#practise-ligretto-mini")
     at_table(gina)
