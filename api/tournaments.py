@@ -75,6 +75,7 @@ class TableAnswer(s.Answer):
     room: int
     status: str
     deal_sha256: str
+    deal: int | None  # Arena duplicate: the pool deal's number; null otherwise
     seats: list[TableSeatAnswer]
 
 

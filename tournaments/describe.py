@@ -114,6 +114,7 @@ def _table(table: TournamentTable, entries: dict[int, Entry]) -> dict[str, Any]:
         "room": table.room_id,
         "status": table.status,
         "deal_sha256": table.digest,
+        "deal": table.deal,  # Arena duplicate: the pool deal's number (the same cards)
         "seats": [
             {
                 "seat": s.index,

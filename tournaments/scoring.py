@@ -42,6 +42,7 @@ class Scored:
     round_points: float = 0.0
     deal_beaten: float = 0.0  # holders of the same deal this seat did better than (ties ½)
     deal_holders: int = 0  # the other holders of the same deal it is compared with
+    on_fire: bool = False  # Arena: a good result after two good ones (counted double)
 
 
 def oriented(total: float, lowest_wins: bool) -> float:
@@ -127,6 +128,44 @@ def arena_points(results: Sequence[float]) -> list[tuple[int, bool]]:
         good = share >= GOOD_SHARE - 1e-9
         out.append((base * 2 if fire and good else base, fire and good))
         good_in_row = good_in_row + 1 if good else 0
+    return out
+
+
+def score_arena(
+    tables: Sequence[tuple[int | None, Sequence[SeatResult]]], duplicate: bool
+) -> list[list[Scored]]:
+    """Score an Arena's counted tables, given in time order with each one's pool deal.
+
+    A table's shares are its placing (`score_round` of the table alone). Duplicate: the tables
+    that played the same pool deal are scored together as a Swiss round is, so that a seat's
+    par is the mean of the other holders of the same deal's same seat (missed seats left out)
+    and the share is placed on the adjusted value; a deal held at fewer than PAR_TABLES tables
+    so far is placed on the plain values. Then each entrant's shares in time order earn arena
+    points with the streak bonus (`arena_points`); a filler's are `round(10 × share)`.
+    Scoring again as tables end moves earlier results: the pars fill in.
+    """
+    out: list[list[Scored]] = [[] for _ in tables]
+    if duplicate:
+        by_deal: dict[int | None, list[int]] = defaultdict(list)
+        for i, (deal, _) in enumerate(tables):
+            by_deal[deal].append(i)
+        for indices in by_deal.values():
+            scored = score_round([tables[i][1] for i in indices], duplicate=True)
+            for i, seats in zip(indices, scored, strict=True):
+                out[i] = seats
+    else:
+        for i, (_, table) in enumerate(tables):
+            out[i] = score_round([table], duplicate=False)[0]
+    in_time: dict[Hashable, list[Scored]] = defaultdict(list)
+    for seats in out:
+        for s in seats:
+            if s.key is None:
+                s.round_points = round(10 * s.share)
+            else:
+                in_time[s.key].append(s)
+    for seats in in_time.values():
+        for s, (points, fire) in zip(seats, arena_points([x.share for x in seats]), strict=True):
+            s.round_points, s.on_fire = float(points), fire
     return out
 
 
