@@ -76,6 +76,7 @@ class TableAnswer(s.Answer):
     status: str
     deal_sha256: str
     deal: int | None  # Arena duplicate: the pool deal's number; null otherwise
+    plain_placing: bool  # duplicate: placed on the plain points (too few holders for a par)
     seats: list[TableSeatAnswer]
 
 
