@@ -393,19 +393,18 @@ def _score_arena(t: Tournament) -> None:
         ],
         t.duplicate,
     )
+    fields = ["par", "adjusted", "share", "round_points", "on_fire", "deal_beaten", "deal_holders"]
     changed_rows = []
     for seats, results in zip(rows, scored, strict=True):
         for row, s in zip(seats, results, strict=True):
+            before = [getattr(row, name) for name in fields]
             row.par, row.adjusted, row.share = s.par, s.adjusted, s.share
             row.round_points, row.on_fire = s.round_points, s.on_fire
             if t.duplicate:
                 row.deal_beaten, row.deal_holders = s.deal_beaten, s.deal_holders
-            changed_rows.append(row)
-    TableSeat.objects.bulk_update(
-        changed_rows,
-        ["par", "adjusted", "share", "round_points", "on_fire", "deal_beaten", "deal_holders"],
-        batch_size=500,
-    )
+            if [getattr(row, name) for name in fields] != before:
+                changed_rows.append(row)  # only what moved: a long event has many tables
+    TableSeat.objects.bulk_update(changed_rows, fields, batch_size=500)
     cache_standings(t)
 
 

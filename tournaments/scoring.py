@@ -8,6 +8,7 @@ whose lowest total wins passes its totals negated (`oriented`).
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -85,6 +86,11 @@ def score_round(tables: Sequence[Sequence[SeatResult]], duplicate: bool) -> list
         for r in table:
             if not r.missed:
                 holders[r.seat].append(r.value)
+    # Sorted, with their sums: a seat's comparison with the other holders costs a bisection,
+    # not a pass over them (an Arena's pool deal may be held at hundreds of tables).
+    for values in holders.values():
+        values.sort()
+    totals = {seat: sum(values) for seat, values in holders.items()}
     with_par = duplicate and len(tables) >= PAR_TABLES
     out: list[list[Scored]] = []
     for table in tables:
@@ -92,15 +98,15 @@ def score_round(tables: Sequence[Sequence[SeatResult]], duplicate: bool) -> list
         for s in scored:
             if s.missed:
                 continue
-            others = list(holders[s.seat])
-            others.remove(s.value)  # leave this seat out of its own par
+            values = holders[s.seat]
+            others = len(values) - 1  # this seat is left out of its own par
             if duplicate:
-                s.deal_holders = len(others)
-                s.deal_beaten = sum(
-                    1.0 if s.value > o else 0.5 if s.value == o else 0.0 for o in others
-                )
+                below = bisect_left(values, s.value)
+                tied = bisect_right(values, s.value) - below - 1
+                s.deal_holders = others
+                s.deal_beaten = below + 0.5 * tied
             if with_par and others:
-                s.par = sum(others) / len(others)
+                s.par = (totals[s.seat] - s.value) / others
                 s.adjusted = s.value - s.par
         placed = [
             None if s.missed else (s.adjusted if s.adjusted is not None else s.value)

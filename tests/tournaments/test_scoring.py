@@ -181,3 +181,34 @@ def test_an_arena_duplicate_cancels_the_luck_of_the_deal(tables, seats, values, 
         return [(x.share, x.round_points) for table in score_arena(played, True) for x in table]
 
     assert scored(luck) == scored([0, 0, 0, 0])
+
+
+@given(
+    st.lists(
+        st.lists(st.tuples(st.integers(-9, 9), st.booleans()), min_size=3, max_size=3),
+        min_size=1,
+        max_size=7,
+    )
+)
+def test_par_and_the_deal_comparison_are_the_other_holders_of_the_seat(rows):
+    """Against the definition, seat by seat: par the mean of the other non-missed holders of the
+    same seat, deal_beaten those it did better than (½ a tie)."""
+    tables = [
+        [SeatResult(f"{t}.{s}", s, v, m) for s, (v, m) in enumerate(r)] for t, r in enumerate(rows)
+    ]
+    for t, table in enumerate(score_round(tables, duplicate=True)):
+        for s in table:
+            if s.missed:
+                assert s.share == 0 and s.par is None
+                continue
+            others = [
+                tables[u][s.seat].value
+                for u in range(len(tables))
+                if u != t and not tables[u][s.seat].missed
+            ]
+            assert s.deal_holders == len(others)
+            assert s.deal_beaten == sum((o < s.value) + 0.5 * (o == s.value) for o in others)
+            if len(tables) >= PAR_TABLES and others:
+                assert s.par == sum(others) / len(others)
+            else:
+                assert s.par is None
