@@ -370,8 +370,11 @@ def _deal_pool(t: Tournament) -> tuple[dict[int, set[int]], list[int]]:
     for entry_id, deal in TableSeat.objects.filter(
         table__tournament=t, table__deal__isnull=False, entry__isnull=False
     ).values_list("entry_id", "table__deal"):
-        held.setdefault(entry_id, set()).add(deal)
-    dealt = Counter(t.tables.filter(deal__isnull=False).values_list("deal", flat=True))
+        held.setdefault(entry_id, set()).add(cast(int, deal))
+    dealt = Counter(
+        cast(int, deal)
+        for deal in t.tables.filter(deal__isnull=False).values_list("deal", flat=True)
+    )
     return held, [dealt[k] for k in range(1, max(dealt, default=0) + 1)]
 
 
