@@ -151,17 +151,16 @@ def score_arena(
     Scoring again as tables end moves earlier results: the pars fill in.
     """
     out: list[list[Scored]] = [[] for _ in tables]
-    if duplicate:
-        by_deal: dict[int | None, list[int]] = defaultdict(list)
-        for i, (deal, _) in enumerate(tables):
+    by_deal: dict[int, list[int]] = defaultdict(list)
+    for i, (deal, table) in enumerate(tables):
+        if duplicate and deal is not None:
             by_deal[deal].append(i)
-        for indices in by_deal.values():
-            scored = score_round([tables[i][1] for i in indices], duplicate=True)
-            for i, seats in zip(indices, scored, strict=True):
-                out[i] = seats
-    else:
-        for i, (_, table) in enumerate(tables):
+        else:  # a table of its own deal
             out[i] = score_round([table], duplicate=False)[0]
+    for indices in by_deal.values():
+        scored = score_round([tables[i][1] for i in indices], duplicate=True)
+        for i, seats in zip(indices, scored, strict=True):
+            out[i] = seats
     in_time: dict[Hashable, list[Scored]] = defaultdict(list)
     for seats in out:
         for s in seats:
