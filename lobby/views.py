@@ -144,7 +144,22 @@ def close(request: HttpRequest, room_id: int) -> HttpResponse:
 
 @require_POST
 def leave(request: HttpRequest, room_id: int) -> HttpResponse:
-    return _act(request, room_id, services.leave_room)
+    """Give up a seat: a waiting room's page shows the room; leaving a match under way takes
+    the player back to the lobby, which says what became of the match."""
+    if not Room.objects.filter(pk=room_id, status=Room.Status.PLAYING).exists():
+        return _act(request, room_id, services.leave_room)
+    left: list[Room] = []
+    response = _act(request, room_id, lambda pk, user: left.append(services.leave_room(pk, user)))
+    if not left:
+        return response  # refused: the page says why
+    if left[0].status == Room.Status.CLOSED:
+        said = _("You left room %(room)s; nobody else played there, so its match ended unscored.")
+    else:
+        said = _("You left room %(room)s; a bot plays your seat to the end of the match.")
+    messages.info(request, said % {"room": room_id})
+    if is_htmx(request):
+        return HttpResponse(headers={"HX-Redirect": reverse("lobby:index")})
+    return redirect("lobby:index")
 
 
 @require_POST
