@@ -15,6 +15,7 @@ OPTION_LABELS = {
     "rounds": _("Rounds"),
     "target": _("Target points"),
     "row_variant": _("Row variant"),
+    "clock": _("Clock (seconds for each decision)"),
     "pace": _("Pace (seconds between one player’s plays)"),
     "bot_speed": _("Bot speed"),
 }
