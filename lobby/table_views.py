@@ -8,6 +8,7 @@ from django.shortcuts import render
 from games.registry import GAMES
 from lobby.models import Room
 from tables import current, ratings
+from tables.guests import guests_among
 from tables.live import render as live_render
 from tables.words import game_name
 
@@ -29,7 +30,10 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
     context["only_human"] = seat is not None and not any(
         p.human and not p.left and p.seat != seat for p in table.players
     )
-    people = [(p.name, p.user_id) for p in table.players if p.user_id is not None]
+    # A guest has no rating (he is never rated): he is not listed with a made-up 1500?.
+    humans = [p for p in table.players if p.user_id is not None]
+    guests = guests_among([p.user_id for p in humans])
+    people = [(p.name, p.user_id) for p in humans if p.user_id not in guests]
     shown = ratings.ratings_of(
         [uid for _, uid in people], ratings.rating_key(table.match.game, table.match.options)
     )
