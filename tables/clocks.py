@@ -7,8 +7,9 @@ and until when, and each seat's timeouts in a row. The bot driver's step calls `
 it starts a clock when a new decision is due, gives a decision that was due before this
 process took the room its full time again from the takeover (downtime never counts), and when
 time runs out a bot decides for the seat; after `MISSES_FOR_STAND_IN` timeouts in a row the
-seat gets a stand-in, as for a closed tab (tables.presence). The functions above `Keeper` are
-pure: plain data in, plain data out.
+seat gets a stand-in, as for a closed tab (tables.presence). A turn-based table without a
+clock keeps no clock, but its people are told when their turn begins (`decision_due`, once a
+turn: `Keeper._tell_turn`). The functions above `Keeper` are pure: plain data in, plain data out.
 """
 
 from __future__ import annotations

@@ -2,7 +2,8 @@
 
 `decision_due(room_id, game, kind, user_ids)` is sent by the bot driver's clock (tables.clocks)
 when a timed decision becomes due for people (`kind` "turn": their turn), after it is saved,
-from the driver's thread: a receiver that may wait (a Web Push) does its work elsewhere.
+and at a turn-based table without a clock when a person's turn begins (once a turn), from the
+driver's thread: a receiver that may wait (a Web Push) does its work elsewhere.
 
 `match_finished(match)` is sent inside the transaction that finished the match, with the match
 row locked: a receiver that locks more (the lobby finishes the room) keeps the lock order match,
