@@ -119,3 +119,17 @@ def test_a_ban_drops_the_seat_he_would_take():
     set_state(room.pk, _round_over)
     _deal_next_round(room.pk)
     assert rooms.read(room.pk).players[1].user_id is None  # the bot stays
+
+
+def test_a_claimant_may_watch_a_private_table_until_his_deal():
+    from lobby import access
+    from lobby.models import Room
+
+    alice, bob, carol = make_user("alice"), make_user("bob"), make_user("carol")
+    room = services.create_room(alice, "ligretto", 3, None, private=True)
+    services.add_bots(room.pk, alice, count=2, level="normal")
+    services.start_room(room.pk, alice)
+    room = Room.objects.get(pk=room.pk)
+    assert not access.may_view(room, bob)
+    services.take_bot_seat(room.pk, bob)
+    assert access.may_view(room, bob) and not access.may_view(room, carol)
