@@ -23,7 +23,13 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
     context["can_close"] = (
         request.user.is_authenticated
         and room.host_id == request.user.pk
+        and not room.hostless
         and room.status == room.Status.PLAYING
+    )
+    # Leaving is asked first, saying what it does: with no other person at the table, the
+    # match ends (lobby.services.leave_room) rather than a bot playing on for nobody.
+    context["only_human"] = seat is not None and not any(
+        p.human and not p.left and p.seat != seat for p in table.players
     )
     people = [(p.name, p.user_id) for p in table.players if p.user_id is not None]
     shown = ratings.ratings_of(
