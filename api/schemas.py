@@ -10,6 +10,7 @@ Answers allow extra fields everywhere (docs/api.md), so they list only what they
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import reduce
 from operator import or_
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 from ninja import Schema
 from pydantic import (
+    AfterValidator,
     BaseModel,
     ConfigDict,
     Field,
@@ -61,7 +63,8 @@ class Refuse:
     """Field metadata: the code and sentence the API answers when this field is missing or wrong.
 
     `out_of_bounds`: another (code, sentence) for a value of the right type but out of its
-    bounds (too short, too long), where the site has a code of its own for that. `rules`: a
+    bounds (too short, too long), where the site has a code of its own for that; `unfit` for
+    one that does not match its pattern or fails a check of its own. `rules`: a
     check of the rules that words the refusal of the body `data` in the caller's language
     (the rules' own sentence, as the browser shows it), or None to keep `message`.
     """
@@ -72,9 +75,10 @@ class Refuse:
         message: str,
         out_of_bounds: tuple[str, str] | None = None,
         rules: Callable[[Any], str | None] | None = None,
+        unfit: tuple[str, str] | None = None,
     ) -> None:
         self.code, self.message, self.out_of_bounds = code, message, out_of_bounds
-        self.rules = rules
+        self.rules, self.unfit = rules, unfit
 
     def sentence(self, data: Any) -> str:
         said = self.rules(data) if self.rules is not None and isinstance(data, dict) else None
@@ -82,6 +86,20 @@ class Refuse:
 
 
 BOUNDS = {"string_too_short", "string_too_long"}
+# What a value of the right type may still be: not matching its pattern, or a check of its own.
+UNFIT = {"string_pattern_mismatch", "value_error"}
+
+
+def _not_matching(pattern: str) -> Callable[[str], str]:
+    """A check that refuses a text matching `pattern` (what the schema's `not` says)."""
+    compiled = re.compile(pattern)
+
+    def check(value: str) -> str:
+        if compiled.search(value):
+            raise ValueError("matches what the schema's `not` excludes")
+        return value
+
+    return check
 
 
 NO_GAME = Refuse("bad_request", f'"game" is required: {_either(SLUGS)}.')
@@ -113,6 +131,8 @@ class Body(Schema):
             code, message = refusal.code, refusal.sentence(data)
             if refusal.out_of_bounds and first["type"] in BOUNDS:
                 code, message = refusal.out_of_bounds
+            elif refusal.unfit and first["type"] in UNFIT:
+                code, message = refusal.unfit
             raise PydanticCustomError(code, message, {"refused": True}) from None
 
 
@@ -167,28 +187,108 @@ def _by_game(name: str, base: type[Body], fields: Any) -> Any:
 # --------------------------------------------------------------------------- requests
 
 
+# --------------------------------------------------------------------------- sign-up
+#
+# A sign-up the document calls valid is never refused for what it says (Schemathesis's
+# positive_data_acceptance, ST202): the schema states every rule of the site's sign-up form that
+# a JSON Schema can, exactly, and the API holds a body to the schema. A name taken already is a
+# conflict with the site's state (409), not a bad request. The one rule no JSON Schema can state,
+# a password not like the name (a comparison of two fields), is said in words.
+
+# Whitespace as Python's str.strip() sees it (Django's common-password check strips), spelt
+# out, so that every regular-expression engine reads the class alike.
+_SPACE = "\t-\r\x1c- \x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000"
+# A pass phrase: two words or more, a space between two characters that are neither
+# whitespace nor NUL. Django's list of common passwords holds no entry with a space in it but
+# three, so such a password is never all digits and never common, but for those three.
+PASS_PHRASE = f"^[^\\x00]*[^{_SPACE}\\x00] +[^{_SPACE}\\x00][^\\x00]*$"
+# The three common passwords a pass phrase can be, in any case, with any whitespace around
+# (the check lowers and strips): a password must not be one of them.
+COMMON_PHRASES = (
+    f"^[{_SPACE}]*[Ff][Rr][Ii][Ee][Nn][Dd] [Oo][Ff]"
+    " (?:[Ee][Mm][Ii][Ll][Yy]|[Jj][Oo][Aa][Nn]|[Gg][Ee][Rr][Ll][Yy])"
+    f"[{_SPACE}]*$"
+)
+# A username of one alphabet (lobby.usernames): letters of Latin (ASCII and Latin-1),
+# Cyrillic (Russian) or Hangul, ASCII digits, _ and -, with a letter or digit among them;
+# every one of these is its own NFKC form and none is a look-alike of another alphabet's.
+_LATIN = "A-Za-z0-9\u00c0-\u00d6\u00d8-\u00f6\u00f8-\u00ff"
+_CYRILLIC = "0-9\u0410-\u044f\u0401\u0451"
+_HANGUL = "0-9\uac00-\ud7a3"
+USERNAME = "^(?:" + "|".join(f"[_-]*[{a}][{a}_-]*" for a in (_LATIN, _CYRILLIC, _HANGUL)) + ")$"
+GUEST_NAME = "^[Gg][Uu][Ee][Ss][Tt]-"  # kept for guests (lobby.guests)
+
+
+def password_min_length() -> int:
+    """The shortest password the site takes (AUTH_PASSWORD_VALIDATORS' MinimumLengthValidator)."""
+    from django.contrib.auth import password_validation
+
+    lengths = [
+        v.min_length
+        for v in password_validation.get_default_password_validators()
+        if isinstance(v, password_validation.MinimumLengthValidator)
+    ]
+    return max(lengths, default=1)
+
+
+PASSWORD_MIN = password_min_length()
+PASSWORD_RULES = (
+    f"At least {PASSWORD_MIN} characters (the site's minimum); a pass phrase of two words or"
+    " more (a space between two other characters), so never all digits; not a common password"
+    " (the three common ones a pass phrase can be are named in `not`); and not like the"
+    " username (the site's similarity check of the two: the one rule a schema cannot state)."
+)
+
+
 class NewUser(Body):
-    # The site's sign-up form judges the rest (letters of one alphabet, a password not common).
+    """A new account: its name and password, as the site's own sign-up form takes them."""
+
     username: Annotated[
-        Text,
+        StrictStr,
         Refuse(
             "bad_request",
             '"username" is required and must be a string.',
             out_of_bounds=("invalid_username", "A username has 1 to 150 characters."),
+            unfit=(
+                "invalid_username",
+                "A username has letters of one alphabet (Latin, Cyrillic or Hangul), digits, _"
+                " and -, and does not begin with guest-.",
+            ),
         ),
-        Field(min_length=1, max_length=150, examples=["ann"]),
+        Field(
+            min_length=1,
+            max_length=150,
+            pattern=USERNAME,
+            examples=["ann"],
+            description="Letters of one alphabet (Latin, Cyrillic or Hangul), digits, _ and -;"
+            " not beginning with guest- (kept for guests); not taken (409 username_taken).",
+            json_schema_extra={"not": {"pattern": GUEST_NAME}},
+        ),
+        AfterValidator(_not_matching(GUEST_NAME)),
     ]
     password: Annotated[
-        Text,
+        StrictStr,
         Refuse(
             "bad_request",
             '"password" is required and must be a string.',
             out_of_bounds=(
                 "weak_password",
-                "This password is too short: it needs at least 8 characters.",
+                f"This password is too short: it needs at least {PASSWORD_MIN} characters.",
+            ),
+            unfit=(
+                "weak_password",
+                f"Choose a pass phrase: two words or more, at least {PASSWORD_MIN} characters,"
+                " not a common one.",
             ),
         ),
-        Field(min_length=8, examples=["a long pass phrase"]),
+        Field(
+            min_length=PASSWORD_MIN,
+            pattern=PASS_PHRASE,
+            examples=["a long pass phrase"],
+            description=PASSWORD_RULES,
+            json_schema_extra={"not": {"pattern": COMMON_PHRASES}},
+        ),
+        AfterValidator(_not_matching(COMMON_PHRASES)),
     ]
 
 

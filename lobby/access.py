@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.db.models import Q
+
 from lobby.models import Room
 
 SESSION_KEY = "invited_rooms"
@@ -41,7 +43,8 @@ def is_member(room: Room, user: Any) -> bool:
         return True
     from tables.models import Player
 
-    if Player.objects.filter(match__room=room, user=user).exists():
+    # A bot's seat he takes at the next deal (an invitation accepted) lets him watch till then.
+    if Player.objects.filter(Q(user=user) | Q(claimed_by=user), match__room=room).exists():
         return True
     # A private rematch is open to the earlier room's people, link or not.
     return (

@@ -11,6 +11,8 @@ class LobbyConfig(AppConfig):
 
         signals.match_finished.connect(services.finish_room, dispatch_uid="lobby.finish_room")
         locale.connect_signals()
+        # In the transaction that deals a round: a person who claimed a bot's seat sits there.
+        signals.seat_claimed.connect(services.seat_claimed, dispatch_uid="lobby.seat_claimed")
         # In the same transaction: a finished match and its ratings are written together.
         signals.match_finished.connect(
             services.rate_finished_match, dispatch_uid="lobby.rate_finished_match"

@@ -21,7 +21,7 @@ from games.engine import IllegalAction
 from games.registry import GAMES
 from lobby import live, ratelimit, signals
 from lobby.models import Room, Seat
-from tables import play, presence, ratings, sockets
+from tables import claims, play, presence, ratings, sockets
 from tables.guests import is_guest
 from tables.models import Match
 from tables.models import Player as MatchPlayer
@@ -184,12 +184,15 @@ def join_room(room_id: int, user, invited: bool = False) -> Seat:
 ABANDONED = gettext_noop("Everyone left the table: the match was abandoned and counts for no one.")
 
 
-def take_bot_seat(room_id: int, user) -> Seat:
-    """Give `user` a bot's seat of the room's match in progress (he accepted an invitation).
+def take_bot_seat(room_id: int, user) -> int:
+    """Give `user` a bot's seat of the room's match in progress at its next deal (he accepted
+    an invitation); returns the seat.
 
     The lowest seat a bot has held from the start (never a leaver's, whose name stays in the
-    score history); the match's player row changes hands through the move path's `touch`
-    (tables.presence.bot_seat_taken), a bot playing for him until his table page opens.
+    score history) that nobody claims yet. The claim goes through the move path's `touch`
+    (tables.presence.claim_seat); the change that deals the next round seats him, and
+    `seat_claimed` gives him the room's seat row then. Until that deal the bot plays on and
+    he watches the table, which tells him so.
     """
     require_member(user)
     with transaction.atomic():
@@ -202,26 +205,33 @@ def take_bot_seat(room_id: int, user) -> Seat:
             raise RoomError(
                 "removed", _("The host removed you from this room; you cannot sit here again."), 403
             )
-        humans_ever = set(
-            MatchPlayer.objects.filter(match__room=room, user__isnull=False).values_list(
-                "seat", flat=True
+        players = list(MatchPlayer.objects.filter(match__room=room))
+        if any(p.claimed_by_id == user.pk for p in players):
+            raise RoomError(
+                "already_claimed", _("You take a bot's seat at this table at the next round.")
             )
-        )
-        seat = (
-            room.seat_set.filter(user__isnull=True)
-            .exclude(index__in=humans_ever)
-            .order_by("index")
-            .first()
-        )
-        if seat is None:
-            raise RoomError("room_full", _("No bot plays in this room: every seat is taken."))
-        seat.user = user
-        seat.bot_level = ""
-        seat.save(update_fields=["user", "bot_level"])
-        _after_commit(room.pk)
-    presence.bot_seat_taken(room.pk, seat.index, user)
-    sockets.access_changed(user.pk, room.pk)
-    return seat
+        free = sorted(p.seat for p in players if claims.open_seat(p))
+    if not free:
+        raise RoomError("room_full", _("No bot plays in this room: every seat is taken."))
+    refused = presence.claim_seat(room.pk, free[0], user)
+    if refused == "seated":
+        raise RoomError("already_seated", _("You already have a seat in this room."))
+    if refused:
+        # Taken or ended between the look and the claim (the claim is checked on the table).
+        raise RoomError("seat_taken", _("That seat is no longer a bot's; please try again."))
+    return free[0]
+
+
+def seat_claimed(sender: Any, match: Any, seat: int, user_id: int, **kwargs: Any) -> None:
+    """tables' seat_claimed, inside the transaction that deals the round: the person who
+    claimed a bot's seat holds the room's seat row from now on, and his open pages learn it."""
+    if Seat.objects.filter(room_id=match.room_id, user_id=user_id).exists():
+        return  # the constraint (one seat per person and room) must never fail the deal
+    Seat.objects.filter(room_id=match.room_id, index=seat, user__isnull=True).update(
+        user_id=user_id, bot_level=""
+    )
+    sockets.access_changed_on_commit(user_id, match.room_id)  # his spectator's page sits
+    _after_commit(match.room_id)
 
 
 def leave_room(room_id: int, user) -> Room:
@@ -609,7 +619,8 @@ def _require_room_cap(user) -> None:
 
 
 def vacate_seats(user) -> list[int]:
-    """Take every seat `user` holds in rooms not over away from him at once (a ban).
+    """Take every seat `user` holds in rooms not over away from him at once (a ban), and every
+    bot's seat he was to take at a next deal.
 
     As `leave_room` does, without its rate limit: in an open room the seat is freed, in a game
     in progress a bot takes it over and his match player is marked left; a room he hosted goes
@@ -632,4 +643,6 @@ def vacate_seats(user) -> list[int]:
                 continue
             _give_up_seat(room, room.seat_set.filter(user=user).first(), user)
             changed.append(room.pk)
+    # A seat he would take at a next deal (an invitation accepted) is never given to him now.
+    presence.drop_claims(user)
     return changed

@@ -211,7 +211,10 @@ class TableConsumer(ReceiveNow, LiveConsumer):
 
     async def whole(self) -> Frame:
         known, self.known = self.known, None  # only the first draw may skip the table
-        version, html = await database_sync_to_async(_render_full)(self.room_id, self.seat, known)
+        watcher = self.user.pk if self.user is not None and self.user.is_authenticated else None
+        version, html = await database_sync_to_async(_render_full)(
+            self.room_id, self.seat, known, watcher
+        )
         self.pending = None
         extras, self.extras = self.extras, ""
         return version, html + extras + CONNECTED
@@ -251,14 +254,17 @@ class TableConsumer(ReceiveNow, LiveConsumer):
         )
 
 
-def _render_full(room_id: int, seat: int | None, known: int | None = None) -> tuple[int, str]:
-    """The whole table for `seat`; nothing when the page already shows its version (`known`)."""
+def _render_full(
+    room_id: int, seat: int | None, known: int | None = None, watcher: int | None = None
+) -> tuple[int, str]:
+    """The whole table for `seat` (`watcher`: a spectator's user id); nothing when the page
+    already shows its version (`known`)."""
     table = rooms.read(room_id)
     if table is None:
         raise unknown_room()
     if known == table.version:
         return table.version, ""
-    return table.version, render.render_full(table, seat)
+    return table.version, render.render_full(table, seat, watcher)
 
 
 def _shown(query: bytes) -> tuple[int | None, str | None]:

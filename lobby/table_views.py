@@ -7,7 +7,7 @@ from django.shortcuts import render
 
 from games.registry import GAMES
 from lobby.models import Room
-from tables import current, ratings
+from tables import claims, current, ratings
 from tables.guests import guests_among
 from tables.live import render as live_render
 from tables.words import game_name
@@ -18,6 +18,8 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
     seat = table.seat_of(request.user)
     view = table.view(seat)  # one viewer's page: drawn from his own view
     context = live_render.render_context(table, view, seat)
+    # A spectator who takes a bot's seat at the next deal (an invitation accepted) is told so.
+    context["claimed_seat"] = claims.claim_of(table, request.user.pk)
     room = table.match.room
     context["can_close"] = (
         request.user.is_authenticated

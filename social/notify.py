@@ -120,21 +120,28 @@ def page_visible(user_id: int) -> bool:
     return Connection.objects.filter(user_id=user_id, visible=True).exists()
 
 
-def notify(user: Any, kind: str, params: dict[str, Any], sender: Any = None) -> Notification | None:
-    """Tell `user` something of `kind`; None when his preferences or a rate limit spare him."""
+def notify(
+    user: Any, kind: str, params: dict[str, Any], sender: Any = None, source: str = ""
+) -> Notification | None:
+    """Tell `user` something of `kind`; None when his preferences or a rate limit spare him.
+
+    `sender` (a person) or `source` (what else causes it: a table, "room-N") may cause him at
+    most `SOCIAL_NOTIFY_PER_SENDER` of a kind per window; only what would reach him counts.
+    """
     if kind not in KINDS:
         raise UnknownKind(kind)
-    if sender is not None and not ratelimit.hit(
-        f"notify-{kind}",
-        f"{sender.pk}-{user.pk}",
-        settings.SOCIAL_NOTIFY_PER_SENDER,
-        settings.SOCIAL_NOTIFY_WINDOW,
-    ):
-        return None
     routes = routes_of(user.pk)[kind]
     if not any(routes.values()):
         return None
     if kind in HIDDEN_ONLY and page_visible(user.pk):
+        return None
+    cause = str(sender.pk) if sender is not None else source
+    if cause and not ratelimit.hit(
+        f"notify-{kind}",
+        f"{cause}-{user.pk}",
+        settings.SOCIAL_NOTIFY_PER_SENDER,
+        settings.SOCIAL_NOTIFY_WINDOW,
+    ):
         return None
     note = Notification.objects.create(
         user=user, kind=kind, params=params, read_at=None if routes["site"] else _now()
@@ -250,9 +257,10 @@ def subscribe(user: Any, endpoint: str, p256dh: str, auth: str) -> PushSubscript
 def decision_due(
     sender: Any, room_id: int, game: str, kind: str, user_ids: list[int], **kwargs: Any
 ) -> None:
-    """tables.signals.decision_due: a timed turn of theirs began; told only to those whose
-    pages are hidden. The rows are cheap and made here; when a push may go out, it all runs in
-    a thread of its own (the bot driver must not wait for a push service)."""
+    """tables.signals.decision_due: a turn of theirs began (a timed table's clock started, or
+    an untimed table's driver saw it); told only to those whose pages are hidden. The rows
+    are cheap and made here; when a push may go out, it all runs in a thread of its own (the
+    bot driver must not wait for a push service)."""
     if kind != "turn" or not user_ids:
         return
     if not PushSubscription.objects.filter(user_id__in=user_ids).exists():
@@ -268,7 +276,10 @@ def your_turn(room_id: int, game: str, user_ids: list[int]) -> None:
     from django.contrib.auth import get_user_model
 
     for user in get_user_model().objects.filter(pk__in=user_ids, is_active=True):
-        notify(user, "your_turn", {"game": game, "url": f"/rooms/{room_id}/"})
+        # Rate-limited per table, as a person's notifications are per sender.
+        notify(
+            user, "your_turn", {"game": game, "url": f"/rooms/{room_id}/"}, source=f"room-{room_id}"
+        )
 
 
 def _your_turn_thread(room_id: int, game: str, user_ids: list[int]) -> None:

@@ -7,8 +7,9 @@ and until when, and each seat's timeouts in a row. The bot driver's step calls `
 it starts a clock when a new decision is due, gives a decision that was due before this
 process took the room its full time again from the takeover (downtime never counts), and when
 time runs out a bot decides for the seat; after `MISSES_FOR_STAND_IN` timeouts in a row the
-seat gets a stand-in, as for a closed tab (tables.presence). The functions above `Keeper` are
-pure: plain data in, plain data out.
+seat gets a stand-in, as for a closed tab (tables.presence). A turn-based table without a
+clock keeps no clock, but its people are told when their turn begins (`decision_due`, once a
+turn: `Keeper._tell_turn`). The functions above `Keeper` are pure: plain data in, plain data out.
 """
 
 from __future__ import annotations
@@ -232,6 +233,10 @@ class Keeper:
         # The last moment (round, "late N" or "end") whose idle players were looked at.
         self.idle_checked: tuple[int, str] | None = None
         self.made: tuple[tuple[int, int], Decision | None] | None = None
+        # A table without a clock: the turn last told (its key, the version it was told at,
+        # its seats), and whether the first look (a turn begun before the takeover) was had.
+        self.told: tuple[list[Any], int, tuple[int, ...]] | None = None
+        self.first_look_done = False
 
     def tick(self, table: Any, read: Any) -> Any:
         """Start, resume or run out the clock of `table`; return the table as it is now
@@ -240,6 +245,7 @@ class Keeper:
             return table
         seconds = seconds_for(table.match.options)
         if not seconds:
+            self._tell_turn(table)
             return self._idle_round(table, read)
         # Looked at every step (4 times a second while bots wait): once per version is enough.
         seen = (table.version, id(table.state))
@@ -252,7 +258,7 @@ class Keeper:
         clock = table.match.clock or {}
         now = timezone.now()
         same = clock.get("key") == made.key
-        if same and self._passed(table, clock):
+        if same and self._passed(table, clock.get("kind"), clock["version"], clock["seats"]):
             same = False  # the same seat's turn again, and the driver did not see it pass
         if not same:
             if not humans:
@@ -287,20 +293,65 @@ class Keeper:
                 table = self._decide_for(table, seat, made.key, read)
         return table
 
-    def _passed(self, table: Any, clock: dict[str, Any]) -> bool:
-        """Whether the decision was made and came round again since its clock started: a turn
-        moves on only by a move of another seat (a knock aside), which the log shows."""
-        if clock.get("kind") not in ("turn", "knock") or table.version == self.checked:
+    def _passed(self, table: Any, kind: Any, version: int, seats: list[int]) -> bool:
+        """Whether the decision was made and came round again since `version` (its clock
+        started, or its turn was told): a turn moves on only by a move of another seat than
+        `seats` (a knock aside), which the log shows."""
+        if kind not in ("turn", "knock") or table.version == self.checked:
             return False
         self.checked = table.version
         return (
-            ActionLog.objects.filter(
-                match_id=table.match.pk, version__gt=clock["version"], refused=""
-            )
-            .exclude(seat__in=clock["seats"])
+            ActionLog.objects.filter(match_id=table.match.pk, version__gt=version, refused="")
+            .exclude(seat__in=seats)
             .exclude(action__type="knock")
             .exists()
         )
+
+    def _tell_turn(self, table: Any) -> None:
+        """A turn-based table without a clock: tell the people whose turn begins, once a turn
+        (`decision_due`, as a timed table's clock does when it starts; the social app tells
+        only those whose pages are hidden). A turn that began before this process took the
+        room was told by the process before."""
+        if table.game.race:
+            return
+        seen = (table.version, id(table.state))
+        if self.made is None or self.made[0] != seen:
+            self.made = (seen, table_decision(table))
+        made = self.made[1]
+        humans = [s for s in made.seats if _human(table, s)] if made is not None else []
+        if made is None or made.kind != "turn" or not humans:
+            self.told = None
+            return
+        told = self.told
+        if told is not None and told[0] == made.key:
+            if not self._passed(table, made.kind, told[1], list(told[2])):
+                return  # the same turn, still going
+        elif told is None and self._began_before_taken(table):
+            self.told = (made.key, table.version, tuple(humans))
+            return
+        self.told = (made.key, table.version, tuple(humans))
+        signals.decision_due.send(
+            sender=Match,
+            room_id=self.room_id,
+            game=table.match.game,
+            kind=made.kind,
+            user_ids=[p.user_id for p in table.players if p.seat in humans and p.user_id],
+        )
+
+    def _began_before_taken(self, table: Any) -> bool:
+        """Whether the table's current turn began before this process drove the room (its
+        last move, or the round's start, is older than the takeover)."""
+        if self.first_look_done:
+            return False
+        self.first_look_done = True
+        last = (
+            ActionLog.objects.filter(match_id=table.match.pk, refused="")
+            .order_by("-version")
+            .values_list("created_at", flat=True)
+            .first()
+        )
+        began = last or table.match.starts_at
+        return began is not None and began < self.taken_at
 
     def _save(self, clock: dict[str, Any], read: Any, stand_ins: tuple[int, ...] = ()) -> Any:
         def change(table: Any) -> bool:

@@ -77,6 +77,16 @@ class Player(models.Model):
     away_since = models.DateTimeField(null=True, blank=True)
     # The rules named this seat a winner when the match finished (their match_finished event).
     won = models.BooleanField(default=False)
+    # An invited person who takes this bot's seat at the next deal (tables.claims), and his
+    # name: the change that deals the next round seats him, so he never joins mid-round.
+    claimed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    claimed_name = models.CharField(max_length=150, blank=True)
 
     class Meta:
         db_table = "games_player"

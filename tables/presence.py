@@ -17,7 +17,7 @@ from django.db import close_old_connections, transaction
 from django.db.models import F, Sum
 from django.utils import timezone
 
-from tables import current, play
+from tables import claims, current, play
 from tables.live import owners, rooms
 from tables.models import Match, Player, Presence
 
@@ -200,30 +200,64 @@ def left_for_good(room_id: int, user: Any) -> None:
     play.touch(room_id, change)
 
 
-def bot_seat_taken(room_id: int, seat: int, user: Any) -> bool:
-    """An invited player takes a bot's seat of a match in progress (lobby.services.take_bot_seat).
+def claim_seat(room_id: int, seat: int, user: Any) -> str:
+    """`user` takes bot seat `seat` of the match in progress at its next deal (tables.claims).
 
-    The seat becomes his, with the bot standing in for him until his table page opens (his
-    first socket ends the stand-in, as for any player coming back). Only a seat no human ever
-    held is given: a leaver's seat keeps his name in the score history. False if there was
-    none such (the seat was taken meanwhile).
+    Recorded on the locked table, in the room's order: "" when it is, else why not:
+    `not_a_bot` (the seat is no longer a bot's, or a human held it), `claimed` (someone else
+    takes it at the next deal), `seated` (he plays or takes a seat at this table already),
+    `no_match` (the room is not being played).
     """
-    taken = [False]
+    outcome = ["no_match"]
 
     def change(table: current.Table) -> bool:
-        player = next((p for p in table.players if p.seat == seat), None)
-        if player is None or player.user_id is not None:
+        if table.match.status != Match.Status.PLAYING:
             return False
-        player.user = user
-        player.name = user.username
-        player.stand_in = True
-        player.bot_level = player.bot_level or "normal"
-        player.save(update_fields=["user", "name", "stand_in", "bot_level"])
-        taken[0] = True
+        if any(
+            (p.user_id == user.pk and not p.left) or p.claimed_by_id == user.pk
+            for p in table.players
+        ):
+            outcome[0] = "seated"
+            return False
+        player = next((p for p in table.players if p.seat == seat), None)
+        if player is None or player.user_id is not None or player.left:
+            outcome[0] = "not_a_bot"
+            return False
+        if not claims.open_seat(player):
+            outcome[0] = "claimed"
+            return False
+        player.claimed_by = user
+        player.claimed_name = user.username
+        player.save(update_fields=["claimed_by", "claimed_name"])
+        outcome[0] = ""
         return True
 
     play.touch(room_id, change)
-    return taken[0]
+    return outcome[0]
+
+
+def drop_claims(user: Any) -> list[int]:
+    """Forget every seat `user` would take at a next deal (he is banned, or deleted his
+    account); returns their rooms."""
+    room_ids = list(
+        Player.objects.filter(claimed_by=user, match__status=Match.Status.PLAYING).values_list(
+            "match__room_id", flat=True
+        )
+    )
+
+    def change(table: current.Table) -> bool:
+        dropped = False
+        for player in table.players:
+            if player.claimed_by_id == user.pk:
+                player.claimed_by = None
+                player.claimed_name = ""
+                player.save(update_fields=["claimed_by", "claimed_name"])
+                dropped = True
+        return dropped
+
+    for room_id in room_ids:
+        play.touch(room_id, change)
+    return room_ids
 
 
 def _sweep(table: current.Table, now: Any) -> bool:

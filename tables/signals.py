@@ -2,11 +2,16 @@
 
 `decision_due(room_id, game, kind, user_ids)` is sent by the bot driver's clock (tables.clocks)
 when a timed decision becomes due for people (`kind` "turn": their turn), after it is saved,
-from the driver's thread: a receiver that may wait (a Web Push) does its work elsewhere.
+and at a turn-based table without a clock when a person's turn begins (once a turn), from the
+driver's thread: a receiver that may wait (a Web Push) does its work elsewhere.
 
 `match_finished(match)` is sent inside the transaction that finished the match, with the match
 row locked: a receiver that locks more (the lobby finishes the room) keeps the lock order match,
 then room.
+
+`seat_claimed(match, seat, user_id)` is sent inside the transaction that deals a round in which
+a person takes a bot's seat he claimed (tables.claims), the match row locked: the lobby gives
+him the room's seat row there.
 """
 
 from __future__ import annotations
@@ -15,3 +20,4 @@ from django.dispatch import Signal
 
 match_finished = Signal()
 decision_due = Signal()
+seat_claimed = Signal()

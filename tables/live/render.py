@@ -22,7 +22,7 @@ from django.template.loader import render_to_string
 
 from games.engine import Event, LayoutModule, View
 from games.registry import GAMES
-from tables import languages, words
+from tables import claims, languages, words
 from tables.current import Table
 from tables.live import peers
 from tables.live.room import Delivery, Encoded, LiveRoom, Pushed
@@ -108,8 +108,9 @@ def outer(layout: LayoutModule, names: Iterable[str]) -> list[str]:
     return [name for name in names if layout.container(name) not in drawn]
 
 
-def render_full(table: Table, seat: int | None) -> str:
-    """The whole live table for one connection: every public part and the seat's own."""
+def render_full(table: Table, seat: int | None, watcher: int | None = None) -> str:
+    """The whole live table for one connection: every public part and the seat's own
+    (`watcher`: the user id of a spectator, whose part says when he takes a claimed seat)."""
     view = table.view(None)
     layout = layout_for(table.match.game)
     public = render_context(table, view, None)  # built once for every public part
@@ -119,7 +120,8 @@ def render_full(table: Table, seat: int | None) -> str:
     else:
         # A page that held a seat and reconnects as a spectator (banned, or signed out) must
         # lose its own cards: this takes the place of that part, by the same id.
-        parts.append(render_to_string(f"{layout.TEMPLATE}#watching"))
+        claimed = {"claimed_seat": claims.claim_of(table, watcher)}
+        parts.append(render_to_string(f"{layout.TEMPLATE}#watching", claimed))
     return version_tag(table.version) + seat_tag(seat) + "".join(parts)
 
 

@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from games.engine import Action, Event, IllegalAction, State, View
-from tables import current
+from tables import claims, current
 from tables.current import Table
 from tables.errors import PlayError
 from tables.models import Match, Round
@@ -94,6 +94,7 @@ class Entry:
     end_reason: str = ""
     winners: list[int] | None = None  # the match ended with it
     snapshot: bool = False
+    claims: tuple[int, ...] = ()  # the seats whose claim its deal settled (tables.claims)
     future: asyncio.Future[bool] | None = None  # in the loop: True once durable, False: again
 
     @property
@@ -382,6 +383,8 @@ def _progress(entry: Entry, table: Table, new: State) -> None:
         entry.closed_state = table.state
         after.round = entry.new_round
         after.match.starts_at = timezone.now() + timedelta(seconds=settings.TABLE_COUNTDOWN)
+        # Whoever claimed a bot's seat sits from this deal on, in this very change.
+        after.players, entry.claims = claims.on_deal(after.players, timezone.now())
     if progress.rounds_scored > before.rounds_scored:
         entry.scores = list(table.game.last_round_points(new))
         ended = [e for e in entry.events if e.get("type") == "round_ended"]

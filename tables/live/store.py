@@ -42,7 +42,7 @@ from django.db import close_old_connections, connection, transaction
 from django.utils import timezone
 
 from games.engine import Action
-from tables import current, signals
+from tables import claims, current, signals
 from tables.current import Table
 from tables.live.room import Entry
 from tables.models import ActionLog, Match, Player, Round, RoundScore
@@ -284,6 +284,8 @@ def _write_rare(entry: Entry) -> None:
         entry.new_round.state = game.dump(entry.table.state)
         entry.new_round.save()
         entry.new_round.state = None
+        if entry.claims:
+            claims.write(entry.table, entry.claims)  # the bot leaves, the claimant sits
     if entry.scores is not None:
         _record_scores(entry, entry.scores)
     if entry.winners is not None:

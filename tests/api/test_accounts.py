@@ -2,9 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
+from hypothesis import HealthCheck, assume, given
+from hypothesis import settings as examples
 
 from api.models import ApiToken, hash_token
 from tests.api.helpers import Api, error_code
@@ -27,7 +31,7 @@ def test_it_signs_up_with_a_token_that_works(db):
 
 def test_it_refuses_a_taken_username(alice):
     response = Api().post("signup", {"username": "alice", "password": PASSWORD})
-    assert response.status_code == 400 and error_code(response) == "username_taken"
+    assert response.status_code == 409 and error_code(response) == "username_taken"
 
 
 def test_it_refuses_an_invalid_username(db):
@@ -156,3 +160,67 @@ def test_nobody_revokes_anothers_token(alice, bob):
     response = client_for(bob).post(reverse("profile"), {"revoke": token.pk})
     assert response.status_code == 404
     assert Api(token=raw).get("rooms").status_code == 200
+
+
+# --------------------------------------------------------------------------- the schema's rules
+
+
+def _valid_names():
+    from hypothesis import strategies as st
+
+    from api import schemas
+
+    names = st.from_regex(schemas.USERNAME, fullmatch=True)
+    return names.filter(lambda n: len(n) <= 150 and not re.match(schemas.GUEST_NAME, n))
+
+
+def _valid_passwords():
+    from hypothesis import strategies as st
+
+    from api import schemas
+
+    phrases = st.from_regex(schemas.PASS_PHRASE, fullmatch=True)
+    return phrases.filter(
+        lambda p: len(p) >= schemas.PASSWORD_MIN and not re.search(schemas.COMMON_PHRASES, p)
+    )
+
+
+@examples(
+    max_examples=150,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.filter_too_much],
+)
+@given(username=_valid_names(), password=_valid_passwords())
+def test_every_sign_up_the_schema_calls_valid_is_taken_by_the_sites_form(db, username, password):
+    """ST202: the schema states the form's rules; only the name-likeness is said in words."""
+    from api.schemas import NewUser
+    from lobby.forms import SignupForm
+    from tests.api.schemathesis_hooks import like_the_name
+
+    assume(not like_the_name(username, password))
+    NewUser.model_validate({"username": username, "password": password})  # the API's own check
+    form = SignupForm({"username": username, "password1": password, "password2": password})
+    assert form.is_valid(), form.errors
+
+
+def test_the_schema_refuses_what_the_form_would_and_words_it(db):
+    api = Api()
+    for password in ("correcthorse", "12345678", "  FRIEND of Joan ", "a b"):
+        refused = api.post("signup", {"username": "zed", "password": password})
+        assert refused.status_code == 400 and error_code(refused) == "weak_password", password
+    for name in ("guest-12ab", "ann∙lee", "aнн"):  # kept for guests, a sign, two alphabets
+        refused = api.post("signup", {"username": name, "password": PASSWORD})
+        assert refused.status_code == 400 and error_code(refused) == "invalid_username", name
+    assert api.post("signup", {"username": "Jürgen", "password": PASSWORD}).status_code == 201
+    assert api.post("signup", {"username": "Ёлка_2", "password": PASSWORD}).status_code == 201
+    assert api.post("signup", {"username": "김철수", "password": PASSWORD}).status_code == 201
+
+
+def test_the_schemas_shortest_password_is_the_sites(settings):
+    from api.schemas import password_min_length
+
+    validator = "django.contrib.auth.password_validation.MinimumLengthValidator"
+    settings.AUTH_PASSWORD_VALIDATORS = [{"NAME": validator, "OPTIONS": {"min_length": 12}}]
+    assert password_min_length() == 12
+    settings.AUTH_PASSWORD_VALIDATORS = []
+    assert password_min_length() == 1

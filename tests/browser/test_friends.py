@@ -1,6 +1,6 @@
 """Friends in two browsers: asked from a player page, seen going online and sitting down,
-invited into a running Ligretto table's bot seat, which the invited one takes; a blocked
-player's request and invitation refused with a sentence."""
+invited into a running Ligretto table's bot seat, which the invited one takes at the next
+round; a blocked player's request and invitation refused with a sentence."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
+from tests.browser.test_ligretto_table import get_ready, play_a_little, status
 from tests.browser.test_lobby_flow import sign_up, wait_live
 
 
@@ -63,11 +64,33 @@ def test_friends_see_each_other_and_the_invited_one_takes_a_bot_seat(person):
     expect(invitation).to_contain_text("fr_alice invites you to their Ligretto table.")
     expect(bob.locator("#bell")).to_have_attribute("data-unread", "1")
 
-    # He accepts: the bot's seat is his, and alice's table shows his name there.
+    # He accepts while the round is played: nobody joins mid-round. He watches the table, which
+    # tells him that the bot's seat is his at the next round; the bot plays it till then.
     bob.click(".accept-invitation")
     expect(bob).to_have_url(room_url)
-    expect(bob.locator("#lg-me")).to_be_visible()
+    expect(bob.locator("#lg-me.watching #seat-claim")).to_have_text(
+        "You take a bot's seat at this table at the next round."
+    )
+    bot_name = alice.locator("#lg-seat-1 .name").inner_text()
+    assert bot_name != "fr_bob"
+    expect(bob.locator("#lg-seat-1 .name")).to_have_text(bot_name)
+
+    # alice plays the round out with the fast bots and says ready: the next round is dealt,
+    # and with it (one change, every page) bob sits in the seat and holds its cards.
+    for _ in range(300):
+        if status(alice) not in ("playing", "starting"):
+            break
+        play_a_little(alice)
+        alice.wait_for_timeout(400)  # a socket refuses floods (too_fast)
+    expect(alice.locator("#lg-status")).to_have_attribute("data-status", "round_over")
+    expect(alice.locator("#lg-seat-1 .name")).to_have_text(bot_name)  # the bot ends its round
+    get_ready(alice)
+    expect(alice.locator("#lg-status")).to_have_attribute("data-round", "2")
     expect(alice.locator("#lg-seat-1 .name")).to_have_text("fr_bob")
+    expect(bob.locator("#lg-status")).to_have_attribute("data-round", "2")
+    expect(bob.locator("#lg-me.me")).to_be_visible()
+    expect(bob.locator("#seat-claim")).to_have_count(0)
+    expect(bob.locator("#me-flip")).to_be_visible()  # his own hand, to play from this round
 
 
 def test_a_blocked_players_request_and_invitation_are_refused_with_a_sentence(person):

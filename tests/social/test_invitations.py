@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 from asgiref.sync import sync_to_async
 from django.utils import translation
@@ -11,10 +13,11 @@ from lobby.models import Room, Seat
 from social import invitations, services
 from social.models import Invitation, Notification
 from social.services import SocialError
+from tables import play
 from tables.models import Player
 from tests.conftest import client_for, make_user
 from tests.social.helpers import frame_with, social_socket
-from tests.tables.helpers import started_room, table_socket
+from tests.tables.helpers import set_state, started_room, table_socket
 
 
 @pytest.fixture(autouse=True)
@@ -43,22 +46,44 @@ def test_a_friend_invited_to_an_open_room_takes_a_free_seat(alice, bob):
     assert invitation.status == Invitation.Status.ACCEPTED
 
 
+def _round_over(data):
+    data.update(status="round_over", scores=[[0] * len(data["players"])], ready=[])
+    return data
+
+
+def _everyone_ready(room_id: int, seats: int) -> None:
+    """The round is over and every seat says ready: the last ready deals the next round."""
+    set_state(room_id, _round_over)
+    for seat in range(seats):
+        play.act(room_id, seat, {"type": "ready"}, by_bot=seat != 0)
+
+
 @pytest.mark.django_db
-def test_a_friend_takes_a_running_tables_bot_seat_and_plays_it_once_his_table_opens(alice, bob):
+def test_a_friend_takes_a_running_tables_bot_seat_at_the_next_round(alice, bob):
     befriend(alice, bob)
     room = started_room(alice, [], game="ligretto", bots=2)
     invitation = invitations.invite(alice, bob, room.pk)
     invitations.accept(bob, invitation.pk)
-    player = Player.objects.get(match__room=room, user=bob)
-    assert player.seat == 1 and player.name == "bob"
-    assert player.stand_in and player.is_bot  # the bot plays on until his page opens
+    # Nobody joins mid-round: the bot plays on, bob watches, and his table page says why.
+    player = Player.objects.get(match__room=room, seat=1)
+    assert player.user_id is None and player.is_bot and player.claimed_by == bob
+    assert not Seat.objects.filter(room=room, user=bob).exists()
+    page = client_for(bob).get(f"/rooms/{room.pk}/").content.decode()
+    assert 'id="seat-claim"' in page
+    assert "You take a bot's seat at this table at the next round." in page
+    assert 'id="seat-claim"' not in client_for(alice).get(f"/rooms/{room.pk}/").content.decode()
+
+    _everyone_ready(room.pk, 3)
+    player.refresh_from_db()
+    assert player.user == bob and player.name == "bob" and not player.is_bot
     assert Seat.objects.get(room=room, index=1).user == bob
     assert Player.objects.filter(match__room=room, user__isnull=True).count() == 1
+    assert 'id="lg-me" class="me' in client_for(bob).get(f"/rooms/{room.pk}/").content.decode()
 
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.asyncio
-async def test_the_invitation_shows_live_and_his_table_gives_him_the_seat():
+async def test_the_invitation_shows_live_and_his_open_table_seats_him_with_the_next_round():
     alice = await sync_to_async(make_user)("alice")
     bob = await sync_to_async(make_user)("bob")
     await sync_to_async(befriend)(alice, bob)
@@ -71,10 +96,21 @@ async def test_the_invitation_shows_live_and_his_table_gives_him_the_seat():
     await sync_to_async(invitations.accept)(bob, invitation.pk)
     gone = await frame_with(page, 'id="invitation-box"')
     assert f'id="inv-{invitation.pk}"' not in gone
+    # His table opens as a spectator's, saying that he sits at the next round.
     table = await table_socket(room.pk, bob)
-    await table.receive_from(timeout=5)
-    player = await sync_to_async(Player.objects.get)(match__room=room, user=bob)
-    assert not player.stand_in and not player.is_bot
+    first = await frame_with(table, 'id="table-version"')
+    assert 'id="seat-claim"' in first and 'class="watching"' in first
+    await sync_to_async(_everyone_ready)(room.pk, 2)
+    # The deal seats him: his open page draws his own cards, and his socket counts.
+    mine = await frame_with(table, 'id="lg-me" class="me')
+    assert 'id="seat-claim"' not in mine
+    for _ in range(50):
+        player = await sync_to_async(Player.objects.get)(match__room=room, seat=1)
+        if player.connections:
+            break
+        await asyncio.sleep(0.05)
+    assert player.user_id == bob.pk and player.connections == 1
+    assert not player.is_bot and player.away_since is None
     await table.disconnect()
     await page.disconnect()
 

@@ -273,3 +273,88 @@ def test_a_tournaments_start_and_its_rounds_reach_its_entrants_bells(
         scheduler.run_due()  # it starts now: every entrant is seated, then told
     told = set(Notification.objects.filter(kind="round_starts").values_list("user", flat=True))
     assert told == {bob.pk, carol.pk}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_an_untimed_allegra_turn_is_told_once_a_turn_when_hidden_and_rate_limited(settings):
+    """No clock at the table: the driver tells each turn of his that begins (not each move of
+    it), only while no page of his is visible, at most SOCIAL_NOTIFY_PER_SENDER per table and
+    window; a process that takes the room over mid-turn does not tell it again."""
+    from tables import clocks, play
+    from tables.driver import MatchBots
+    from tables.live import rooms
+    from tests.conftest import make_user
+    from tests.tables.helpers import started_room
+
+    settings.TABLE_COUNTDOWN = 0
+    settings.BOT_PACE = 0
+    settings.SOCIAL_NOTIFY_PER_SENDER = 3
+    alice = make_user("alice")
+    open_page(alice, visible=False)
+    room = started_room(alice, game="allegra", bots=1, rounds=3, clock=0)
+    assert not clocks.seconds_for(rooms.read(room.pk).match.options)
+    bots = MatchBots(room.pk)
+
+    def told() -> int:
+        return Notification.objects.filter(user=alice, kind="your_turn").count()
+
+    turns: list[int] = []  # how many were told when each of her turns began
+    ends: list[int] = []  # and when each ended (a turn is several moves: told once)
+    in_turn = False
+    for _ in range(3000):
+        bots.step()
+        table = rooms.read(room.pk)
+        made = clocks.table_decision(table)
+        mine = made is not None and 0 in made.seats
+        if not mine or made.kind != "turn":
+            if in_turn:
+                ends.append(told())
+            in_turn = False
+            if not mine:
+                continue
+        elif not in_turn:
+            in_turn = True
+            bots.step()  # the driver's next look (her turn may have begun late in its last)
+            turns.append(told())
+            if len(turns) == 1:
+                # A process that takes the room over in the middle of her turn: not told again.
+                MatchBots(room.pk).step()
+                assert told() == 1
+                Connection.objects.filter(user=alice).update(visible=True)  # she looks on
+            elif len(turns) == 2:
+                Connection.objects.filter(user=alice).update(visible=False)  # and away
+            elif len(turns) == 5:
+                break
+        legal = [a for a in table.view(0)["legal"] if a["type"] != "knock"]
+        play.act(room.pk, 0, legal[0])  # one move of hers (a turn takes several)
+    # Her turns 1, 3 and 4 were told (her page hidden), 2 not (visible: not counted either),
+    # and 5 not: three per table and window. None was told again in its course.
+    assert turns == [1, 1, 2, 3, 3], turns
+    assert ends == turns[:4], ends
+    note = Notification.objects.filter(user=alice, kind="your_turn").first()
+    assert note.params == {"game": "allegra", "url": f"/rooms/{room.pk}/"}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_ligretto_race_tells_nobody_of_a_turn(settings):
+    from tables import signals
+    from tables.driver import MatchBots
+    from tests.conftest import make_user
+    from tests.tables.helpers import started_room
+
+    settings.TABLE_COUNTDOWN = 0
+    settings.BOT_PACE = 0
+    sent = []
+
+    def receiver(sender, **kwargs):
+        sent.append(kwargs)
+
+    signals.decision_due.connect(receiver)
+    try:
+        room = started_room(make_user("alice"), game="ligretto", bots=1)
+        bots = MatchBots(room.pk)
+        for _ in range(20):
+            bots.step()
+    finally:
+        signals.decision_due.disconnect(receiver)
+    assert sent == []

@@ -338,8 +338,8 @@ async def test_a_change_pushed_while_the_whole_table_is_drawn_comes_after_it(mon
     drawn = table_consumers._render_full
     changed: list[int] = []
 
-    def render_then_change(room_id, seat, known=None):
-        version, html = drawn(room_id, seat, known)
+    def render_then_change(room_id, seat, known=None, watcher=None):
+        version, html = drawn(room_id, seat, known, watcher)
         if not changed:  # the first drawing only: a change lands right after it
             here = rooms.get(room_id)
             if here is not None:
