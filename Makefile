@@ -116,7 +116,7 @@ lint: install-dev
 test: lint chromium fonts gettext axe
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m browser tests/browser
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2 -m browser tests/browser
 	$(MAKE) test-scale
 
 # Our live tables beside boardgame.io 0.50.2 (installed from npm into a scratch folder); never
@@ -128,7 +128,7 @@ test-fast: install-dev gettext
 	$(VENV)/bin/pytest -m "not browser and not scale and not packaging" -x -q --durations=15
 
 test-browser: install-dev chromium fonts axe
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m browser tests/browser
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2 -m browser tests/browser
 
 # The scale-out configuration: PostgreSQL + Redis. SCALE_DATABASE_URL / SCALE_REDIS_URL (or
 # DATABASE_URL / REDIS_URL) name the servers to use; whichever is not given is started for the

@@ -57,6 +57,11 @@ class Room(models.Model):
     # Nobody hosts a room the site paired or arranged (quick play, a tournament's table, the
     # daily challenge): whoever pressed first may not remove, add, start early or close.
     hostless = models.BooleanField(default=False)
+    # Quick play moved its one waiting person to an older waiting room whose band came to
+    # take him (lobby.quickplay.merge): this room closed, its page goes there.
+    moved_to = models.ForeignKey(
+        "self", on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
     # A room quick play opened: when bots take its empty seats and it starts, if nobody came.
     quick_fill_at = models.DateTimeField(null=True, blank=True)
     # Why a room was closed before its end (by its host or a moderator), told to its players.

@@ -113,7 +113,81 @@ def _find_or_open(
     Room.objects.filter(pk=room.pk).update(quick_fill_at=due)
     room.quick_fill_at = due
     transaction.on_commit(lambda: _schedule(room.pk, settings.QUICK_PLAY_WAIT))
+    meet = _meeting_in(user, room, options)
+    if meet is not None:
+        transaction.on_commit(lambda: _schedule_merge(room.pk, meet))
     return room, False
+
+
+def _meeting_in(user: Any, room: Room, options: dict[str, Any] | None) -> float | None:
+    """Seconds until an older waiting room of the pool would take `user` (its band widens as
+    it waits), if that comes before the bots of either room: then he moves there (`merge`)."""
+    now = timezone.now()
+    older = [
+        r
+        for r in live._rooms()
+        .filter(
+            status=Room.Status.OPEN,
+            private=False,
+            rated=True,
+            game=room.game,
+            hostless=True,
+            quick_fill_at__isnull=False,
+            created_at__lt=room.created_at,
+        )
+        .exclude(removed=user)
+        .order_by("created_at", "pk")[:50]
+        if len(r.seat_set.all()) < r.seats and pace_of(r.options) == pace_of(options)
+    ]
+    people = {s.user_id for r in older for s in r.seat_set.all() if s.user_id} | {user.pk}
+    shown = ratings.ratings_of(list(people), ratings.rating_key(room.game, options))
+    mine = shown[user.pk]
+    soonest = None
+    for other in older:
+        seated = [shown[s.user_id] for s in other.seat_set.all() if s.user_id]
+        if not seated or other.quick_fill_at is None:
+            continue
+        gap = abs(sum(r.value for r in seated) / len(seated) - mine.value)
+        provisional = mine.provisional or any(r.provisional for r in seated)
+        # band(waited) = start + growth * waited reaches the gap after this much of its wait:
+        needed = (gap - band(0.0, provisional)) / max(settings.QUICK_PLAY_BAND_GROWTH, 1e-9)
+        at = other.created_at + timedelta(seconds=max(needed, 0.0))
+        if at < min(other.quick_fill_at, room.quick_fill_at or at) and (
+            soonest is None or at < soonest
+        ):
+            soonest = at
+    return None if soonest is None else max((soonest - now).total_seconds(), 0.0)
+
+
+def merge(room_id: int) -> int | None:
+    """A waiting quick-play room whose one person an older waiting room of the pool now takes
+    (its band has grown to him): he moves there, the later presser, and his room closes, its
+    page following him (`Room.moved_to`). Returns the room he sits in now, or None."""
+    room = Room.objects.filter(pk=room_id, status=Room.Status.OPEN, hostless=True).first()
+    if room is None or room.quick_fill_at is None:
+        return None
+    people = [s.user for s in room.seat_set.select_related("user") if s.user_id]
+    if len(people) != 1:
+        return None
+    user = people[0]
+    with transaction.atomic():
+        _lock_pool(room.game, room.seats)
+        for other in _candidates(user, room.game, room.options):
+            if (
+                other.pk == room.pk
+                or not other.hostless
+                or other.quick_fill_at is None
+                or other.created_at >= room.created_at
+                or pace_of(other.options) != pace_of(room.options)
+            ):
+                continue
+            if services.move_to_room(room.pk, other.pk, user):
+                moved = other.pk
+                break
+        else:
+            return None
+    _start_if_full(moved)
+    return moved
 
 
 def band(waited: float, provisional: bool) -> float:
@@ -243,6 +317,26 @@ def rearm(room_id: int) -> None:
     )
     if due is not None:
         _schedule(room_id, max((due - timezone.now()).total_seconds(), 0.0))
+
+
+def _schedule_merge(room_id: int, delay: float) -> None:
+    """A timer of this process that moves the room's person when an older room would take him
+    (lost with the process: the room then fills with bots on time, as any other)."""
+    if not settings.QUICK_PLAY_TIMER:
+        return
+
+    def run() -> None:
+        try:
+            close_old_connections()
+            merge(room_id)
+        except Exception:  # a timer must never take the process down
+            log.exception("quick play: merging room %s failed; it fills on time", room_id)
+        finally:
+            close_old_connections()
+
+    timer = threading.Timer(delay + 0.05, run)
+    timer.daemon = True
+    timer.start()
 
 
 def _schedule(room_id: int, delay: float, attempt: int = 0) -> None:

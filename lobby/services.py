@@ -180,6 +180,37 @@ def join_room(room_id: int, user, invited: bool = False) -> Seat:
     return seat
 
 
+def move_to_room(from_id: int, to_id: int, user) -> bool:
+    """Quick play pairs two waiting rooms: `user`, waiting alone in `from_id`, takes a seat in
+    `to_id` and his room closes, pointing there (`Room.moved_to`). The site's doing, charged
+    to nobody. False, changing nothing, if either room changed meanwhile."""
+    with transaction.atomic():
+        # Both rooms locked, the lower id first (two merges never wait on each other).
+        locked = {pk: _locked_room(pk) for pk in sorted((from_id, to_id))}
+        old, new = locked[from_id], locked[to_id]
+        if old.status != Room.Status.OPEN or new.status != Room.Status.OPEN:
+            return False
+        if [s.user_id for s in old.seat_set.all()] != [user.pk]:
+            return False
+        seats = list(new.seat_set.all())
+        taken = {s.index for s in seats}
+        free = [i for i in range(new.seats) if i not in taken]
+        if not free or any(s.user_id == user.pk for s in seats):
+            return False
+        if new.removed.filter(pk=user.pk).exists():
+            return False
+        old.seat_set.all().delete()
+        Seat.objects.create(room=new, index=free[0], user=user)
+        old.status = Room.Status.CLOSED
+        old.ended_at = timezone.now()
+        old.quick_fill_at = None
+        old.moved_to = new
+        old.save(update_fields=["status", "ended_at", "quick_fill_at", "moved_to"])
+        _after_commit(old.pk)
+        _after_commit(new.pk)
+    return True
+
+
 # Kept in English (a closed room's reason); the site words it in its reader's language.
 ABANDONED = gettext_noop("Everyone left the table: the match was abandoned and counts for no one.")
 

@@ -77,6 +77,8 @@ def room_detail(request: HttpRequest, room_id: int) -> HttpResponse:
     room = get_object_or_404(Room.objects.select_related("host"), pk=room_id)
     if not access.may_view(room, request.user, room.pk in access.invited_rooms(request.session)):
         raise Http404("There is no such room.")
+    if room.moved_to_id is not None:
+        return redirect("lobby:room", room.moved_to_id)  # quick play paired him elsewhere (merge)
     if room.quick_fill_at is not None and quickplay.fill_room(room.pk):
         room.refresh_from_db()  # its wait was over and its timer lost: bots took the seats
     if room.status != Room.Status.OPEN:

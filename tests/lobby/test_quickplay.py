@@ -12,6 +12,7 @@ from lobby import quickplay, services
 from lobby.models import Room
 from tables.models import Match, Rating
 from tests.conftest import client_for, make_user
+from tests.lobby.test_quickplay_pool import _rated
 
 pytestmark = pytest.mark.django_db
 
@@ -140,3 +141,32 @@ def test_a_visitors_play_now_survives_sign_up_and_log_in(client, alice):
     assert answer["Location"] == "/play/allegra/"
     assert other.get("/play/allegra/")["Location"].startswith("/rooms/")
     assert Room.objects.get(seat_set__user=alice).game == "allegra"
+
+
+def test_two_waiting_rooms_whose_bands_come_to_overlap_merge_within_the_wait(settings):
+    """Issue 45 item 3: 600 points apart, pressed 2.5 s apart: the later presser's room opened
+    beside the first; once the first room's band has grown to him, he moves there and the
+    match starts, well before either room's bots would come."""
+    settings.QUICK_PLAY_TIMER = False  # the merge is run here, at the moment it is due
+    strong = _rated("strong", "ligretto-mini", 2100)
+    newcomer = _rated("newer", "ligretto-mini", 1500)
+    first = quickplay.play_now(strong, "ligretto-mini")
+    Room.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(seconds=2.5))
+    second = quickplay.play_now(newcomer, "ligretto-mini")
+    assert second.pk != first.pk  # 600 apart: too far for a band 2.5 s old
+    # When the first room's band reaches 600 points (300 + 40 a second: after 7.5 s of wait),
+    # before the 20 s after which bots would fill either.
+    meet = quickplay._meeting_in(newcomer, second, {})
+    assert meet is not None and 4.0 < meet < 6.0
+    assert quickplay.merge(second.pk) is None  # not yet: the band is too narrow now
+    Room.objects.filter(pk=first.pk).update(created_at=timezone.now() - timedelta(seconds=8))
+    assert quickplay.merge(second.pk) == first.pk
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.status == Room.Status.PLAYING
+    assert [p.user for p in Match.objects.get(room=first).players.all()] == [strong, newcomer]
+    assert second.status == Room.Status.CLOSED and second.moved_to_id == first.pk
+    # His old room's page takes him to the table.
+    page = client_for(newcomer).get(f"/rooms/{second.pk}/")
+    assert page.status_code == 302 and page["Location"] == f"/rooms/{first.pk}/"
+    assert quickplay.merge(second.pk) is None  # once

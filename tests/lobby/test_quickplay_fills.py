@@ -18,6 +18,7 @@ from lobby import quickplay, services
 from lobby.models import Room
 from tables.models import Match
 from tests.api.helpers import Api, error_code
+from tests.lobby.test_quickplay_pool import _rated
 from tests.tables.helpers import ORIGIN
 
 # The timer fills the room from a thread of its own: it must see the committed rows.
@@ -119,3 +120,22 @@ async def test_a_waiting_rooms_fill_goes_on_where_its_page_reconnects(settings, 
             break
         await asyncio.sleep(0.02)
     assert room.pk not in quickplay._armed
+
+
+def test_the_later_pressers_timer_moves_him_when_the_older_rooms_band_reaches_him(settings):
+    """Issue 45 item 3, on the timer: the move comes by itself, within the wait."""
+    settings.QUICK_PLAY_TIMER = True
+    settings.QUICK_PLAY_WAIT = 20
+    settings.QUICK_PLAY_BAND_GROWTH = 600  # 300 more points a half second
+    strong = _rated("strong", "ligretto-mini", 2100)
+    newcomer = _rated("newer", "ligretto-mini", 1500)
+    first = quickplay.play_now(strong, "ligretto-mini")
+    second = quickplay.play_now(newcomer, "ligretto-mini")
+    assert second.pk != first.pk
+    assert _status_within(first.pk, 5) == Room.Status.PLAYING
+    second.refresh_from_db()
+    assert second.status == Room.Status.CLOSED and second.moved_to_id == first.pk
+    assert {s.user_id for s in Room.objects.get(pk=first.pk).seat_set.all()} == {
+        strong.pk,
+        newcomer.pk,
+    }
