@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 from ninja import Schema
 from pydantic import (
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -30,7 +31,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from games.engine import IllegalAction
-from games.registry import GAMES, Game
+from games.registry import BOT_SPEEDS, GAMES, PACES, Game
 from games.shapes import Options, Shape, WholeNumber
 from tables.words import refusal_text
 
@@ -228,9 +229,69 @@ def _rules_say(game: Game, seats: Any, options: Any) -> str | None:
     return None
 
 
+def _one_of(allowed: tuple[float, ...]) -> Callable[[Any], float]:
+    """A number as JSON writes it (never true or "1.5"), one of `allowed`."""
+
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value not in allowed:
+            raise PydanticCustomError("enum", "must be one of the numbers the schema lists")
+        return float(value)
+
+    return check
+
+
+def _listed(values: tuple[float, ...]) -> Callable[[dict[str, Any]], None]:
+    """A field's schema: one of `values`, and no default (it may be left out, never null)."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        schema.pop("default", None)
+        schema["enum"] = list(values)
+
+    return extra
+
+
+# A paced table (issue 41): the site's options, the same for every game and the same as the
+# room form's; `Game.check_options` is the judge (its sentence is the refusal's, in the
+# caller's language), these say what the schema lists.
+PACE_VALUES = (0.0, *PACES)
+Pace = Annotated[
+    float,
+    BeforeValidator(_one_of(PACE_VALUES)),
+    Field(
+        description="A paced table: each player's plays at least this many seconds apart (a "
+        "play made sooner waits for its turn); 0 or left out: not paced. Paced tables are "
+        "rated apart, one pool per pace.",
+        json_schema_extra=_listed(PACE_VALUES),
+    ),
+]
+BotSpeed = Annotated[
+    float,
+    BeforeValidator(_one_of(BOT_SPEEDS)),
+    Field(
+        description="On a paced table: the bots play at this fraction of their speed (default 1).",
+        json_schema_extra=_listed(BOT_SPEEDS),
+    ),
+]
+
+
+def _paced(options: type[Options]) -> type[Options]:
+    """A game's room options with the site's own beside them (`pace`, `bot_speed`)."""
+    return cast(
+        type[Options],
+        create_model(
+            options.__name__,
+            __base__=options,
+            __doc__=options.__doc__,
+            pace=(Pace, None),
+            bot_speed=(BotSpeed, None),
+        ),
+    )
+
+
 def _room_fields(game: Game) -> dict[str, Any]:
     seats = f'"seats": {game.name} takes {game.seats_in_words} players.'
-    names = ", ".join(f'"{n}"' for n in game.api.options[game.slug].model_fields) or "none"
+    shape = _paced(game.api.options[game.slug])
+    names = ", ".join(f'"{n}"' for n in shape.model_fields) or "none"
     return {
         "seats": (
             Annotated[
@@ -244,7 +305,7 @@ def _room_fields(game: Game) -> dict[str, Any]:
         ),
         "options": (
             Annotated[
-                game.api.options[game.slug] | None,
+                shape | None,
                 Refuse(
                     "invalid_options",
                     f'"options": {game.name} takes {names} (see the schema).',
@@ -268,13 +329,24 @@ def _practice_fields(game: Game) -> dict[str, Any]:
     }
 
 
+NO_PACE = Refuse(
+    "invalid_pace",
+    '"pace" must be one of '
+    + _either([f"{p:g}" for p in PACE_VALUES])
+    + " (seconds; 0: not paced).",
+)
+
+
 class QuickPlay(Body):
     game: Annotated[StrictStr, NO_GAME, Field(json_schema_extra={"enum": SLUGS})]
+    # A paced table of that pace only, its bots at half their speed (lobby.quickplay).
+    pace: Annotated[Pace, NO_PACE] = 0.0
 
 
 class PracticeBase(Body):
     game: str
     level: str = "normal"
+    pace: Annotated[Pace, NO_PACE] = 0.0
 
 
 if TYPE_CHECKING:  # what the views read of these bodies, one model per game at run time
@@ -398,6 +470,14 @@ class Room(Answer):
     url: Annotated[str, Field(json_schema_extra={"format": "uri"})]
     private: bool
     rated: bool
+    pace: Annotated[
+        float | None,
+        Field(description="A paced table's seconds between one player's plays; null: not paced."),
+    ]
+    bot_speed: Annotated[
+        float | None,
+        Field(description="A paced table's bots' fraction of their speed; null: not paced."),
+    ]
     invite: Annotated[str, Field(description="Only to the room's players.")] = None  # type: ignore[assignment]
 
 
