@@ -31,7 +31,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from games.engine import IllegalAction
-from games.registry import BOT_SPEEDS, GAMES, PACES, Game
+from games.registry import BOT_SPEEDS, GAMES, PACES, Game, bot_speed_refused, pace_refused
 from games.shapes import Options, Shape, WholeNumber
 from tables.words import refusal_text
 
@@ -226,7 +226,17 @@ def _rules_say(game: Game, seats: Any, options: Any) -> str | None:
         game.check_options(seats, options if isinstance(options, dict) else None)
     except IllegalAction as refusal:
         return refusal_text(refusal)
+    if isinstance(options, dict):
+        # A pace the site takes from its form ("1.5") but the API only as a number: the same
+        # sentence as for any pace it does not offer.
+        for name, refused in (("pace", pace_refused), ("bot_speed", bot_speed_refused)):
+            if name in options and not _is_number(options[name]):
+                return refusal_text(refused())
     return None
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
 
 
 def _one_of(allowed: tuple[float, ...]) -> Callable[[Any], float]:

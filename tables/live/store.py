@@ -78,8 +78,8 @@ def load(room_id: int) -> Table | None:
     return current.recover(match) if match is not None else None
 
 
-# A paced table's seats act at most once per pace: far fewer log rows than this fall within the
-# last pace (12 seats, and a bot's decision that lands beside its play), whatever the match's length.
+# A paced table's seats act at most once per pace: far fewer log rows than this fall within
+# the last pace (12 seats at most), however long the match.
 RECENT_PLAYS = 64
 
 
