@@ -31,7 +31,15 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from games.engine import IllegalAction
-from games.registry import BOT_SPEEDS, GAMES, PACES, Game, bot_speed_refused, pace_refused
+from games.registry import (
+    BOT_SPEEDS,
+    GAMES,
+    PACES,
+    Game,
+    bot_speed_refused,
+    pace_refused,
+    slow_bots_refused,
+)
 from games.shapes import Options, Shape, WholeNumber
 from tables.words import refusal_text
 
@@ -227,11 +235,15 @@ def _rules_say(game: Game, seats: Any, options: Any) -> str | None:
     except IllegalAction as refusal:
         return refusal_text(refusal)
     if isinstance(options, dict):
-        # A pace the site takes from its form ("1.5") but the API only as a number: the same
-        # sentence as for any pace it does not offer.
-        for name, refused in (("pace", pace_refused), ("bot_speed", bot_speed_refused)):
-            if name in options and not _is_number(options[name]):
-                return refusal_text(refused())
+        # What the site's form takes but the API does not: a pace written as a string
+        # ("1.5") or 0 (leave it out), a bots' speed without a pace.
+        pace = options.get("pace")
+        if "pace" in options and (not _is_number(pace) or not pace):
+            return refusal_text(pace_refused())
+        if "bot_speed" in options and not _is_number(options["bot_speed"]):
+            return refusal_text(bot_speed_refused())
+        if "bot_speed" in options and "pace" not in options:
+            return refusal_text(slow_bots_refused())
     return None
 
 
@@ -263,38 +275,46 @@ def _listed(values: tuple[float, ...]) -> Callable[[dict[str, Any]], None]:
 # A paced table (issue 41): the site's options, the same for every game and the same as the
 # room form's; `Game.check_options` is the judge (its sentence is the refusal's, in the
 # caller's language), these say what the schema lists.
-PACE_VALUES = (0.0, *PACES)
 Pace = Annotated[
     float,
-    BeforeValidator(_one_of(PACE_VALUES)),
+    BeforeValidator(_one_of(PACES)),
     Field(
         description="A paced table: each player's plays at least this many seconds apart (a "
-        "play made sooner waits for its turn); 0 or left out: not paced. Paced tables are "
-        "rated apart, one pool per pace.",
-        json_schema_extra=_listed(PACE_VALUES),
+        "play made sooner waits for its turn); left out: not paced. Paced tables are rated "
+        "apart, one pool per pace.",
+        json_schema_extra=_listed(PACES),
     ),
 ]
 BotSpeed = Annotated[
     float,
     BeforeValidator(_one_of(BOT_SPEEDS)),
     Field(
-        description="On a paced table: the bots play at this fraction of their speed (default 1).",
+        description="With a pace only: the bots play at this fraction of their speed (default 1).",
         json_schema_extra=_listed(BOT_SPEEDS),
     ),
 ]
+
+
+class Paced(Options):
+    """The site's room options, beside every game's own (a paced table)."""
+
+    # The bots' speed is a paced table's: the schema says so (JSON Schema's dependentRequired).
+    model_config = ConfigDict(json_schema_extra={"dependentRequired": {"bot_speed": ["pace"]}})
+    pace: Pace = None  # type: ignore[assignment]
+    bot_speed: BotSpeed = None  # type: ignore[assignment]
+
+    @model_validator(mode="after")
+    def _speed_with_a_pace(self) -> Paced:
+        if self.bot_speed is not None and self.pace is None:
+            raise PydanticCustomError("dependent_required", "bot_speed needs a pace")
+        return self
 
 
 def _paced(options: type[Options]) -> type[Options]:
     """A game's room options with the site's own beside them (`pace`, `bot_speed`)."""
     return cast(
         type[Options],
-        create_model(
-            options.__name__,
-            __base__=options,
-            __doc__=options.__doc__,
-            pace=(Pace, None),
-            bot_speed=(BotSpeed, None),
-        ),
+        create_model(options.__name__, __base__=(options, Paced), __doc__=options.__doc__),
     )
 
 
@@ -341,22 +361,20 @@ def _practice_fields(game: Game) -> dict[str, Any]:
 
 NO_PACE = Refuse(
     "invalid_pace",
-    '"pace" must be one of '
-    + _either([f"{p:g}" for p in PACE_VALUES])
-    + " (seconds; 0: not paced).",
+    '"pace" must be one of ' + _either([f"{p:g}" for p in PACES]) + " (seconds; or leave it out).",
 )
 
 
 class QuickPlay(Body):
     game: Annotated[StrictStr, NO_GAME, Field(json_schema_extra={"enum": SLUGS})]
     # A paced table of that pace only, its bots at half their speed (lobby.quickplay).
-    pace: Annotated[Pace, NO_PACE] = 0.0
+    pace: Annotated[Pace, NO_PACE] = None  # type: ignore[assignment]
 
 
 class PracticeBase(Body):
     game: str
     level: str = "normal"
-    pace: Annotated[Pace, NO_PACE] = 0.0
+    pace: Annotated[Pace, NO_PACE] = None  # type: ignore[assignment]
 
 
 if TYPE_CHECKING:  # what the views read of these bodies, one model per game at run time

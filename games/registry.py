@@ -71,6 +71,13 @@ def bot_speed_refused() -> IllegalAction:
     )
 
 
+def slow_bots_refused() -> IllegalAction:
+    """The refusal of slower bots at a table that is not paced."""
+    return IllegalAction(
+        "invalid_options", gettext_noop("Slower bots come with a paced table only.")
+    )
+
+
 def check_site_options(site: dict[str, Any]) -> dict[str, Any]:
     """The site's options checked (IllegalAction invalid_options): unpaced ones are left out."""
     pace = _number(site.get("pace", 0)) if site.get("pace") not in (None, "") else 0.0
@@ -81,9 +88,7 @@ def check_site_options(site: dict[str, Any]) -> dict[str, Any]:
         raise bot_speed_refused()
     if not pace:
         if speed != 1.0:
-            raise IllegalAction(
-                "invalid_options", gettext_noop("Slower bots come with a paced table only.")
-            )
+            raise slow_bots_refused()
         return {}
     return {"pace": pace, "bot_speed": speed}
 

@@ -191,7 +191,16 @@ def test_it_opens_a_paced_room_and_says_its_pace(alice, client):
 
 @pytest.mark.parametrize(
     "options",
-    [{"pace": 0.2}, {"pace": 4}, {"pace": "1"}, {"pace": True}, {"bot_speed": 2}, {"bot_speed": 0.5}],
+    [
+        {"pace": 0.2},
+        {"pace": 4},
+        {"pace": "1"},
+        {"pace": True},
+        {"pace": 1, "bot_speed": 2},
+        {"pace": 0, "bot_speed": 0.5},
+        {"bot_speed": 0.5},
+        {"bot_speed": 1},
+    ],
 )
 def test_it_refuses_a_pace_the_site_does_not_offer_with_one_clear_error(alice, options):
     refused = Api(alice).post("rooms", {"game": "ligretto", "seats": 2, "options": options})
