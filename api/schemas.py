@@ -15,6 +15,7 @@ from functools import reduce
 from operator import or_
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
+from django.utils.translation import gettext_noop
 from ninja import Schema
 from pydantic import (
     BaseModel,
@@ -37,7 +38,6 @@ from games.registry import (
     PACES,
     Game,
     bot_speed_refused,
-    pace_refused,
     slow_bots_refused,
 )
 from games.shapes import Options, Shape, WholeNumber
@@ -230,21 +230,34 @@ class NewRoomBase(Body):
 
 def _rules_say(game: Game, seats: Any, options: Any) -> str | None:
     """The rules' own sentence (in the caller's language) refusing these seats and options."""
+    if isinstance(options, dict) and "pace" in options:
+        # The API's pace first: a number of the schema's, never the form's "1.5" or 0.
+        pace = options["pace"]
+        if not _is_number(pace) or pace not in PACES:
+            return _pace_says()
     try:
         game.check_options(seats, options if isinstance(options, dict) else None)
     except IllegalAction as refusal:
         return refusal_text(refusal)
-    if isinstance(options, dict):
-        # What the site's form takes but the API does not: a pace written as a string
-        # ("1.5") or 0 (leave it out), a bots' speed without a pace.
-        pace = options.get("pace")
-        if "pace" in options and (not _is_number(pace) or not pace):
-            return refusal_text(pace_refused())
-        if "bot_speed" in options and not _is_number(options["bot_speed"]):
+    if isinstance(options, dict) and "bot_speed" in options:
+        if not _is_number(options["bot_speed"]):
             return refusal_text(bot_speed_refused())
-        if "bot_speed" in options and "pace" not in options:
+        if "pace" not in options:  # even at full speed: the schema's dependentRequired
             return refusal_text(slow_bots_refused())
     return None
+
+
+def _pace_says(data: Any = None) -> str:
+    """The API's sentence for a pace it does not take (the form's "0" is left out here)."""
+    return refusal_text(
+        IllegalAction(
+            "invalid_pace",
+            gettext_noop(
+                "pace must be one of 0.5, 1, 1.5, 2, 2.5 or 3 seconds; leave it out for a "
+                "table that is not paced."
+            ),
+        )
+    )
 
 
 def _is_number(value: Any) -> bool:
@@ -361,7 +374,9 @@ def _practice_fields(game: Game) -> dict[str, Any]:
 
 NO_PACE = Refuse(
     "invalid_pace",
-    '"pace" must be one of ' + _either([f"{p:g}" for p in PACES]) + " (seconds; or leave it out).",
+    "pace must be one of 0.5, 1, 1.5, 2, 2.5 or 3 seconds; leave it out for a table that is "
+    "not paced.",
+    rules=_pace_says,  # the same, in the caller's language
 )
 
 

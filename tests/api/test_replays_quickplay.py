@@ -127,6 +127,7 @@ def test_play_now_and_practise_can_ask_for_a_paced_table(doc, alice, bob):
         refused = Api(bob).post("practise", {"game": "allegra", "pace": pace})
         assert refused.status_code == 400 and error_code(refused) == "invalid_pace"
         assert refused.json()["error"]["message"] == (
-            '"pace" must be one of 0.5, 1, 1.5, 2, 2.5 or 3 (seconds; or leave it out).'
+            "pace must be one of 0.5, 1, 1.5, 2, 2.5 or 3 seconds; leave it out for a table "
+            "that is not paced."
         )
     assert error_code(Api(alice).post("play", {"game": "allegra", "pace": 0.7})) == "invalid_pace"

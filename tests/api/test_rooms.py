@@ -207,8 +207,18 @@ def test_it_refuses_a_pace_the_site_does_not_offer_with_one_clear_error(alice, o
     assert refused.status_code == 400 and error_code(refused) == "invalid_options"
     message = refused.json()["error"]["message"]
     assert message in (
-        "pace must be one of 0.5, 1, 1.5, 2, 2.5 or 3 seconds (0: not paced).",
+        "pace must be one of 0.5, 1, 1.5, 2, 2.5 or 3 seconds; leave it out for a table that is "
+        "not paced.",
         "bot_speed must be one of 0.25, 0.5, 0.75 or 1.",
         "Slower bots come with a paced table only.",
     ), message
     assert not Room.objects.exists()
+
+
+def test_a_pace_refusal_is_in_the_callers_language(alice):
+    api = Api(alice)
+    api.client.defaults["HTTP_ACCEPT_LANGUAGE"] = "de"
+    refused = api.post("rooms", {"game": "allegra", "seats": 3, "options": {"pace": 0}})
+    assert refused.json()["error"]["message"] == (
+        "pace muss 0,5, 1, 1,5, 2, 2,5 oder 3 Sekunden sein; ohne Takt: weglassen."
+    )
