@@ -75,6 +75,8 @@ class TableAnswer(s.Answer):
     room: int
     status: str
     deal_sha256: str
+    deal: int | None  # Arena duplicate: the pool deal's number; null otherwise
+    plain_placing: bool  # duplicate: placed on the plain points (too few holders for a par)
     seats: list[TableSeatAnswer]
 
 

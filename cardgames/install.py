@@ -8,12 +8,14 @@ page cannot be loaded. Both stay within the Content-Security-Policy ('self' only
 from __future__ import annotations
 
 import hashlib
+import json
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse, JsonResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.templatetags.static import static
 from django.urls import reverse
+from django.utils import translation
 from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import cache_control
@@ -66,13 +68,16 @@ def manifest(request: HttpRequest) -> JsonResponse:
 @cache_control(no_cache=True)
 def service_worker(request: HttpRequest) -> HttpResponse:
     """The service worker (a template: the static files' names are hashed in production)."""
-    offline = reverse("offline")
-    precache = [offline, *(static(name) for name in OFFLINE_ASSETS)]
+    # One offline page per language: the worker shows the one of the last page the site served
+    # (its Content-Language), not the one of the day it was installed.
+    offline = {code: reverse("offline_in", args=[code]) for code, _name in settings.LANGUAGES}
+    precache = [*offline.values(), *(static(name) for name in OFFLINE_ASSETS)]
     # A new list of files (a deploy) is a new cache; the worker drops the old ones.
     version = hashlib.sha256("\n".join(precache).encode()).hexdigest()[:12]
     context = {
         "version": version,
-        "offline": offline,
+        "offline": json.dumps(offline),
+        "language": settings.LANGUAGE_CODE,
         "precache": precache,
         "static_prefix": settings.STATIC_URL,
         # Unhashed names in development: ask the network first, so an edited file shows.
@@ -81,6 +86,13 @@ def service_worker(request: HttpRequest) -> HttpResponse:
     return render(request, "sw.js", context, content_type="text/javascript")
 
 
-def offline(request: HttpRequest) -> HttpResponse:
-    """The page the worker shows when the site cannot be reached."""
-    return render(request, "offline.html")
+def offline(request: HttpRequest, language: str | None = None) -> HttpResponse:
+    """The page the worker shows when the site cannot be reached, in the reader's language
+    or in `language` (the worker keeps one of each). Its "Try again" link (`#offline-retry`)
+    goes to the lobby; the worker points it at the page that could not be loaded."""
+    if language is None:
+        return render(request, "offline.html")
+    if language not in dict(settings.LANGUAGES):
+        raise Http404
+    with translation.override(language):
+        return render(request, "offline.html")

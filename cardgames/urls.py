@@ -33,6 +33,7 @@ urlpatterns = [
     path("manifest.webmanifest", install.manifest, name="manifest"),
     path("sw.js", install.service_worker, name="service_worker"),
     path("offline/", install.offline, name="offline"),
+    path("offline/<str:language>/", install.offline, name="offline_in"),
     path("api/v1/", include("api.urls")),
     # Any other path under /api/ (another version, none) answers the API's JSON 404 too.
     re_path(r"^api(?:/.*)?$", apierrors.not_found),

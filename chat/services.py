@@ -28,7 +28,7 @@ from lobby import ratelimit
 from lobby.models import Room
 from moderation.models import AuditEntry, Mute, can_moderate, muted_until, record
 from tables import languages
-from tables.guests import is_member
+from tables.guests import is_guest, is_member
 
 # The last lines a socket gets on (re)connect: enough to follow the talk, cheap to render.
 BACKLOG = 50
@@ -160,6 +160,7 @@ def compose_context(user) -> dict:  # noqa: ANN001
     until = muted_until(user) if signed_in else None
     return {
         "signed_in": signed_in,
+        "guest": is_guest(user),
         "muted": muted_sentence(until) if until else "",
         "muted_until": until,
         "reactions": REACTIONS,

@@ -54,6 +54,9 @@ class Room(models.Model):
     private = models.BooleanField(default=False)
     # An unrated room's match moves nobody's rating (tables.ratings).
     rated = models.BooleanField(default=True)
+    # Nobody hosts a room the site paired or arranged (quick play, a tournament's table, the
+    # daily challenge): whoever pressed first may not remove, add, start early or close.
+    hostless = models.BooleanField(default=False)
     # A room quick play opened: when bots take its empty seats and it starts, if nobody came.
     quick_fill_at = models.DateTimeField(null=True, blank=True)
     # Why a room was closed before its end (by its host or a moderator), told to its players.

@@ -108,7 +108,7 @@ def _find_or_open(
                 continue  # taken or started a moment ago: the next one
             raise
         return room, True
-    room = services.create_room(user, game, seats, options or None, rated=True)
+    room = services.create_room(user, game, seats, options or None, rated=True, hostless=True)
     due = timezone.now() + timedelta(seconds=settings.QUICK_PLAY_WAIT)
     Room.objects.filter(pk=room.pk).update(quick_fill_at=due)
     room.quick_fill_at = due

@@ -15,6 +15,7 @@ OPTION_LABELS = {
     "rounds": _("Rounds"),
     "target": _("Target points"),
     "row_variant": _("Row variant"),
+    "clock": _("Clock (seconds for each decision)"),
     "pace": _("Pace (seconds between one player’s plays)"),
     "bot_speed": _("Bot speed"),
 }
@@ -25,7 +26,7 @@ def room_context(room: Room, user, base_url: str, error: str | None = None) -> d
     seats = {seat.index: seat for seat in room.seat_set.select_related("user")}
     signed_in = user is not None and user.is_authenticated
     my_seat = next((s for s in seats.values() if signed_in and s.user_id == user.pk), None)
-    is_host = signed_in and room.host_id == user.pk
+    is_host = signed_in and room.host_id == user.pk and not room.hostless
     filled = len(seats)
     info = room.game_info
     removed_me = signed_in and my_seat is None and room.removed.filter(pk=user.pk).exists()

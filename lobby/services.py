@@ -67,8 +67,10 @@ def create_room(
     private: Any = False,
     rated: Any = True,
     practice: bool = False,
+    hostless: bool = False,
 ) -> Room:
-    """Open a room for `game`; its creator hosts it and sits in seat 0.
+    """Open a room for `game`; its creator hosts it and sits in seat 0 (`hostless`: he only
+    sits there; quick play's rooms of strangers have no host).
 
     A private room is not listed; only holders of its invite link may take a seat or watch.
     An unrated room's match moves nobody's rating. A guest may only open a `practice` room
@@ -87,7 +89,13 @@ def create_room(
         get_user_model().objects.select_for_update().filter(pk=user.pk).exists()
         _require_room_cap(user)
         room = Room.objects.create(
-            game=game, seats=seats, options=clean_options, host=user, private=private, rated=rated
+            game=game,
+            seats=seats,
+            options=clean_options,
+            host=user,
+            private=private,
+            rated=rated,
+            hostless=hostless,
         )
         Seat.objects.create(room=room, index=0, user=user)
         _after_commit(room.pk)
@@ -125,6 +133,7 @@ def arrange_room(
             rated=rated,
             deal_seed=deal_seed,
             bot_seed=bot_seed,
+            hostless=True,
         )
         Seat.objects.bulk_create(
             Seat(room=room, index=i, bot_level=who or bot_level)
@@ -442,13 +451,19 @@ def _locked_room(room_id: int) -> Room:
 
 def may_start(room: Room, user) -> bool:
     """Whether `user` may start `room`: its host, or anyone seated once every seat is taken."""
-    if room.host_id == user.pk:
+    if room.host_id == user.pk and not room.hostless:
         return True
     seats = list(room.seat_set.all())
     return len(seats) >= room.seats and any(s.user_id == user.pk for s in seats)
 
 
 def _require_host(room: Room, user) -> None:
+    if room.hostless:
+        raise RoomError(
+            "no_host",
+            _("Nobody hosts a room the site paired: no one may remove, add or close here."),
+            403,
+        )
     if room.host_id != user.pk:
         raise RoomError("not_host", _("Only the host of this room may do that."), 403)
 

@@ -8,6 +8,7 @@ from django.shortcuts import render
 from games.registry import GAMES
 from lobby.models import Room
 from tables import current, ratings
+from tables.guests import guests_among
 from tables.live import render as live_render
 from tables.words import game_name
 
@@ -21,9 +22,18 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
     context["can_close"] = (
         request.user.is_authenticated
         and room.host_id == request.user.pk
+        and not room.hostless
         and room.status == room.Status.PLAYING
     )
-    people = [(p.name, p.user_id) for p in table.players if p.user_id is not None]
+    # Leaving is asked first, saying what it does: with no other person at the table, the
+    # match ends (lobby.services.leave_room) rather than a bot playing on for nobody.
+    context["only_human"] = seat is not None and not any(
+        p.human and not p.left and p.seat != seat for p in table.players
+    )
+    # A guest has no rating (he is never rated): he is not listed with a made-up 1500?.
+    humans = [p for p in table.players if p.user_id is not None]
+    guests = guests_among([p.user_id for p in humans])
+    people = [(p.name, p.user_id) for p in humans if p.user_id not in guests]
     shown = ratings.ratings_of(
         [uid for _, uid in people], ratings.rating_key(table.match.game, table.match.options)
     )

@@ -2,16 +2,19 @@
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.templatetags.static import static
+from django.urls import reverse
 from django.utils.html import escape
 from django.utils.translation import gettext as _
 from django.views import defaults
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_http_methods, require_POST
 from django.views.decorators.vary import vary_on_headers
 
 from games.registry import DEFAULT_GAME, GAMES, PACES
@@ -141,7 +144,22 @@ def close(request: HttpRequest, room_id: int) -> HttpResponse:
 
 @require_POST
 def leave(request: HttpRequest, room_id: int) -> HttpResponse:
-    return _act(request, room_id, services.leave_room)
+    """Give up a seat: a waiting room's page shows the room; leaving a match under way takes
+    the player back to the lobby, which says what became of the match."""
+    if not Room.objects.filter(pk=room_id, status=Room.Status.PLAYING).exists():
+        return _act(request, room_id, services.leave_room)
+    left: list[Room] = []
+    response = _act(request, room_id, lambda pk, user: left.append(services.leave_room(pk, user)))
+    if not left:
+        return response  # refused: the page says why
+    if left[0].status == Room.Status.CLOSED:
+        said = _("You left room %(room)s; nobody else played there, so its match ended unscored.")
+    else:
+        said = _("You left room %(room)s; a bot plays your seat to the end of the match.")
+    messages.info(request, said % {"room": room_id})
+    if is_htmx(request):
+        return HttpResponse(headers={"HX-Redirect": reverse("lobby:index")})
+    return redirect("lobby:index")
 
 
 @require_POST
@@ -186,11 +204,26 @@ def _act(request: HttpRequest, room_id: int, operation) -> HttpResponse:
     return redirect(room)
 
 
-@login_required
-@require_POST
+# A visitor's (or a guest's) Play now, kept in his session through sign-up or log-in.
+PLAY_NOW_INTENT = "play_now"
+
+
+@require_http_methods(["GET", "POST"])
 def play_now(request: HttpRequest, game: str) -> HttpResponse:
-    """Seat the player at a waiting room of `game` near his rating, or open one (quickplay)."""
-    pace = request.POST.get("pace")  # a paced table (issue 41), or none
+    """Seat the player at a waiting room of `game` near his rating, or open one (quickplay).
+
+    A visitor or a guest is asked to sign up (or log in) first; his Play now is kept in the
+    session and done when he comes back here (`next`), once: a GET does nothing else.
+    """
+    pace = request.POST.get("pace") or request.GET.get("pace")  # a paced table (issue 41)
+    if not guests.is_member(request.user):
+        request.session[PLAY_NOW_INTENT] = {"game": str(game), "pace": pace}
+        return redirect(f"{reverse('signup')}?{urlencode({'next': request.path})}")
+    if request.method == "GET":
+        intent = request.session.pop(PLAY_NOW_INTENT, None)
+        if not intent or intent.get("game") != game:
+            return redirect("lobby:index")
+        pace = intent.get("pace")
     return _quick(request, lambda: quickplay.play_now(request.user, game, pace))
 
 

@@ -129,6 +129,12 @@ def start(
     }
 
 
+def passed(clock: dict[str, Any]) -> dict[str, Any]:
+    """A clock whose decision is over while bots owe the next one: shown for nothing again (no
+    key), its seats and counts of timeouts kept for the next person's clock (`start`)."""
+    return {**clock, "key": None}
+
+
 def resumed(clock: dict[str, Any], taken_at: datetime) -> dict[str, Any] | None:
     """A clock started before this process took the room: its full time again from the
     takeover (None: nothing to change, the clock is this process's own).
@@ -250,7 +256,12 @@ class Keeper:
             same = False  # the same seat's turn again, and the driver did not see it pass
         if not same:
             if not humans:
-                return table  # bots owe it: no clock (the old one is not shown: another key)
+                # Bots owe it: no clock. A person's clock still stored is put aside (its key
+                # dropped), or his next turn, with the same key, would show its old deadline
+                # until the new clock starts (issue 45 item 11).
+                if clock.get("key") is None:
+                    return table
+                return self._save(passed(clock), read)
             saved = self._save(start(clock, made, humans, now, seconds, table.version), read)
             people = [p.user_id for p in table.players if p.seat in humans and p.user_id]
             signals.decision_due.send(

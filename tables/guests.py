@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.contrib.auth import get_user_model
+
 GROUP = "guests"
 
 
@@ -21,6 +23,12 @@ def is_guest(user: Any) -> bool:
         known = user.groups.filter(name=GROUP).exists()
         user._is_guest = known  # asked several times per request: one query
     return bool(known)
+
+
+def guests_among(user_ids: list[int]) -> set[int]:
+    """Which of `user_ids` are guests (one query)."""
+    users = get_user_model().objects.filter(pk__in=user_ids, groups__name=GROUP)
+    return set(users.values_list("pk", flat=True))
 
 
 def is_member(user: Any) -> bool:

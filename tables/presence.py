@@ -173,13 +173,16 @@ def replace_absent(
 def stale_rooms(now: Any = None) -> set[int]:
     """The playing rooms with a presence row its process stopped renewing: one read for all."""
     cutoff = (now or timezone.now()) - timedelta(seconds=settings.DRIVER_LEASE)
-    rows = Presence.objects.filter(seen_at__lt=cutoff, player__match__status=Match.Status.PLAYING)
+    rows = Presence.objects.filter(
+        seen_at__lt=cutoff, player__match__status=Match.Status.PLAYING
+    ).exclude(process=PROCESS)
     return set(rows.values_list("player__match__room_id", flat=True))
 
 
 def _stale_presence(table: current.Table, now: Any) -> bool:
     cutoff = now - timedelta(seconds=settings.DRIVER_LEASE)
-    return Presence.objects.filter(player__match=table.match, seen_at__lt=cutoff).exists()
+    rows = Presence.objects.filter(player__match=table.match, seen_at__lt=cutoff)
+    return rows.exclude(process=PROCESS).exists()
 
 
 def left_for_good(room_id: int, user: Any) -> None:
@@ -224,9 +227,15 @@ def bot_seat_taken(room_id: int, seat: int, user: Any) -> bool:
 
 
 def _sweep(table: current.Table, now: Any) -> bool:
-    """Count as gone the sockets of processes that stopped renewing their presence (died)."""
+    """Count as gone the sockets of processes that stopped renewing their presence (died).
+
+    Never this process's own rows: its sockets are open as long as it runs, even when its
+    heartbeat is late. The heartbeat shares the driver's database thread, so a takeover's
+    recovery can hold it past the lease, and a sweep that judged its own rows by their age
+    then marked its own connected players away (the handover test's SIGKILL case)."""
     cutoff = now - timedelta(seconds=settings.DRIVER_LEASE)
-    stale = list(Presence.objects.filter(player__match=table.match, seen_at__lt=cutoff))
+    rows = Presence.objects.filter(player__match=table.match, seen_at__lt=cutoff)
+    stale = list(rows.exclude(process=PROCESS))
     changed = False
     for row in stale:
         row.delete()

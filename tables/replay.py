@@ -176,7 +176,9 @@ def table_at(replay: Replay, index: int) -> Table:
     players = []
     for p in replay.players:
         p = copy.copy(p)
-        p.connections, p.stand_in = 1, False  # who was away then is not recorded
+        # Who was away then is not recorded, and a replay shows no live timer: nobody is away
+        # (not even who is away now, whose "a bot plays in … s" would never count).
+        p.connections, p.stand_in, p.away_since = 1, False, None
         players.append(p)
     return Table(match=match, players=players, state=replay.states[index], round=replay.round)
 

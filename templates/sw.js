@@ -2,7 +2,10 @@
 // when a page cannot be loaded. Sockets, forms and htmx requests go to the network untouched.
 "use strict";
 const CACHE = "cardgames-{{ version }}";
-const OFFLINE = "{{ offline|escapejs }}";
+// The offline page in each language, and where the language of the last page served is kept.
+const OFFLINE = {{ offline }};
+const DEFAULT_LANGUAGE = "{{ language|escapejs }}";
+const LANGUAGE_KEY = "/offline/last-language";
 const PRECACHE = [{% for url in precache %}"{{ url|escapejs }}"{% if not forloop.last %}, {% endif %}{% endfor %}];
 const STATIC = "{{ static_prefix|escapejs }}";
 const NETWORK_FIRST = {{ network_first|yesno:"true,false" }};
@@ -37,9 +40,32 @@ self.addEventListener("fetch", (event) => {
       return cache.match(request).then((hit) => hit || fromNetwork(request, cache));
     }));
   } else if (request.mode === "navigate") {
-    event.respondWith(fetch(request).catch(() => caches.match(OFFLINE)));
+    event.respondWith(fetch(request).then((response) => {
+      const language = response.headers.get("Content-Language");
+      if (language && OFFLINE[language]) {
+        event.waitUntil(caches.open(CACHE).then((cache) => cache.put(LANGUAGE_KEY, new Response(language))));
+      }
+      return response;
+    }).catch(() => offlinePage(url)));
   }
 });
+
+function escapeAttribute(text) {
+  return text.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+}
+
+// The offline page in the language of the last page the site served, its "Try again" pointing
+// at the page asked for.
+function offlinePage(url) {
+  return caches.open(CACHE).then((cache) => cache.match(LANGUAGE_KEY)
+    .then((kept) => (kept ? kept.text() : DEFAULT_LANGUAGE))
+    .then((language) => cache.match(OFFLINE[language] || OFFLINE[DEFAULT_LANGUAGE]))
+    .then((page) => page.text())
+    .then((html) => new Response(
+      html.replace('id="offline-retry" href="/"', 'id="offline-retry" href="' + escapeAttribute(url.pathname + url.search) + '"'),
+      { headers: { "Content-Type": "text/html; charset=utf-8" } },
+    )));
+}
 {% endautoescape %}
 {% autoescape off %}
 // Web Push (social.notify): show what the server sent while no page of ours was visible, and

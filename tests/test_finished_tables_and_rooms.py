@@ -16,7 +16,7 @@ import pytest
 from django.urls import reverse
 from django.utils import timezone
 
-from lobby import services
+from lobby import quickplay, services
 from lobby.models import Room
 from tables import play
 from tables.live import render
@@ -119,3 +119,28 @@ def test_the_room_form_s_live_refresh_keeps_the_csrf_token_out_of_its_url(alice)
     # Every other GET the form makes sends only its own field.
     for tag in re.findall(r"<[^>]*hx-get=[^>]*>", page):
         assert "hx-include" not in tag or "not csrfmiddlewaretoken" in tag
+
+
+def test_leaving_a_match_asks_first_says_what_it_does_and_goes_to_the_lobby(alice, bob):
+    """Issue 45 item 5: the only person at a table is told the match ends, and it does;
+    with another person there a bot plays on. Either way the lobby then says what happened."""
+    practice = quickplay.practise(alice, "ligretto-mini", "normal")
+    me = client_for(alice)
+    page = me.get(practice.get_absolute_url()).content.decode()
+    assert "Leave the table (the match ends)" in page
+    assert 'hx-confirm="Leave the table? Nobody else plays here: the match ends now' in page
+    answer = me.post(reverse("lobby:leave", args=[practice.pk]))
+    assert answer.status_code == 302 and answer["Location"] == "/"
+    assert Room.objects.get(pk=practice.pk).status == Room.Status.CLOSED
+    lobby = me.get("/").content.decode()
+    assert f"You left room {practice.pk}; nobody else played there" in lobby
+
+    room = started_room(alice, [bob], game="ligretto-mini", rounds=3)
+    page = me.get(room.get_absolute_url()).content.decode()
+    assert "Leave the table (a bot takes your seat)" in page
+    assert 'hx-confirm="Leave the table? A bot plays your seat to the end' in page
+    # From the page's htmx form: the whole page goes to the lobby.
+    answer = me.post(reverse("lobby:leave", args=[room.pk]), headers={"HX-Request": "true"})
+    assert answer["HX-Redirect"] == "/"
+    assert Room.objects.get(pk=room.pk).status == Room.Status.PLAYING
+    assert f"You left room {room.pk}; a bot plays your seat" in me.get("/").content.decode()

@@ -52,7 +52,12 @@ def test_the_worker_precaches_the_offline_page_and_its_files():
     assert "no-cache" in response["Cache-Control"]
     body = response.content.decode()
     precache = json.loads(re.search(r"const PRECACHE = (\[.*?\]);", body).group(1))
-    assert "/offline/" in precache
+    # The offline page in every language (issue 45 item 8), each in its own words.
+    pages = ["/offline/en/", "/offline/de/", "/offline/ru/", "/offline/ko/"]
+    assert all(page in precache for page in pages)
+    assert len({Client().get(page).content for page in pages}) == 4
+    assert json.loads(re.search(r"const OFFLINE = (\{.*?\});", body).group(1))["ko"] == pages[3]
+    assert Client().get("/offline/xx/").status_code == 404
     for url in precache:
         assert served(url), url
 

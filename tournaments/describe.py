@@ -68,7 +68,7 @@ def detail(t: Tournament, user: Any = None) -> dict[str, Any]:
             {
                 "number": number,
                 "status": group[0].round.status if group[0].round else "arena",
-                "tables": [_table(table, entries) for table in group],
+                "tables": [_table(table, entries, t.duplicate) for table in group],
             }
         )
     mine = None
@@ -108,12 +108,18 @@ def detail(t: Tournament, user: Any = None) -> dict[str, Any]:
     return answer
 
 
-def _table(table: TournamentTable, entries: dict[int, Entry]) -> dict[str, Any]:
+def _table(table: TournamentTable, entries: dict[int, Entry], duplicate: bool) -> dict[str, Any]:
+    seats = list(table.seat_set.all())
     return {
         "number": table.number,
         "room": table.room_id,
         "status": table.status,
         "deal_sha256": table.digest,
+        "deal": table.deal,  # Arena duplicate: the pool deal's number (the same cards)
+        # Duplicate: scored on the plain points, too few tables having held its deal for a par.
+        "plain_placing": duplicate
+        and any(s.share is not None for s in seats)
+        and all(s.par is None for s in seats),
         "seats": [
             {
                 "seat": s.index,
@@ -131,6 +137,6 @@ def _table(table: TournamentTable, entries: dict[int, Entry]) -> dict[str, Any]:
                 "deal_beaten": s.deal_beaten,
                 "deal_holders": s.deal_holders,
             }
-            for s in table.seat_set.all()
+            for s in seats
         ],
     }

@@ -142,6 +142,8 @@ class TournamentTable(models.Model):
         "lobby.Room", on_delete=models.PROTECT, related_name="tournament_table"
     )
     deal_seed = models.BigIntegerField()
+    # Arena duplicate: the number k of the event's pool deal it was dealt (`deal:{id}:arena:{k}`).
+    deal = models.PositiveIntegerField(null=True, blank=True)
     digest = models.CharField(max_length=64)  # SHA-256 of the deal (every seat's cards)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
     started_at = models.DateTimeField(auto_now_add=True)

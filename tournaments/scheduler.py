@@ -188,6 +188,7 @@ def _open_table(
     number: int,
     entries: list[Entry | None],
     seed: int,
+    deal: int | None = None,
 ) -> TournamentTable:
     """Open and start one table through the lobby's one write path."""
     options = match_options(t.game, t.match_rounds)
@@ -207,7 +208,13 @@ def _open_table(
     )
     whole, per_seat = deal_digests(t.game, len(entries), room.options, seed)
     table = TournamentTable.objects.create(
-        tournament=t, round=rnd, number=number, room=room, deal_seed=seed, digest=whole
+        tournament=t,
+        round=rnd,
+        number=number,
+        room=room,
+        deal_seed=seed,
+        deal=deal,
+        digest=whole,
     )
     TableSeat.objects.bulk_create(
         TableSeat(table=table, index=i, entry=e, digest=per_seat[i]) for i, e in enumerate(entries)
@@ -238,10 +245,13 @@ def _collect(table: TournamentTable, now: datetime) -> None:
 
 def _results(t: Tournament, table: TournamentTable) -> list[scoring.SeatResult]:
     lowest = GAMES[t.game].lowest_wins
-    return [
-        scoring.SeatResult(s.entry_id, s.index, scoring.oriented(s.points or 0, lowest), s.missed)
-        for s in table.seat_set.all().order_by("index")
-    ]
+    return [_result(s, lowest) for s in table.seat_set.all().order_by("index")]
+
+
+def _result(seat: TableSeat, lowest: bool) -> scoring.SeatResult:
+    return scoring.SeatResult(
+        seat.entry_id, seat.index, scoring.oriented(seat.points or 0, lowest), seat.missed
+    )
 
 
 def _score_swiss_round(
@@ -340,38 +350,64 @@ def _seat_arena(t: Tournament, now: datetime) -> bool:
             seating.meet(last, [[s.entry_id for s in previous.table.seat_set.all()]])
     by_pk = {e.pk: e for e in waiting}
     plan = seating.arena_tables(list(by_pk), t.seats, last, fill=fill)
+    deals: list[int | None] = [None] * len(plan)
+    if t.duplicate:
+        deals = list(seating.pool_deals(plan, *_deal_pool(t)))
     number = t.tables.count()
-    for keys in plan:
+    for keys, deal in zip(plan, deals, strict=True):
         number += 1
-        seed = deal_seed(t, f"arena:{t.pk}:{number}")
-        _open_table(t, None, number, [by_pk[k] if k else None for k in keys], seed)
+        if deal is None:
+            seed = deal_seed(t, f"arena:{t.pk}:{number}")
+        else:  # every table of pool deal k is dealt the same cards, seat by seat
+            seed = deal_seed(t, f"deal:{t.pk}:arena:{deal}")
+        _open_table(t, None, number, [by_pk[k] if k else None for k in keys], seed, deal)
     return bool(plan)
 
 
-def _score_arena(t: Tournament) -> None:
-    """Score every counted Arena table: share by placing, points with the streak bonus."""
-    counted = list(
-        t.tables.filter(status=TournamentTable.Status.FINISHED).order_by("ended_at", "number")
+def _deal_pool(t: Tournament) -> tuple[dict[int, set[int]], list[int]]:
+    """An Arena duplicate's pool: the deals each entrant held, and how often each was dealt."""
+    held: dict[int, set[int]] = {}
+    for entry_id, deal in TableSeat.objects.filter(
+        table__tournament=t, table__deal__isnull=False, entry__isnull=False
+    ).values_list("entry_id", "table__deal"):
+        held.setdefault(entry_id, set()).add(cast(int, deal))
+    dealt = Counter(
+        cast(int, deal)
+        for deal in t.tables.filter(deal__isnull=False).values_list("deal", flat=True)
     )
-    sequence: dict[int, list[TableSeat]] = {}
-    for table in counted:
-        rows = list(table.seat_set.all().order_by("index"))
-        shares = scoring.shares(
-            [None if r.missed else v.value for r, v in zip(rows, _results(t, table), strict=True)]
-        )
-        for row, share in zip(rows, shares, strict=True):
-            row.share = share
-            if row.entry_id is not None:
-                sequence.setdefault(row.entry_id, []).append(row)
-            else:
-                row.round_points = round(10 * share)
-                row.save(update_fields=["share", "round_points"])
-    for rows in sequence.values():
-        for row, (points, fire) in zip(
-            rows, scoring.arena_points([r.share or 0.0 for r in rows]), strict=True
-        ):
-            row.round_points, row.on_fire = points, fire
-            row.save(update_fields=["share", "round_points", "on_fire"])
+    return held, [dealt[k] for k in range(1, max(dealt, default=0) + 1)]
+
+
+def _score_arena(t: Tournament) -> None:
+    """Score every counted Arena table again (tournaments.scoring.score_arena): share by
+    placing (duplicate: on par-adjusted points, the pars filled in so far), points with the
+    streak bonus. Earlier results move as later tables play the same deal."""
+    counted = list(
+        t.tables.filter(status=TournamentTable.Status.FINISHED)
+        .order_by("ended_at", "number")
+        .prefetch_related("seat_set")
+    )
+    lowest = GAMES[t.game].lowest_wins
+    rows = [sorted(table.seat_set.all(), key=lambda r: r.index) for table in counted]
+    scored = scoring.score_arena(
+        [
+            (table.deal, [_result(r, lowest) for r in seats])
+            for table, seats in zip(counted, rows, strict=True)
+        ],
+        t.duplicate,
+    )
+    fields = ["par", "adjusted", "share", "round_points", "on_fire", "deal_beaten", "deal_holders"]
+    changed_rows = []
+    for seats, results in zip(rows, scored, strict=True):
+        for row, s in zip(seats, results, strict=True):
+            before = [getattr(row, name) for name in fields]
+            row.par, row.adjusted, row.share = s.par, s.adjusted, s.share
+            row.round_points, row.on_fire = s.round_points, s.on_fire
+            if t.duplicate:
+                row.deal_beaten, row.deal_holders = s.deal_beaten, s.deal_holders
+            if [getattr(row, name) for name in fields] != before:
+                changed_rows.append(row)  # only what moved: a long event has many tables
+    TableSeat.objects.bulk_update(changed_rows, fields, batch_size=500)
     cache_standings(t)
 
 

@@ -8,6 +8,7 @@ whose lowest total wins passes its totals negated (`oriented`).
 from __future__ import annotations
 
 import hashlib
+from bisect import bisect_left, bisect_right
 from collections import defaultdict
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ class Scored:
     round_points: float = 0.0
     deal_beaten: float = 0.0  # holders of the same deal this seat did better than (ties ½)
     deal_holders: int = 0  # the other holders of the same deal it is compared with
+    on_fire: bool = False  # Arena: a good result after two good ones (counted double)
 
 
 def oriented(total: float, lowest_wins: bool) -> float:
@@ -84,6 +86,11 @@ def score_round(tables: Sequence[Sequence[SeatResult]], duplicate: bool) -> list
         for r in table:
             if not r.missed:
                 holders[r.seat].append(r.value)
+    # Sorted, with their sums: a seat's comparison with the other holders costs a bisection,
+    # not a pass over them (an Arena's pool deal may be held at hundreds of tables).
+    for values in holders.values():
+        values.sort()
+    totals = {seat: sum(values) for seat, values in holders.items()}
     with_par = duplicate and len(tables) >= PAR_TABLES
     out: list[list[Scored]] = []
     for table in tables:
@@ -91,15 +98,15 @@ def score_round(tables: Sequence[Sequence[SeatResult]], duplicate: bool) -> list
         for s in scored:
             if s.missed:
                 continue
-            others = list(holders[s.seat])
-            others.remove(s.value)  # leave this seat out of its own par
+            values = holders[s.seat]
+            others = len(values) - 1  # this seat is left out of its own par
             if duplicate:
-                s.deal_holders = len(others)
-                s.deal_beaten = sum(
-                    1.0 if s.value > o else 0.5 if s.value == o else 0.0 for o in others
-                )
+                below = bisect_left(values, s.value)
+                tied = bisect_right(values, s.value) - below - 1
+                s.deal_holders = others
+                s.deal_beaten = below + 0.5 * tied
             if with_par and others:
-                s.par = sum(others) / len(others)
+                s.par = (totals[s.seat] - s.value) / others
                 s.adjusted = s.value - s.par
         placed = [
             None if s.missed else (s.adjusted if s.adjusted is not None else s.value)
@@ -127,6 +134,43 @@ def arena_points(results: Sequence[float]) -> list[tuple[int, bool]]:
         good = share >= GOOD_SHARE - 1e-9
         out.append((base * 2 if fire and good else base, fire and good))
         good_in_row = good_in_row + 1 if good else 0
+    return out
+
+
+def score_arena(
+    tables: Sequence[tuple[int | None, Sequence[SeatResult]]], duplicate: bool
+) -> list[list[Scored]]:
+    """Score an Arena's counted tables, given in time order with each one's pool deal.
+
+    A table's shares are its placing (`score_round` of the table alone). Duplicate: the tables
+    that played the same pool deal are scored together as a Swiss round is, so that a seat's
+    par is the mean of the other holders of the same deal's same seat (missed seats left out)
+    and the share is placed on the adjusted value; a deal held at fewer than PAR_TABLES tables
+    so far is placed on the plain values. Then each entrant's shares in time order earn arena
+    points with the streak bonus (`arena_points`); a filler's are `round(10 × share)`.
+    Scoring again as tables end moves earlier results: the pars fill in.
+    """
+    out: list[list[Scored]] = [[] for _ in tables]
+    by_deal: dict[int, list[int]] = defaultdict(list)
+    for i, (deal, table) in enumerate(tables):
+        if duplicate and deal is not None:
+            by_deal[deal].append(i)
+        else:  # a table of its own deal
+            out[i] = score_round([table], duplicate=False)[0]
+    for indices in by_deal.values():
+        scored = score_round([tables[i][1] for i in indices], duplicate=True)
+        for i, seats in zip(indices, scored, strict=True):
+            out[i] = seats
+    in_time: dict[Hashable, list[Scored]] = defaultdict(list)
+    for seats in out:
+        for s in seats:
+            if s.key is None:
+                s.round_points = round(10 * s.share)
+            else:
+                in_time[s.key].append(s)
+    for seats in in_time.values():
+        for s, (points, fire) in zip(seats, arena_points([x.share for x in seats]), strict=True):
+            s.round_points, s.on_fire = float(points), fire
     return out
 
 

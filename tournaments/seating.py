@@ -6,13 +6,15 @@ tables lowers the cost `REPEAT · Σ met(i, j)² + RANK · Σ |position − tabl
 pair costs more than any spread of standing, so repeats are avoided first and standing breaks
 the ties. Arena (`arena_tables`): the waiting pool sorted by standing is cut the same way, and a
 pair who sat together in their previous match costs as much as a repeat (never the same table
-twice in a row when enough are waiting). docs/tournaments.md explains it with figures.
+twice in a row when enough are waiting). An Arena with duplicate deals (`pool_deals`) gives
+each new table the pool deal none of its players has held and that was played least.
+docs/tournaments.md explains it with figures.
 """
 
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence, Set
 from itertools import combinations
 from typing import TypeVar
 
@@ -84,6 +86,42 @@ def arena_tables[K: Hashable](
     position = {key: i for i, key in enumerate(pool)}
     _improve(tables, last, position, RANK, None)
     return tables
+
+
+def pool_deal(held: Set[int], plays: Sequence[int]) -> int:
+    """The pool deal (1-based) a new table takes: of those no player at it has held (`held`,
+    the union of their deals), the one played least (`plays[k - 1]`: tables dealt deal k so
+    far), the lowest on a tie; `len(plays) + 1`, a new deal, when every one is spent for them."""
+    fresh = [k for k in range(1, len(plays) + 1) if k not in held]
+    if not fresh:
+        return len(plays) + 1
+    return min(fresh, key=lambda k: (plays[k - 1], k))
+
+
+def pool_deals[K: Hashable](
+    tables: Sequence[Sequence[K | None]],
+    held: Mapping[K, Set[int]],
+    plays: Sequence[int],
+) -> list[int]:
+    """The pool deal of each of `tables` seated in the same tick, in order (see `pool_deal`).
+
+    `held[key]`: the deals each entrant held before (fillers, `None`, hold nothing that
+    counts); `plays`: how often each pool deal was dealt so far. The tables seated earlier in
+    the tick count as played for the later ones.
+    """
+    counts = list(plays)
+    chosen = []
+    for table in tables:
+        spent: set[int] = set()
+        for key in table:
+            if key is not None:
+                spent |= held.get(key, set())
+        k = pool_deal(spent, counts)
+        if k > len(counts):
+            counts.append(0)
+        counts[k - 1] += 1
+        chosen.append(k)
+    return chosen
 
 
 def repeats(tables: Sequence[Sequence[Hashable | None]], met: Counter[frozenset[Hashable]]) -> int:

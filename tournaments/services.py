@@ -125,10 +125,6 @@ def create(
                 % {"most": MOST_MINUTES},
                 400,
             )
-        if duplicate:
-            raise TournamentError(
-                "invalid_duplicate", _("Duplicate deals are for Swiss events only."), 400
-            )
     if not _whole(starts_in, 0, LATEST_START):
         raise TournamentError(
             "invalid_starts_in",

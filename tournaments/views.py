@@ -27,7 +27,14 @@ class TournamentForm(forms.Form):
     format = forms.ChoiceField(label=_("Format"), choices=Tournament.Format.choices)
     rounds = forms.IntegerField(label=_("Rounds (Swiss)"), min_value=1, required=False, initial=3)
     minutes = forms.IntegerField(label=_("Minutes (Arena)"), min_value=1, required=False)
-    duplicate = forms.BooleanField(label=_("Duplicate deals"), required=False)
+    duplicate = forms.BooleanField(
+        label=_("Duplicate deals"),
+        required=False,
+        help_text=_(
+            "Swiss: every table of a round plays the same deals. Arena: each table plays a deal"
+            " from a pool, never one a player held before."
+        ),
+    )
     private = forms.BooleanField(label=_("Private (invite link)"), required=False)
     starts_in = forms.IntegerField(label=_("Starts in (minutes)"), min_value=0, initial=5)
 

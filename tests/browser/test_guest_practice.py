@@ -15,7 +15,8 @@ from tests.conftest import PASSWORD
 def test_a_guest_practises_a_round_then_signs_up_and_keeps_the_match(person):
     gina = person()
     gina.goto("/")
-    expect(gina.locator("#play-now-ligretto-mini")).to_have_attribute("href", "/accounts/signup/")
+    play_now = gina.locator("#play-now-ligretto-mini")
+    expect(play_now).to_have_attribute("href", "/play/ligretto-mini/")
     gina.select_option("#practise-level-ligretto-mini", "fast")
     gina.click("#practise-ligretto-mini")
     at_table(gina)
@@ -39,3 +40,17 @@ def test_a_guest_practises_a_round_then_signs_up_and_keeps_the_match(person):
 
     gina.goto("/players/guestgina/")
     expect(gina.locator(f'a[href="/rooms/{room_id}/sheet/"]')).to_be_visible()
+
+
+def test_a_visitors_play_now_takes_him_to_a_table_after_sign_up(person):
+    """Issue 45 item 9: he pressed Play now, signed up, and is at a table: no second press."""
+    vic = person()
+    vic.goto("/")
+    vic.click("#play-now-allegra")
+    vic.wait_for_url(re.compile(r"/accounts/signup/\?next="))
+    vic.fill("#id_username", "playnowvic")
+    vic.fill("#id_password1", PASSWORD)
+    vic.fill("#id_password2", PASSWORD)
+    vic.click("main button[type=submit]")
+    vic.wait_for_url(re.compile(r"/rooms/\d+/$"))
+    expect(vic.locator("main")).to_contain_text("playnowvic")  # seated, waiting or playing

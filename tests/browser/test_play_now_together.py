@@ -52,4 +52,13 @@ def test_two_people_pressing_play_now_together_share_one_table(person, live_env,
     expect(waited).not_to_have_text(first)  # counted on by the page, second by second
     for name in ("togetheramy", "togetherben"):  # whoever came first has seat 1
         expect(ben.locator("#room-seats")).to_contain_text(name)
+    # Nobody hosts a room quick play paired (issue 45 item 4): the first presser sees no
+    # "Remove" beside the stranger and no "Close the room"; nobody is tagged host.
+    for page in (amy, ben):
+        page.reload()
+        wait_live(page)
+        expect(page.locator("#room-seats")).to_contain_text("togetherben")
+        expect(page.locator("#room-seats button")).to_have_count(0)
+        expect(page.locator("#close-button")).to_have_count(0)
+        expect(page.locator("#room-seats .tag", has_text="host")).to_have_count(0)
     _close_waiting_rooms(live_env, "allegra")

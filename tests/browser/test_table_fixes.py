@@ -95,3 +95,27 @@ def test_a_phone_opens_the_scores_and_the_chat_as_drawers(person):
     alice.click("[data-drawer-close]")
     expect(alice.locator("#lg-scores")).to_be_hidden()
     assert alice.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+def test_the_only_person_at_a_table_is_asked_before_leaving_and_lands_in_the_lobby(person):
+    """Issue 45 item 5: Leave asks first and says the match ends; then the lobby says so."""
+    solo = person()
+    solo.goto("/")
+    solo.click("#practise-ligretto-mini")
+    at_table(solo)
+    room_id = re.search(r"/rooms/(\d+)/", solo.url).group(1)
+    leave = solo.locator("#leave-table")
+    expect(leave).to_have_text("Leave the table (the match ends)")
+    asked: list[str] = []
+
+    def answer(dialog) -> None:  # noqa: ANN001
+        asked.append(dialog.message)
+        dialog.accept()
+
+    solo.once("dialog", answer)
+    leave.click()
+    solo.wait_for_url(re.compile(r"/$"))
+    assert asked == ["Leave the table? Nobody else plays here: the match ends now, unscored."]
+    expect(solo.locator(".messages")).to_contain_text(
+        f"You left room {room_id}; nobody else played there, so its match ended unscored."
+    )

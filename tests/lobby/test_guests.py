@@ -60,8 +60,9 @@ def test_a_guest_watches_but_plays_no_people_opens_no_room_and_does_not_chat(ali
     waiting = services.create_room(alice, "ligretto", 4)
     assert visitor.post(f"/rooms/{waiting.pk}/join/").status_code == 403
     assert not waiting.seat_set.filter(user=guest).exists()
-    answer = visitor.post("/play/ligretto/")
-    assert answer.status_code == 302 and answer["Location"] == "/accounts/signup/"
+    answer = visitor.post("/play/ligretto/")  # sign up first; his Play now is kept (item 9)
+    assert answer.status_code == 302
+    assert answer["Location"] == "/accounts/signup/?next=%2Fplay%2Fligretto%2F"
     assert visitor.get("/rooms/new/")["Location"] == "/accounts/signup/"
     assert visitor.get("/accounts/profile/")["Location"] == "/accounts/signup/"  # no tokens
     with pytest.raises(services.RoomError) as refusal:
@@ -115,3 +116,14 @@ def test_nobody_may_sign_up_with_a_guests_name(alice):
     )
     assert answer.status_code == 400 and "kept for guests" in answer.content.decode()
     assert client_for(alice).get("/").status_code == 200
+
+
+def test_a_guests_table_lists_no_made_up_rating_and_his_chat_says_to_sign_up():
+    """Issue 45 item 12: his unrated table said "guest-… 1500?", and his chat box told him
+    that spectators without an account cannot chat, though he is seated."""
+    visitor = Client()
+    room = _practise(visitor)
+    page = visitor.get(room.get_absolute_url()).content.decode()
+    assert 'id="table-ratings"' not in page and "1500" not in page
+    assert "Guests read along;" in page and "Spectators without an account" not in page
+    assert 'href="/accounts/signup/"' in page

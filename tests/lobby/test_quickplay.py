@@ -83,3 +83,60 @@ def test_the_lobby_buttons_take_him_to_his_room(alice):
     answer = me.post("/practise/ligretto-mini/", {"level": "fast"})
     assert answer.status_code == 302
     assert me.post("/practise/ligretto-mini/", {"level": "nope"}).status_code == 302
+
+
+def test_nobody_hosts_a_quick_play_room_so_nobody_removes_or_closes_there(alice, bob):
+    """Issue 45 item 4: the first presser has no power over the strangers paired with him."""
+    room = quickplay.play_now(alice, "ligretto")
+    assert quickplay.play_now(bob, "ligretto").pk == room.pk
+    for user, act in (
+        (alice, lambda: services.remove_player(room.pk, alice, 1)),
+        (alice, lambda: services.add_bots(room.pk, alice, 1)),
+        (alice, lambda: services.close_room(room.pk, alice)),
+        (alice, lambda: services.start_room(room.pk, alice)),
+        (bob, lambda: services.close_room(room.pk, bob)),
+    ):
+        with pytest.raises(services.RoomError) as refusal:
+            act()
+        assert refusal.value.code == "no_host" and refusal.value.status == 403, user
+    room.refresh_from_db()
+    assert room.status == Room.Status.OPEN and room.seat_set.count() == 2
+    page = client_for(alice).get(f"/rooms/{room.pk}/").content.decode()
+    assert "Remove" not in page and "Close the room" not in page
+    assert ">host<" not in page
+    lobby = client_for(bob).get("/").content.decode()
+    assert "quick play · 2 of 4 seats taken" in lobby and "hosted by alice" not in lobby
+    # A room a person opens keeps its host's powers.
+    own = services.create_room(alice, "ligretto", 4)
+    services.add_bots(own.pk, alice, 1)
+    assert services.close_room(own.pk, alice).status == Room.Status.CLOSED
+
+
+def test_a_visitors_play_now_survives_sign_up_and_log_in(client, alice):
+    """Issue 45 item 9: Play now, sign up, and he is at a table, without pressing again."""
+    password = "a long pass phrase 7"
+    answer = client.get("/play/ligretto/")
+    assert answer.status_code == 302
+    assert answer["Location"] == "/accounts/signup/?next=%2Fplay%2Fligretto%2F"
+    form = {"username": "newcomer", "password1": password, "password2": password}
+    answer = client.post(answer["Location"], {**form, "next": "/play/ligretto/"})
+    assert answer.status_code == 302 and answer["Location"] == "/play/ligretto/"
+    answer = client.get(answer["Location"])
+    room = Room.objects.get(seat_set__user__username="newcomer")
+    assert answer.status_code == 302 and answer["Location"] == f"/rooms/{room.pk}/"
+    assert room.game == "ligretto" and room.hostless and room.quick_fill_at
+    # Once only: the kept Play now is spent; a GET alone opens nothing.
+    assert client.get("/play/ligretto/")["Location"] == "/"
+    assert client.get("/play/allegra/")["Location"] == "/"
+    assert Room.objects.filter(seat_set__user__username="newcomer").count() == 1
+    # The same through log-in, for someone with an account who was signed out.
+    alice.set_password(password)
+    alice.save()
+    other = type(client)()
+    assert other.get("/play/allegra/").status_code == 302
+    answer = other.post(
+        "/accounts/login/", {"username": "alice", "password": password, "next": "/play/allegra/"}
+    )
+    assert answer["Location"] == "/play/allegra/"
+    assert other.get("/play/allegra/")["Location"].startswith("/rooms/")
+    assert Room.objects.get(seat_set__user=alice).game == "allegra"

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 from django.urls import reverse
 
+from games.registry import GAMES
 from lobby.models import Room
+from lobby.roomview import OPTION_LABELS
 from tests.conftest import client_for
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -96,3 +98,9 @@ def test_a_refused_form_still_says_how_its_match_would_end(alice):
     )
     assert response.status_code == 400
     assert match_end(response.content.decode()) == "A fixed 4 rounds; the highest total wins."
+
+
+def test_every_option_a_room_can_hold_is_named_in_the_readers_words():
+    """Issue 45 item 2: the room page named the clock option by its key, "clock"."""
+    keys = {key for info in GAMES.values() for key in info.option_fields} - {"no_target"}
+    assert keys | {"pace", "bot_speed"} <= set(OPTION_LABELS)

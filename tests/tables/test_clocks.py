@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import random
 from datetime import UTC, datetime, timedelta
 
 import pytest
 
-from tables import clocks
+from games.registry import GAMES
+from tables import clocks, play
 from tables.driver import MatchBots
 from tables.live import render, rooms
 from tables.models import ActionLog, Match
@@ -305,3 +307,35 @@ def test_the_http_view_carries_the_clock_and_the_schema_declares_it(settings):
     untimed = started_room(make_user("bob"), game="allegra", bots=1, rounds=1, clock=0)
     MatchBots(untimed.pk).step()
     assert rooms.read(untimed.pk).view(0)["clock"] is None
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_persons_next_turn_never_shows_the_deadline_of_the_turn_before(settings):
+    """Issue 45 item 11: after the bots' turns, her turn has the key of her last one: the page
+    showed that turn's old deadline (19-23 s "left") until her new clock started."""
+    settings.TABLE_COUNTDOWN = 0
+    settings.BOT_PACE = 0
+    alice = make_user("alice")
+    room = started_room(alice, game="allegra", bots=2, rounds=1, clock=30)
+    bots = MatchBots(room.pk, rng=random.Random(5))
+    rng = random.Random(7)
+    game = GAMES["allegra"]
+    others = ActionLog.objects.filter(match__room_id=room.pk, refused="").exclude(seat=0)
+    turns = 0
+    for _ in range(5000):
+        if bots.step() is None:
+            break
+        table = rooms.read(room.pk)
+        view = table.view(0)
+        shown = view["clock"]
+        if not shown or 0 not in shown["seats"]:
+            continue
+        if shown["kind"] == "turn":
+            turns += 1
+            # The clock shown is this turn's: started after the move that gave her the turn.
+            passed_on = others.exclude(action__type="knock").order_by("-version").first()
+            assert table.match.clock["version"] >= passed_on.version, (shown, passed_on.version)
+        action, _delay = game.bot_choose(view, "normal", rng)
+        if action is not None:
+            play.act(room.pk, 0, action)
+    assert turns >= 3

@@ -107,6 +107,21 @@ def test_a_dead_process_takes_only_its_own_sockets_with_it(settings):
     assert bob.connections == 1 and bob.away_since is None and not bob.stand_in
 
 
+def test_a_late_heartbeat_never_sweeps_this_processs_own_sockets(settings):
+    """The heartbeat shares the driver's thread: a long takeover can hold it past the lease.
+    This process's own rows then look old, but its sockets are open: they stay counted."""
+    settings.LEAVER_GRACE = 30
+    room = _room_of_two()
+    presence.connected(room.pk, 1)
+    long_ago = timezone.now() - timedelta(seconds=60)
+    Presence.objects.filter(process=presence.PROCESS).update(seen_at=long_ago)
+    assert room.pk not in presence.stale_rooms()
+    assert presence.replace_absent(room.pk) in (None, [])
+    bob = Player.objects.get(match__room=room, seat=1)
+    assert bob.connections == 1 and bob.away_since is None and not bob.stand_in
+    assert Presence.objects.filter(process=presence.PROCESS, player=bob).exists()
+
+
 def test_a_stopping_process_uncounts_its_sockets_at_once_and_only_those():
     room = _room_of_two()
     presence.connected(room.pk, 0)

@@ -5,11 +5,12 @@ from __future__ import annotations
 import random
 
 import pytest
+from django.utils import timezone
 
 from games.registry import GAMES
-from tables import replay
+from tables import current, replay
 from tables.driver import MatchBots
-from tables.live import rooms
+from tables.live import render, rooms
 from tables.models import ActionLog, Match, RoundScore
 from tests.conftest import make_user
 from tests.tables.helpers import started_room
@@ -114,3 +115,17 @@ def test_a_step_shows_only_what_a_spectator_saw():
     assert 'id="al-status"' in html and 'id="al-grid-0"' in html and 'id="al-grid-1"' in html
     # No seat's own interactive part, no button to act with.
     assert 'id="al-me"' not in html and "ws-send" not in html
+
+
+@pytest.mark.parametrize("game", ["allegra", "ligretto-mini"])
+def test_a_replay_shows_nobody_away_and_no_live_timer(game):
+    """Issue 45 item 7: a player away now (or then) is no "away · a bot plays in s" tag."""
+    alice, bob = make_user("alice"), make_user("bob")
+    room = started_room(alice, [bob], game=game, rounds=1)
+    match = Match.objects.get(room_id=room.pk)
+    match.players.filter(seat=1).update(away_since=timezone.now())
+    table = current.recover(match)
+    live = render.render_part(table, table.view(None), "grid-1" if game == "allegra" else "seat-1")
+    assert 'class="tag away"' in live  # the live table counts down to his stand-in
+    html = replay.render_step(replay.replay_round(match, 1), 0)
+    assert "tag away" not in html and "secs" not in html and "data-until" not in html

@@ -64,11 +64,6 @@ def test_join_twice_withdraw_after_start_and_bots_by_a_stranger_are_refused(alic
         ({"game": "ligretto", "seats": 4, "format": "swiss"}, 400, "invalid_rounds"),
         ({"game": "ligretto", "seats": 4, "format": "arena"}, 400, "invalid_minutes"),
         (
-            {"game": "ligretto", "seats": 4, "format": "arena", "minutes": 5, "duplicate": True},
-            400,
-            "invalid_duplicate",
-        ),
-        (
             {"game": "ligretto", "seats": 4, "format": "swiss", "rounds": 3, "x": 1},
             400,
             "bad_request",

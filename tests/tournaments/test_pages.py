@@ -3,10 +3,17 @@ lobby's and the player page's sections, and a table's way back to its event."""
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
 
+from tests.test_every_word import english_in
+from tests.tournaments.runner import play_tables
 from tournaments import scheduler, services
+from tournaments.models import Tournament
 
 pytestmark = pytest.mark.django_db
 
@@ -54,3 +61,56 @@ def test_a_finished_table_leads_back_to_its_event_and_the_player_page_lists_it(
     assert f"/tournaments/{t.pk}/".encode() in played.content
     on_page = _client(bob).get(f"/tournaments/{t.pk}/")
     assert f'href="/rooms/{table.room_id}/"'.encode() in on_page.content
+
+
+@pytest.mark.django_db(transaction=True)  # the table's bots play through the live write path
+def test_an_arena_with_duplicate_deals_says_how_it_scores_in_the_readers_language(alice, settings):
+    settings.BOT_PACE = 0
+    made = _client(alice).post(
+        "/tournaments/",
+        {
+            "game": "ligretto-mini",
+            "seats": 2,
+            "format": "arena",
+            "minutes": 5,
+            "duplicate": "on",
+            "starts_in": 0,
+        },
+    )
+    assert made.status_code == 302
+    t = Tournament.objects.get()
+    assert (t.format, t.duplicate) == ("arena", True)
+    services.add_bots(t.pk, alice, 2, "easy")
+    scheduler.run_due()
+    play_tables(t.pk)  # its one table, deal 1 of the pool, to the end
+    scheduler.run_due(timezone.now() + timedelta(seconds=2))
+    for code in ("en", "de", "ru", "ko"):
+        html = (
+            _client(alice)
+            .get(f"/tournaments/{t.pk}/", headers={"Accept-Language": code})
+            .content.decode()
+        )
+        assert 'id="arena-duplicate"' in html
+        with translation.override(code):
+            assert _("deal %(deal)s") % {"deal": 1} in html
+            # One table held deal 1: too few for a par, placed on the plain points; it says so.
+            assert _("placed on the plain points: too few tables held this deal for a par") in html
+        if code != "en":  # bot entrants' names keep the creator's words (issue 45, item 1)
+            assert english_in(html.replace("(easy)", ""), code) == []
+
+
+def test_the_player_page_lists_a_tournaments_format_and_duplicate_deals(alice, bob):
+    duplicate = services.create(alice, "ligretto-mini", 2, "arena", minutes=5, duplicate=True)
+    plain = services.create(alice, "ligretto-mini", 2, "swiss", rounds=1)
+    for t in (duplicate, plain):
+        services.join(t.pk, bob)
+        services.add_bots(t.pk, alice, 1, "easy")
+        Tournament.objects.filter(pk=t.pk).update(starts_at=timezone.now())
+    scheduler.run_due(timezone.now() + timedelta(seconds=400))
+    items = Client().get("/tournaments/played/bob/").content.decode().split("<li>")[1:]
+    assert len(items) == 2
+    by_link = {f"/tournaments/{t.pk}/": t for t in (duplicate, plain)}
+    for item in items:
+        t = next(t for link, t in by_link.items() if link in item)
+        assert t.get_format_display() in item
+        assert ('class="tag">duplicate<' in item) == t.duplicate

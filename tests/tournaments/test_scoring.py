@@ -1,4 +1,5 @@
-"""Scoring is pure: docs/tournaments.md's worked example, shares, streaks and tie-breaks."""
+"""Scoring is pure: docs/tournaments.md's worked examples (Swiss and Arena duplicate), shares,
+streaks and tie-breaks."""
 
 from __future__ import annotations
 
@@ -6,7 +7,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tournaments.scoring import SeatResult, arena_points, score_round, shares, standings
+from tournaments.scoring import (
+    PAR_TABLES,
+    SeatResult,
+    arena_points,
+    score_arena,
+    score_round,
+    shares,
+    standings,
+)
 
 # docs/tournaments.md, "A worked example": 4-seat Ligretto, 3 tables, one game round, deals A–D.
 EXAMPLE = [
@@ -91,3 +100,115 @@ def test_standings_break_ties_in_the_documented_order():
     assert [line.key for line in lines] == ["a", "c", "d", "b"]
     assert [line.rank for line in lines] == [1, 2, 3, 4]
     assert lines[0].against_cards == 5 and lines[1].against_cards == 0.5
+
+
+# docs/tournaments.md, "An Arena duplicate, worked": Ligretto Mini, pool deal 1 at three tables
+# in the order they ended (seat 0, seat 1).
+ARENA = [[("Ann", 6), ("Bob", 9)], [("Cid", 4), ("Dan", 12)], [("Eve", 8), ("Fay", 7)]]
+
+
+def _arena(ended: int):
+    tables = [
+        (1, [SeatResult(name, seat, points) for seat, (name, points) in enumerate(table)])
+        for table in ARENA[:ended]
+    ]
+    return {s.key: s for table in score_arena(tables, duplicate=True) for s in table}
+
+
+def test_the_arena_duplicate_example_of_the_docs():
+    # Two tables of deal 1 (below PAR_TABLES): placed on the plain points; Bob won table 1.
+    early = _arena(2)
+    assert (early["Ann"].par, early["Ann"].round_points, early["Bob"].round_points) == (None, 0, 10)
+    assert (early["Ann"].deal_beaten, early["Ann"].deal_holders) == (1, 1)  # beat Cid
+    # The third table fills the pars in, and table 1 turns round: Ann's cards were the worse.
+    late = _arena(3)
+    assert [late[k].par for k in ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay")] == [
+        6,
+        9.5,
+        7,
+        8,
+        5,
+        10.5,
+    ]
+    assert [late[k].adjusted for k in ("Ann", "Bob", "Cid", "Dan", "Eve", "Fay")] == [
+        0,
+        -0.5,
+        -3,
+        4,
+        3,
+        -3.5,
+    ]
+    assert {k: s.round_points for k, s in late.items()} == {
+        "Ann": 10,
+        "Bob": 0,
+        "Cid": 0,
+        "Dan": 10,
+        "Eve": 10,
+        "Fay": 0,
+    }
+    assert (late["Ann"].deal_beaten, late["Ann"].deal_holders) == (1, 2)  # "beat 1 of 2"
+
+
+def test_an_arena_scores_the_streak_over_its_tables_in_time_order():
+    # a wins three tables in a row (fresh deals: plain placing), the third counts double.
+    tables = [(k, [SeatResult("a", 0, 5), SeatResult(f"x{k}", 1, 1)]) for k in (1, 2, 3)]
+    for duplicate in (True, False):
+        got = [t[0] for t in score_arena(tables, duplicate)]
+        assert [(s.round_points, s.on_fire) for s in got] == [(10, False), (10, False), (20, True)]
+    # A filler's points are its placing's, never doubled; a missed seat scores nothing.
+    filler = score_arena(
+        [(None, [SeatResult(None, 0, 3), SeatResult("b", 1, 9, missed=True)])], duplicate=False
+    )[0]
+    assert [(s.round_points, s.share) for s in filler] == [(10, 1.0), (0, 0.0)]
+
+
+@given(
+    # 2 or 4 other holders: their means are exact in floating point, so that a tie stays a tie.
+    st.sampled_from([PAR_TABLES, PAR_TABLES + 2]),
+    st.integers(2, 4),
+    st.lists(st.integers(-20, 20), min_size=24, max_size=24),
+    st.lists(st.integers(-15, 15), min_size=4, max_size=4),
+)
+def test_an_arena_duplicate_cancels_the_luck_of_the_deal(tables, seats, values, luck):
+    """Cards that score `luck[seat]` more wherever they are held change no share, no point:
+    par moves with them, once the deal was held at PAR_TABLES tables or more."""
+
+    def scored(shift: list[int]) -> list[tuple[float, float]]:
+        played = [
+            (1, [SeatResult(f"p{t}.{s}", s, values[t * 4 + s] + shift[s]) for s in range(seats)])
+            for t in range(tables)
+        ]
+        return [(x.share, x.round_points) for table in score_arena(played, True) for x in table]
+
+    assert scored(luck) == scored([0, 0, 0, 0])
+
+
+@given(
+    st.lists(
+        st.lists(st.tuples(st.integers(-9, 9), st.booleans()), min_size=3, max_size=3),
+        min_size=1,
+        max_size=7,
+    )
+)
+def test_par_and_the_deal_comparison_are_the_other_holders_of_the_seat(rows):
+    """Against the definition, seat by seat: par the mean of the other non-missed holders of the
+    same seat, deal_beaten those it did better than (½ a tie)."""
+    tables = [
+        [SeatResult(f"{t}.{s}", s, v, m) for s, (v, m) in enumerate(r)] for t, r in enumerate(rows)
+    ]
+    for t, table in enumerate(score_round(tables, duplicate=True)):
+        for s in table:
+            if s.missed:
+                assert s.share == 0 and s.par is None
+                continue
+            others = [
+                tables[u][s.seat].value
+                for u in range(len(tables))
+                if u != t and not tables[u][s.seat].missed
+            ]
+            assert s.deal_holders == len(others)
+            assert s.deal_beaten == sum((o < s.value) + 0.5 * (o == s.value) for o in others)
+            if len(tables) >= PAR_TABLES and others:
+                assert s.par == sum(others) / len(others)
+            else:
+                assert s.par is None

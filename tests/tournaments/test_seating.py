@@ -1,5 +1,6 @@
 """Seating is pure: everyone seated once, fillers on the bottom tables, repeats at the
-pigeonhole bound in round 2 and near an anti-repeat-only search later; Arena avoids last tables."""
+pigeonhole bound in round 2 and near an anti-repeat-only search later; Arena avoids last tables;
+an Arena's duplicate pool never deals anyone the same deal twice."""
 
 from __future__ import annotations
 
@@ -9,7 +10,16 @@ from collections import Counter
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tournaments.seating import arena_tables, filler_counts, meet, pair, repeats, swiss_tables
+from tournaments.seating import (
+    arena_tables,
+    filler_counts,
+    meet,
+    pair,
+    pool_deal,
+    pool_deals,
+    repeats,
+    swiss_tables,
+)
 
 
 @given(st.integers(2, 120), st.integers(2, 12))
@@ -78,3 +88,42 @@ def test_an_arena_remainder_waits_unless_fillers_complete_its_table():
     filled = arena_tables([1, 2, 3], 2, Counter(), fill=True)
     assert [k for t in filled for k in t].count(None) == 1
     assert pair(1, 2) == pair(2, 1)
+
+
+def test_a_new_arena_table_takes_the_least_played_deal_none_of_its_players_held():
+    assert pool_deal(set(), []) == 1  # the first table opens the pool
+    assert pool_deal({1}, [1]) == 2  # deal 1 is spent for them: a new one
+    assert pool_deal({2}, [3, 1, 1]) == 3  # not held, played least, then the lowest
+    assert pool_deal(set(), [2, 1, 1]) == 2
+    # Two tables seated in one tick: the first one's deal counts as played for the second.
+    assert pool_deals([["a", "b"], ["c", None]], {}, [0, 0]) == [1, 2]
+    assert pool_deals([["a", "b"], ["c", "d"]], {"a": {1}, "c": {2}}, [1, 1]) == [2, 1]
+
+
+@given(
+    st.lists(
+        st.lists(st.integers(0, 9), min_size=1, max_size=4, unique=True), min_size=1, max_size=40
+    )
+)
+@settings(max_examples=80, deadline=None)
+def test_nobody_holds_a_pool_deal_twice_and_the_least_played_is_taken(tables):
+    held: dict[int, set[int]] = {}
+    plays: list[int] = []
+    for table in tables:
+        seated = [*table, None]  # a filler holds nothing that counts
+        (deal,) = pool_deals([seated], held, plays)
+        spent = set().union(*(held.get(k, set()) for k in table))
+        assert deal not in spent
+        fresh = [k for k in range(1, len(plays) + 1) if k not in spent]
+        if fresh:  # an old deal: the least played of those they may hold
+            assert deal <= len(plays) and plays[deal - 1] == min(plays[k - 1] for k in fresh)
+        else:
+            assert deal == len(plays) + 1
+            plays.append(0)
+        plays[deal - 1] += 1
+        for k in table:
+            held.setdefault(k, set()).add(deal)
+    assert sum(plays) == len(tables)
+    # A new deal only when the (at most 4) players at a table have spent every one.
+    most = max(sum(1 for t in tables if k in t) for k in {k for t in tables for k in t})
+    assert len(plays) <= 4 * (most - 1) + 1
