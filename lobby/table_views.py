@@ -31,9 +31,9 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
         p.human and not p.left and p.seat != seat for p in table.players
     )
     # A guest has no rating (he is never rated): he is not listed with a made-up 1500?.
-    humans = [p for p in table.players if p.user_id is not None]
-    guests = guests_among([p.user_id for p in humans])
-    people = [(p.name, p.user_id) for p in humans if p.user_id not in guests]
+    humans = [(p.name, p.user_id) for p in table.players if p.user_id is not None]
+    guests = guests_among([uid for _, uid in humans])
+    people = [(name, uid) for name, uid in humans if uid not in guests]
     shown = ratings.ratings_of(
         [uid for _, uid in people], ratings.rating_key(table.match.game, table.match.options)
     )
