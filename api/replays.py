@@ -47,12 +47,12 @@ def round_moves(
 @api.post("/play", response=posted(200, s.Room, 401, 409, 429))
 def play_now(request: ApiRequest, body: s.QuickPlay) -> Status:
     """Play now: a seat at a waiting room of the game near your rating, or a new room."""
-    room = quickplay.play_now(request.auth, body.game)
+    room = quickplay.play_now(request.auth, body.game, body.pace)
     return Status(200, room_answer(request, room.pk))
 
 
 @api.post("/practise", response=posted(201, s.Room, 401, 409, 429))
 def practise(request: ApiRequest, body: s.Practice) -> Status:
     """Practise against bots of a level: an unrated table, started at once."""
-    room = quickplay.practise(request.auth, body.game, body.level)
+    room = quickplay.practise(request.auth, body.game, body.level, body.pace)
     return Status(201, room_answer(request, room.pk))

@@ -16,10 +16,12 @@ from functools import reduce
 from operator import or_
 from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
+from django.utils.translation import gettext_noop
 from ninja import Schema
 from pydantic import (
     AfterValidator,
     BaseModel,
+    BeforeValidator,
     ConfigDict,
     Field,
     StrictBool,
@@ -32,7 +34,14 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from games.engine import IllegalAction
-from games.registry import GAMES, Game
+from games.registry import (
+    BOT_SPEEDS,
+    GAMES,
+    PACES,
+    Game,
+    bot_speed_refused,
+    slow_bots_refused,
+)
 from games.shapes import Options, Shape, WholeNumber
 from tables.words import refusal_text
 
@@ -321,16 +330,111 @@ class NewRoomBase(Body):
 
 def _rules_say(game: Game, seats: Any, options: Any) -> str | None:
     """The rules' own sentence (in the caller's language) refusing these seats and options."""
+    if isinstance(options, dict) and "pace" in options:
+        # The API's pace first: a number of the schema's, never the form's "1.5" or 0.
+        pace = options["pace"]
+        if not _is_number(pace) or pace not in PACES:
+            return _pace_says()
     try:
         game.check_options(seats, options if isinstance(options, dict) else None)
     except IllegalAction as refusal:
         return refusal_text(refusal)
+    if isinstance(options, dict) and "bot_speed" in options:
+        if not _is_number(options["bot_speed"]):
+            return refusal_text(bot_speed_refused())
+        if "pace" not in options:  # even at full speed: the schema's dependentRequired
+            return refusal_text(slow_bots_refused())
     return None
+
+
+def _pace_says(data: Any = None) -> str:
+    """The API's sentence for a pace it does not take (the form's "0" is left out here)."""
+    return refusal_text(
+        IllegalAction(
+            "invalid_pace",
+            gettext_noop(
+                "pace must be one of 0.5, 1, 1.5, 2, 2.5 or 3 seconds; leave it out for a "
+                "table that is not paced."
+            ),
+        )
+    )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _one_of(allowed: tuple[float, ...]) -> Callable[[Any], float]:
+    """A number as JSON writes it (never true or "1.5"), one of `allowed`."""
+
+    def check(value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value not in allowed:
+            raise PydanticCustomError("enum", "must be one of the numbers the schema lists")
+        return float(value)
+
+    return check
+
+
+def _listed(values: tuple[float, ...]) -> Callable[[dict[str, Any]], None]:
+    """A field's schema: one of `values`, and no default (it may be left out, never null)."""
+
+    def extra(schema: dict[str, Any]) -> None:
+        schema.pop("default", None)
+        schema["enum"] = list(values)
+
+    return extra
+
+
+# A paced table (issue 41): the site's options, the same for every game and the same as the
+# room form's; `Game.check_options` is the judge (its sentence is the refusal's, in the
+# caller's language), these say what the schema lists.
+Pace = Annotated[
+    float,
+    BeforeValidator(_one_of(PACES)),
+    Field(
+        description="A paced table: each player's plays at least this many seconds apart (a "
+        "play made sooner waits for its turn); left out: not paced. Paced tables are rated "
+        "apart, one pool per pace.",
+        json_schema_extra=_listed(PACES),
+    ),
+]
+BotSpeed = Annotated[
+    float,
+    BeforeValidator(_one_of(BOT_SPEEDS)),
+    Field(
+        description="With a pace only: the bots play at this fraction of their speed (default 1).",
+        json_schema_extra=_listed(BOT_SPEEDS),
+    ),
+]
+
+
+class Paced(Options):
+    """The site's room options, beside every game's own (a paced table)."""
+
+    # The bots' speed is a paced table's: the schema says so (JSON Schema's dependentRequired).
+    model_config = ConfigDict(json_schema_extra={"dependentRequired": {"bot_speed": ["pace"]}})
+    pace: Pace = None  # type: ignore[assignment]
+    bot_speed: BotSpeed = None  # type: ignore[assignment]
+
+    @model_validator(mode="after")
+    def _speed_with_a_pace(self) -> Paced:
+        if self.bot_speed is not None and self.pace is None:
+            raise PydanticCustomError("dependent_required", "bot_speed needs a pace")
+        return self
+
+
+def _paced(options: type[Options]) -> type[Options]:
+    """A game's room options with the site's own beside them (`pace`, `bot_speed`)."""
+    return cast(
+        type[Options],
+        create_model(options.__name__, __base__=(options, Paced), __doc__=options.__doc__),
+    )
 
 
 def _room_fields(game: Game) -> dict[str, Any]:
     seats = f'"seats": {game.name} takes {game.seats_in_words} players.'
-    names = ", ".join(f'"{n}"' for n in game.api.options[game.slug].model_fields) or "none"
+    shape = _paced(game.api.options[game.slug])
+    names = ", ".join(f'"{n}"' for n in shape.model_fields) or "none"
     return {
         "seats": (
             Annotated[
@@ -344,7 +448,7 @@ def _room_fields(game: Game) -> dict[str, Any]:
         ),
         "options": (
             Annotated[
-                game.api.options[game.slug] | None,
+                shape | None,
                 Refuse(
                     "invalid_options",
                     f'"options": {game.name} takes {names} (see the schema).',
@@ -368,13 +472,24 @@ def _practice_fields(game: Game) -> dict[str, Any]:
     }
 
 
+NO_PACE = Refuse(
+    "invalid_pace",
+    "pace must be one of 0.5, 1, 1.5, 2, 2.5 or 3 seconds; leave it out for a table that is "
+    "not paced.",
+    rules=_pace_says,  # the same, in the caller's language
+)
+
+
 class QuickPlay(Body):
     game: Annotated[StrictStr, NO_GAME, Field(json_schema_extra={"enum": SLUGS})]
+    # A paced table of that pace only, its bots at half their speed (lobby.quickplay).
+    pace: Annotated[Pace, NO_PACE] = None  # type: ignore[assignment]
 
 
 class PracticeBase(Body):
     game: str
     level: str = "normal"
+    pace: Annotated[Pace, NO_PACE] = None  # type: ignore[assignment]
 
 
 if TYPE_CHECKING:  # what the views read of these bodies, one model per game at run time
@@ -498,6 +613,14 @@ class Room(Answer):
     url: Annotated[str, Field(json_schema_extra={"format": "uri"})]
     private: bool
     rated: bool
+    pace: Annotated[
+        float | None,
+        Field(description="A paced table's seconds between one player's plays; null: not paced."),
+    ]
+    bot_speed: Annotated[
+        float | None,
+        Field(description="A paced table's bots' fraction of their speed; null: not paced."),
+    ]
     invite: Annotated[str, Field(description="Only to the room's players.")] = None  # type: ignore[assignment]
 
 

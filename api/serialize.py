@@ -6,6 +6,7 @@ from typing import Any
 
 from django.http import HttpRequest
 
+from games.registry import bot_speed_of, pace_of
 from lobby.models import Room
 from tables.live import rooms
 from tables.models import Match, RoundScore
@@ -37,6 +38,9 @@ def room_json(
         "url": request.build_absolute_uri(url) if request is not None else base + url,
         "private": room.private,
         "rated": room.rated,
+        # A paced table (issue 41) says its pace apart from the rules' options.
+        "pace": pace_of(room.options) or None,
+        "bot_speed": bot_speed_of(room.options) if pace_of(room.options) else None,
     }
     if viewer is not None and any(seat.user_id == viewer.pk for seat in room.seat_set.all()):
         answer["invite"] = room.invite_code

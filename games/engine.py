@@ -46,6 +46,7 @@ class Sentence(str):
     params: dict[str, Any]
     plural: str | None = None  # with `amount`: the template's plural (see `ngettext`)
     amount: int = 1  # the count that picks the plural (not `count`: str has a count method)
+    context: str | None = None  # a word the catalogue keeps by context (see `term`)
 
     def __new__(cls, template: str, **params: Any) -> Sentence:
         sentence = super().__new__(cls, template % params if params else template)
@@ -58,6 +59,14 @@ def ngettext(singular: str, plural: str, count: int, **params: Any) -> Sentence:
     """A Sentence with a plural: English picks by `count`, the site by its language's rules."""
     sentence = Sentence(singular if count == 1 else plural, **params)
     sentence.template, sentence.plural, sentence.amount = singular, plural, count
+    return sentence
+
+
+def term(context: str, word: str) -> Sentence:
+    """A word the site says by its catalogue's `context` (pgettext's), such as a card colour:
+    "blue" in "card colour" is "blau", and "синяя" for a card."""
+    sentence = Sentence(word)
+    sentence.context = context
     return sentence
 
 

@@ -56,25 +56,39 @@ def _number(value: Any) -> float | None:
         return None
 
 
+def pace_refused() -> IllegalAction:
+    """The refusal of a pace the site does not offer."""
+    return IllegalAction(
+        "invalid_options",
+        gettext_noop("pace must be one of 0.5, 1, 1.5, 2, 2.5 or 3 seconds (0: not paced)."),
+    )
+
+
+def bot_speed_refused() -> IllegalAction:
+    """The refusal of a bots' speed the site does not offer."""
+    return IllegalAction(
+        "invalid_options", gettext_noop("bot_speed must be one of 0.25, 0.5, 0.75 or 1.")
+    )
+
+
+def slow_bots_refused() -> IllegalAction:
+    """The refusal of slower bots at a table that is not paced."""
+    return IllegalAction(
+        "invalid_options", gettext_noop("Slower bots come with a paced table only.")
+    )
+
+
 def check_site_options(site: dict[str, Any]) -> dict[str, Any]:
     """The site's options checked (IllegalAction invalid_options): unpaced ones are left out."""
     pace = _number(site.get("pace", 0)) if site.get("pace") not in (None, "") else 0.0
     if pace is None or (pace and pace not in PACES):
-        raise IllegalAction(
-            "invalid_options",
-            gettext_noop("pace must be one of 0.5, 1, 1.5, 2, 2.5 or 3 seconds (0: not paced)."),
-        )
+        raise pace_refused()
     speed = _number(site.get("bot_speed", 1)) if site.get("bot_speed") not in (None, "") else 1.0
     if speed is None or speed not in BOT_SPEEDS:
-        raise IllegalAction(
-            "invalid_options",
-            gettext_noop("bot_speed must be one of 0.25, 0.5, 0.75 or 1."),
-        )
+        raise bot_speed_refused()
     if not pace:
         if speed != 1.0:
-            raise IllegalAction(
-                "invalid_options", gettext_noop("Slower bots come with a paced table only.")
-            )
+            raise slow_bots_refused()
         return {}
     return {"pace": pace, "bot_speed": speed}
 

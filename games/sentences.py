@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from games.engine import Sentence, ngettext
+from games.engine import Sentence, ngettext, term
 
 
 def to_data(said: Any) -> dict[str, Any] | None:
@@ -24,7 +24,7 @@ def to_data(said: Any) -> dict[str, Any] | None:
         "params": params,
         "plural": said.plural,
         "amount": said.amount,
-    }
+    } | ({"context": said.context} if said.context else {})
 
 
 def from_data(data: Any) -> Sentence | None:
@@ -37,12 +37,16 @@ def from_data(data: Any) -> Sentence | None:
     }
     if data.get("plural") is not None:
         return ngettext(data["template"], data["plural"], data["amount"], **params)
+    if data.get("context"):
+        return term(data["context"], data["template"])
     return Sentence(data["template"], **params)
 
 
 def replaced(said: Sentence, swap: Any) -> Sentence:
     """`said` with each parameter Sentence for which `swap(p)` is not None replaced by that
     (a seat's words by the player's name), looked for at every depth."""
+    if said.context:
+        return said  # a word (`term`): nothing inside to replace
     params = dict(said.params)
     for key, value in said.params.items():
         if isinstance(value, Sentence):

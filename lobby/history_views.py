@@ -5,12 +5,15 @@ Reads go through tables.history; the rematch goes through lobby.services like ev
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.views import redirect_to_login
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.defaultfilters import floatformat
 from django.urls import reverse
 from django.utils.html import escape
 from django.utils.translation import gettext
@@ -51,11 +54,7 @@ def player(request: HttpRequest, username: str) -> HttpResponse:
         "records": records,
         "recent": recent,
         "games": GAMES,
-        "ratings": [
-            (game, game_name(game), shown, _rating_chart(game_name(game), points))
-            for game, shown, points in ratings.player_ratings(person)
-            if game in GAMES
-        ],
+        "ratings": _ratings_shown(person),
     }
     return render(request, "games/player.html", context)
 
@@ -102,6 +101,32 @@ def rematch(request: HttpRequest, room_id: int) -> HttpResponse:
     if is_htmx(request):
         return HttpResponse(headers={"HX-Redirect": room.get_absolute_url()})
     return redirect(room)
+
+
+def _ratings_shown(person: Any) -> list[dict[str, Any]]:
+    """His ratings as his page shows them: each game's, then each paced pool of it apart (a
+    paced table's ratings are kept apart, one pool per pace: tables.ratings.rating_key)."""
+    shown = []
+    for key, rating, points in ratings.player_ratings(person):
+        game, pace = ratings.game_of_key(key), ratings.pace_of_key(key)
+        if game not in GAMES:
+            continue
+        name = game_name(game)
+        paced = gettext("paced: %(seconds)s s") % {"seconds": floatformat(pace, "-1")}
+        shown.append(
+            {
+                "key": key,
+                "game": game,
+                "name": name,
+                "paced": paced if pace else "",
+                "rating": rating,
+                "chart": _rating_chart(f"{name}, {paced}" if pace else name, points),
+                # An id of letters, digits and dashes: "ligretto-mini-paced-1-5".
+                "id": key.replace("@", "-paced-").replace(".", "-"),
+                "order": (list(GAMES).index(game), pace),
+            }
+        )
+    return sorted(shown, key=lambda row: row["order"])
 
 
 def _rating_chart(name: str, points: list[int]) -> str:

@@ -30,7 +30,7 @@ from django.utils import timezone
 
 from games.engine import IllegalAction
 from tables import clocks, current, play, presence
-from tables.live import owners, rooms
+from tables.live import owners, rooms, store
 from tables.models import Match, Player
 from tables.pacing import bot_speed_of, pace_of
 
@@ -249,6 +249,7 @@ class MatchBots:
         # seat -> monotonic time its last action was acknowledged: a paced table's bots keep
         # to its pace here (tables.pacing), so that this thread never waits in the room.
         self.acted_at: dict[int, float] = {}
+        self.resumed = False  # whether acted_at went on from the log (the first look)
         self.next_check = 0.0
         # The decision clocks (a timed Allegra table; Ligretto's idle rounds): from now, the
         # moment this process took the room, downtime before it is never a player's.
@@ -295,6 +296,8 @@ class MatchBots:
         pace = settings.BOT_PACE / bot_speed_of(options)
         gap = pace_of(options)  # a paced table: each bot's plays this far apart too
         bots = [p for p in table.players if p.is_bot]
+        if gap and not self.resumed:
+            self._resume(table.match.pk, gap)
         for p in bots:
             self.due.setdefault(p.seat, now)
         for seat in list(self.due):
@@ -348,6 +351,14 @@ class MatchBots:
         if acted and pace == 0:
             return 0.0
         return min(wait, max(self.next_check - _monotonic(), 0.0) + 0.001)
+
+    def _resume(self, match_id: int, gap: float) -> None:
+        """Go on from the bots' last actions as the log has them: a driver that took the room
+        over keeps its bots to the pace itself too, rather than waiting in the room."""
+        self.resumed = True
+        ago = time.time() - _monotonic()  # the log's wall clock, on this monotonic one
+        for seat, at in store.last_plays(match_id, gap).items():
+            self.acted_at[seat] = max(self.acted_at.get(seat, at - ago), at - ago)
 
     def _paced(self, seat: int, due: float, gap: float) -> float:
         """`due`, or later: no sooner than `gap` seconds after the seat's last action."""

@@ -37,6 +37,11 @@ class Pacer:
             return 0.0
         return self.played_at[seat] + pace - time.time()
 
+    def resume(self, played: dict[int, float]) -> None:
+        """Go on from each seat's last play as the action log has it (a room built anew)."""
+        for seat, at in played.items():
+            self.played_at[seat] = max(self.played_at.get(seat, 0.0), at)
+
     def played(self, seat: int) -> None:
         """`seat` played now (applied, then again once durable: the later moment counts)."""
         self.played_at[seat] = max(self.played_at.get(seat, 0.0), time.time())

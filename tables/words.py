@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from django.utils.translation import get_language, gettext, ngettext, pgettext_lazy
+from django.utils.translation import get_language, gettext, ngettext, pgettext, pgettext_lazy
 
 from games.engine import IllegalAction, Sentence
 from games.registry import GAMES, Game
@@ -76,13 +76,16 @@ def _particles(text: str) -> str:
     return korean_particles(text) if get_language() == "ko" else text
 
 
-def worded(template: str, params: dict[str, Any] | None, fallback: str) -> str:
-    """`template` in the active language, filled with `params`; `fallback` if there is none."""
+def worded(
+    template: str, params: dict[str, Any] | None, fallback: str, context: str | None = None
+) -> str:
+    """`template` in the active language (by its catalogue's `context`, if it has one),
+    filled with `params`; `fallback` if there is none."""
     if not template:
         return fallback
     if params:
         params = {k: say(v) if isinstance(v, Sentence) else v for k, v in params.items()}
-    translated = gettext(template)
+    translated = pgettext(context, template) if context else gettext(template)
     try:
         return _particles(translated % params if params else translated)
     except (KeyError, TypeError, ValueError):
@@ -101,7 +104,7 @@ def say(sentence: Any) -> str:
         except (KeyError, TypeError, ValueError):
             return str(sentence)
     if isinstance(sentence, Sentence):
-        return worded(sentence.template, sentence.params, str(sentence))
+        return worded(sentence.template, sentence.params, str(sentence), sentence.context)
     return "" if sentence is None else str(sentence)
 
 

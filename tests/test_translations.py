@@ -145,3 +145,22 @@ def test_a_layout_sentence_with_a_plural_takes_the_readers_plural_rules() -> Non
     with translation.override("ru"):
         assert say(five) == "5 очков"
         assert say(ngettext("%(points)s point", "%(points)s points", 2, points=2)) == "2 очка"
+
+
+def test_a_lost_race_names_its_card_in_the_readers_words() -> None:
+    from games.ligretto.rules import Card, race_lost
+    from tables.live.owners import decode, encode
+    from tables.words import refusal_text
+
+    lost = race_lost(Card("blue", 4, 0))
+    assert lost.message == "Too slow: blue 4 was taken."
+    # A colour is a word by its catalogue's context ("card colour"), here and forwarded from
+    # the room's owner process alike.
+    for params in (lost.params, decode(encode(lost.params))):
+        lost.params = params
+        with translation.override("de"):
+            assert refusal_text(lost) == "Zu langsam: blau 4 war schon weg."
+        with translation.override("ru"):
+            assert refusal_text(lost) == "Не успели: синяя 4 уже сыграна."
+        with translation.override("ko"):
+            assert refusal_text(lost) == "한발 늦었습니다. 파랑 4는 이미 나갔습니다."

@@ -18,6 +18,7 @@ from games.engine import (
     View,
     gettext_noop,
     ngettext,
+    term,
 )
 from games.sentences import message_of, to_data
 
@@ -610,8 +611,25 @@ def _target_pile(state: State, card: Card, pile_id: int | None) -> int | None:
     # Someone was quicker if a pile of this colour has already passed this card's value.
     piles = [center[pile_id]] if pile_id is not None else center
     if any(pl.color == card.color and pl.cards[-1].value >= card.value for pl in piles):
-        raise IllegalAction("too_slow", gettext_noop("Too slow: someone else got there first."))
+        raise race_lost(card)
     raise IllegalAction("does_not_fit", gettext_noop("That card fits on no pile in the centre."))
+
+
+def card_words(card: Card) -> Sentence:
+    """A card as a sentence says it, in the reader's words: "blue 4"."""
+    return Sentence(
+        gettext_noop("%(colour)s %(value)s"),
+        colour=term("card colour", card.color),
+        value=card.value,
+    )
+
+
+def race_lost(card: Card) -> IllegalAction:
+    """The refusal of a play another player's card beat to its pile (L12): the card it was,
+    as a parameter of its own, so that the sentence may say more of the race later."""
+    return IllegalAction(
+        "too_slow", gettext_noop("Too slow: %(card)s was taken."), card=card_words(card)
+    )
 
 
 def _pile_top(p: Player, source: str) -> Card:

@@ -37,7 +37,7 @@ from django.db import close_old_connections
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
-from games.engine import Action, IllegalAction, Sentence, ngettext
+from games.engine import Action, IllegalAction, Sentence, ngettext, term
 from tables.errors import PlayError
 from tables.live import peers
 from tables.live.room import Check, Entry, Holder
@@ -495,7 +495,7 @@ def encode(value: Any) -> Any:
             "params": encode(value.params),
             "plural": value.plural,
             "amount": value.amount,
-        }
+        } | ({"context": value.context} if value.context else {})
     if isinstance(value, dict):
         return {k: encode(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):
@@ -510,6 +510,8 @@ def decode(value: Any) -> Any:
             params = decode(value["params"])
             if value.get("plural") is not None:
                 return ngettext(value["__sentence__"], value["plural"], value["amount"], **params)
+            if value.get("context"):
+                return term(value["context"], value["__sentence__"])
             return Sentence(value["__sentence__"], **params)
         return {k: decode(v) for k, v in value.items()}
     if isinstance(value, list):

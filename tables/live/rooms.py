@@ -63,13 +63,17 @@ class Outcome:
         return self.seen
 
 
+# A room as a process builds it: its table, and when each seat last played (a paced table's).
+Built = tuple[Table, dict[int, float]]
+
+
 class Rooms:
     """The rooms of one server loop, with its writer and its outbox."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop | None) -> None:
         self.loop = loop
         self.rooms: dict[int, LiveRoom] = {}
-        self.building: dict[int, asyncio.Future[Table | None]] = {}
+        self.building: dict[int, asyncio.Future[Built | None]] = {}
         self.writer = Writer(self.store, self.published) if loop is not None else None
         self.outbox = outbox.Outbox(loop) if loop is not None else None
 
@@ -149,16 +153,20 @@ class Rooms:
         while room.table is None or room.stale:
             building = self.building.get(room_id)
             if building is None:
-                building = asyncio.get_running_loop().run_in_executor(DB, store.load, room_id)
+                building = asyncio.get_running_loop().run_in_executor(DB, _build, room_id)
                 self.building[room_id] = building
                 try:
-                    table = await building
+                    built = await building
                 finally:
                     self.building.pop(room_id, None)
-                if table is None:
+                if built is None:
                     raise unknown_room()
+                table, played = built
                 room = self.room(room_id)  # dropped meanwhile: a new entry
                 room.loaded(table)
+                # A paced table's pacer goes on from the log, not afresh: a process that took
+                # the room over lets no play through sooner than its pace (tables.pacing).
+                room.pacer.resume(played)
                 if room.over:  # built for a late touch or read: it goes again after the grace
                     self.drop_later(room)
             else:
@@ -170,6 +178,15 @@ class Rooms:
                 room = self.room(room_id)
         assert room.table is not None
         return room, room.table
+
+
+def _build(room_id: int) -> Built | None:
+    """The room's table from the database (the database thread), and its seats' last plays
+    within its pace; None before the start."""
+    table = store.load(room_id)
+    if table is None:
+        return None
+    return table, store.last_plays(table.match.pk, pace_of(table.match.options))
 
 
 _rooms = Rooms(None)

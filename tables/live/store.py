@@ -78,6 +78,31 @@ def load(room_id: int) -> Table | None:
     return current.recover(match) if match is not None else None
 
 
+# A paced table's seats act at most once per pace: far fewer log rows than this fall within
+# the last pace (12 seats at most), however long the match.
+RECENT_PLAYS = 64
+
+
+def last_plays(match_id: int, pace: float) -> dict[int, float]:
+    """When each seat's last applied action within the last `pace` seconds was logged
+    (wall-clock seconds, the log's `created_at`): where a paced table's pacer starts again
+    when a process builds the room (a takeover, a deploy: tables.pacing)."""
+    if not pace:
+        return {}
+    since = timezone.now().timestamp() - pace
+    rows = (
+        ActionLog.objects.filter(match_id=match_id, refused="")
+        .order_by("-version")
+        .values_list("seat", "created_at")[:RECENT_PLAYS]
+    )
+    played: dict[int, float] = {}
+    for seat, created_at in rows:
+        at = created_at.timestamp()
+        if at >= since:
+            played[seat] = max(played.get(seat, 0.0), at)
+    return played
+
+
 def touch(table: Table, change: Callable[[Table], bool]) -> tuple[Table, bool]:
     """Run `change` on a copy of `table` in a transaction on the locked match row (a thread).
 

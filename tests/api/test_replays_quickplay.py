@@ -106,3 +106,28 @@ def test_practise_starts_an_unrated_table_against_bots(doc, alice):
     assert [p["bot"] for p in answer["players"]] == [False, True, True, True]
     assert error_code(me.post("practise", {"game": "allegra", "level": "fast"})) == "invalid_level"
     assert me.get(f"rooms/{answer['id']}/view").json()["seat"] == 0
+
+
+def test_play_now_and_practise_can_ask_for_a_paced_table(doc, alice, bob):
+    paced = _check(
+        doc, "POST", "/api/v1/play", Api(alice).post("play", {"game": "ligretto-mini", "pace": 2})
+    )
+    assert paced["pace"] == 2 and paced["bot_speed"] == 0.5  # quick play's bots at half speed
+    # Bob asks for no pace: he is not seated at alice's paced table.
+    plain = Api(bob).post("play", {"game": "ligretto-mini"}).json()
+    assert plain["id"] != paced["id"] and plain["pace"] is None
+    practice = _check(
+        doc,
+        "POST",
+        "/api/v1/practise",
+        Api(bob).post("practise", {"game": "allegra", "level": "easy", "pace": 0.5}),
+    )
+    assert practice["pace"] == 0.5 and practice["status"] == "playing"
+    for pace in (9, "1", 0, None):
+        refused = Api(bob).post("practise", {"game": "allegra", "pace": pace})
+        assert refused.status_code == 400 and error_code(refused) == "invalid_pace"
+        assert refused.json()["error"]["message"] == (
+            "pace must be one of 0.5, 1, 1.5, 2, 2.5 or 3 seconds; leave it out for a table "
+            "that is not paced."
+        )
+    assert error_code(Api(alice).post("play", {"game": "allegra", "pace": 0.7})) == "invalid_pace"

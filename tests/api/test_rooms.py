@@ -170,3 +170,55 @@ def test_the_host_removes_a_player_and_closes_the_room(alice, bob):
     assert closed["closed"] is True and Room.objects.get(pk=rid).closed_reason == (
         "Closed by its host: done"
     )
+
+
+def test_it_opens_a_paced_room_and_says_its_pace(alice, client):
+    api = Api(alice)
+    paced = {"pace": 1.5, "bot_speed": 0.5, "rounds": 2}
+    response = api.post("rooms", {"game": "ligretto-mini", "seats": 2, "options": paced})
+    assert response.status_code == 201, response.json()
+    room = response.json()
+    assert room["pace"] == 1.5 and room["bot_speed"] == 0.5
+    assert room["options"]["pace"] == 1.5 and room["options"]["rounds"] == 2
+    # The lobby's list and the room's own call say it too; an unpaced room says null.
+    assert api.get(f"rooms/{room['id']}").json()["pace"] == 1.5
+    plain = api.post("rooms", {"game": "allegra", "seats": 3}).json()
+    assert plain["pace"] is None and plain["bot_speed"] is None
+    assert "pace" not in plain["options"]
+    # The same pace as the room form's: the room page says it as the browser opened it.
+    assert "1.5" in client.get(f"/rooms/{room['id']}/").content.decode()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"pace": 0.2},
+        {"pace": 4},
+        {"pace": "1"},
+        {"pace": True},
+        {"pace": 1, "bot_speed": 2},
+        {"pace": 0, "bot_speed": 0.5},
+        {"bot_speed": 0.5},
+        {"bot_speed": 1},
+    ],
+)
+def test_it_refuses_a_pace_the_site_does_not_offer_with_one_clear_error(alice, options):
+    refused = Api(alice).post("rooms", {"game": "ligretto", "seats": 2, "options": options})
+    assert refused.status_code == 400 and error_code(refused) == "invalid_options"
+    message = refused.json()["error"]["message"]
+    assert message in (
+        "pace must be one of 0.5, 1, 1.5, 2, 2.5 or 3 seconds; leave it out for a table that is "
+        "not paced.",
+        "bot_speed must be one of 0.25, 0.5, 0.75 or 1.",
+        "Slower bots come with a paced table only.",
+    ), message
+    assert not Room.objects.exists()
+
+
+def test_a_pace_refusal_is_in_the_callers_language(alice):
+    api = Api(alice)
+    api.client.defaults["HTTP_ACCEPT_LANGUAGE"] = "de"
+    refused = api.post("rooms", {"game": "allegra", "seats": 3, "options": {"pace": 0}})
+    assert refused.json()["error"]["message"] == (
+        "pace muss 0,5, 1, 1,5, 2, 2,5 oder 3 Sekunden sein; ohne Takt: weglassen."
+    )

@@ -68,6 +68,9 @@ def test_three_people_play_a_round_with_a_knock_and_a_triple_to_the_result(perso
     expect(ann.locator("#al-knock")).to_have_count(0)
     ben.click("#al-knock")
     expect(cleo.locator("#al-knock-window")).to_contain_text("ben knocked")
+    # Her live region says the window once, in its long form (not its short one after it).
+    expect(cleo.locator("#table-announce")).to_contain_text("Knock window open: ben knocked.")
+    assert cleo.locator("#table-announce").text_content().count("Knock window open") == 1
 
     # A reload mid-turn restores the table as it was.
     same_version(ann, ben, cleo)

@@ -159,6 +159,25 @@ def test_pages_show_ratings_and_the_leaderboard_ranks_by_them(alice, bob, client
 
 
 @pytest.mark.django_db
+def test_the_player_page_shows_paced_ratings_apart(alice, bob, client):
+    _finish(played_match("ligretto-mini", [alice, bob], [[10, 3]]))
+    _finish(played_match("ligretto-mini", [alice, bob], [[2, 9]], options={"pace": 1.5}))
+    paced = Rating.objects.get(user=alice, game="ligretto-mini@1.5")
+    page = client.get("/players/alice/").content.decode()
+    # Two rows, the plain pool first: the paced one names its pace.
+    plain_row = page.index('<tr data-game="ligretto-mini">')
+    paced_row = page.index('<tr data-game="ligretto-mini@1.5">')
+    assert plain_row < paced_row
+    assert '<span class="tag paced">paced: 1.5 s</span>' in page[paced_row:]
+    assert str(ratings.shown(paced)) in page[paced_row:]
+    assert 'id="rating-chart-ligretto-mini"' in page
+    assert 'id="rating-chart-ligretto-mini-paced-1-5"' in page
+    # In the reader's language, the pace as his numbers write it.
+    german = client.get("/players/alice/", headers={"accept-language": "de"}).content.decode()
+    assert "1,5 s" in german
+
+
+@pytest.mark.django_db
 def test_the_table_shows_the_seated_peoples_ratings(alice, bob):
     from tests.conftest import client_for
 

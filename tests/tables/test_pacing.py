@@ -134,3 +134,38 @@ def test_quick_play_can_ask_for_a_paced_table(alice, bob):
     practice = quickplay.practise(make_user("carol"), "allegra", "easy", pace="1")
     match = Match.objects.get(room=practice)
     assert match.options["pace"] == 1.0
+
+
+def _bot_action(room_id: int, seat: int) -> dict | None:
+    """What a bot would do now at `seat` (its choice from its view), or None."""
+    import random
+
+    table = rooms.read(room_id)
+    action, _ = table.game.bot_choose(table.view(seat), "normal", random.Random(1))
+    return action
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_paced_table_goes_on_from_the_log_after_another_process_takes_it_over():
+    alice = await sync_to_async(make_user)("alice")
+    room = await sync_to_async(started_room)(
+        alice, game="ligretto-mini", bots=1, pace=PACE, bot_speed=0.5
+    )
+    rooms.bind(asyncio.get_running_loop())
+    await rooms.act(room.pk, 0, await sync_to_async(_any_legal)(room.pk, 0))
+    bot_action = await sync_to_async(_bot_action)(room.pk, 1)
+    await rooms.act(room.pk, 1, bot_action, by_bot=True)
+    acted = time.monotonic()
+    # The room moves to another process: nothing of it (its pacer either) stays here, and
+    # the next move builds it afresh from the database, as that process would.
+    rooms.moved([room.pk])
+    assert rooms.get(room.pk) is None
+    await rooms.act(room.pk, 0, await sync_to_async(_any_legal)(room.pk, 0))
+    times = await sync_to_async(_applied_times)(room.pk)
+    assert len(times[0]) == 2 and min(_gaps(times[0])) >= PACE, _gaps(times[0])
+    # A driver new to the room keeps its bot to the pace itself, from the log (it never
+    # waits in the room): its next action is due no sooner than the pace after its last.
+    bots = MatchBots(room.pk)
+    await sync_to_async(bots.step, thread_sensitive=False)()
+    assert bots.due[1] >= acted + PACE - 0.05, bots.due[1] - acted

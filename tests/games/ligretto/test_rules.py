@@ -574,8 +574,11 @@ def test_L12_it_refuses_the_slower_of_two_plays_on_the_same_pile_as_too_slow():
     state = race_state()
     state, _ = R.apply(state, 0, {"type": "play", "from": "row", "index": 0, "pile": 0})
     refuse(state, 1, {"type": "play", "from": "row", "index": 0, "pile": 0}, "too_slow")
-    refuse(state, 1, {"type": "play", "from": "row", "index": 0}, "too_slow")
+    lost = refuse(state, 1, {"type": "play", "from": "row", "index": 0}, "too_slow")
     assert state.players[1].row[0][0].value == 4  # the card stays where it was
+    # It names the card that lost, as a parameter of its own (the site words it).
+    assert lost.message == "Too slow: red 4 was taken."
+    assert lost.params["card"].params["colour"].context == "card colour"
     check_cards_conserved(state)
 
 
