@@ -208,6 +208,8 @@ LANGUAGE_CODE = "en"
 # Each language is named in itself: the switcher is read by someone who may not read the page's.
 LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("ru", "Русский"), ("ko", "한국어")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+# A 24-hour clock in every language, as the pages count deadlines (cardgames/formats).
+FORMAT_MODULE_PATH = ["cardgames.formats"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

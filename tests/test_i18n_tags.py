@@ -7,6 +7,7 @@ outputs must be the same text and the same kind (safe or not).
 
 from __future__ import annotations
 
+import datetime
 import re
 from decimal import Decimal
 from pathlib import Path
@@ -14,7 +15,7 @@ from pathlib import Path
 import pytest
 from django.template import Context, Engine, TemplateSyntaxError
 from django.template.loader import get_template
-from django.utils import translation
+from django.utils import formats, translation
 from django.utils.safestring import SafeString, mark_safe
 from hypothesis import given, settings
 from hypothesis import strategies as st
@@ -132,3 +133,12 @@ def test_any_plain_values_render_as_djangos(name, n, safe, language):
         for _ in range(2):
             mine, theirs = _both(snippet, values, language)
             assert mine == theirs
+
+
+@pytest.mark.parametrize("code", ["en", "de", "ru", "ko"])
+def test_every_language_writes_a_24_hour_clock_like_the_deadlines_beside_it(code):
+    """Issue 45 item 12: "3:12 PM" stood beside a deadline counting "09:17:40" on one page."""
+    moment = datetime.datetime(2026, 12, 5, 15, 12)
+    with translation.override(code):
+        assert formats.date_format(moment, "TIME_FORMAT") == "15:12"
+        assert "15:12" in formats.date_format(moment, "DATETIME_FORMAT")

@@ -86,9 +86,10 @@ function localTimes(root) {
   (root || document).querySelectorAll("time[datetime][data-local]").forEach((el) => {
     const at = new Date(el.getAttribute("datetime"));
     if (Number.isNaN(at.getTime())) return;
-    el.title = at.toLocaleString(lang, { dateStyle: "full", timeStyle: "short" });
+    // One clock on every page: 24 hours, as the deadlines count (cardgames/formats).
+    el.title = at.toLocaleString(lang, { dateStyle: "full", timeStyle: "short", hourCycle: "h23" });
     if (el.dataset.local === "datetime" || el.dataset.local === "time") {
-      const form = el.dataset.local === "time" ? { timeStyle: "short" } : { dateStyle: "medium", timeStyle: "short" };
+      const form = el.dataset.local === "time" ? { timeStyle: "short", hourCycle: "h23" } : { dateStyle: "medium", timeStyle: "short", hourCycle: "h23" };
       if (el.dataset.zone !== zone) el.textContent = at.toLocaleString(lang, form);
       return;
     }
@@ -96,7 +97,7 @@ function localTimes(root) {
     if (el.dataset.local === "hms") text += ":" + pad(at.getSeconds());
     const now = new Date();
     if (el.dataset.local === "when" && at.toDateString() !== now.toDateString()) {
-      text = at.toLocaleString(lang, { dateStyle: "short", timeStyle: "short" });
+      text = at.toLocaleString(lang, { dateStyle: "short", timeStyle: "short", hourCycle: "h23" });
     }
     el.textContent = text;
   });
