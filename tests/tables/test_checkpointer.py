@@ -18,6 +18,8 @@ def _in_file_alone(path: Path, scratch: Path) -> int:
         return alone.execute("SELECT count(*) FROM log").fetchone()[0]
     except sqlite3.OperationalError:  # the table itself is still only in the WAL
         return 0
+    except sqlite3.DatabaseError:  # copied while a checkpoint wrote it: a torn copy, look again
+        return -1
     finally:
         alone.close()
 
