@@ -9,19 +9,39 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool
 
-from games.ligretto.rules import MAX_ROUNDS, MAX_TARGET
+from games.ligretto.rules import MAX_BEST_OF, MAX_ROUNDS, MAX_TARGET
 from games.shapes import ApiShapes, Fields, Index, Options, Shape, WholeNumber, absent
 
 
-class MiniOptions(Options):
+class _RoundOptions(Options):
     rounds: Annotated[WholeNumber, Field(ge=1, le=MAX_ROUNDS)] = absent()
     row_variant: StrictBool = absent()
 
 
-class LigrettoOptions(MiniOptions):
+class LigrettoOptions(_RoundOptions):
     target: Annotated[
         Annotated[WholeNumber, Field(ge=1, le=MAX_TARGET)] | None,
         Field(description="Points that end the match; null plays the rounds out."),
+    ] = absent()
+
+
+class MiniOptions(_RoundOptions):
+    """L6 for Mini: a fixed number of rounds (default 1), a target, or best of N."""
+
+    target: Annotated[
+        Annotated[WholeNumber, Field(ge=1, le=MAX_TARGET)] | None,
+        Field(
+            description="Points that end the match (default null: none); with a target, "
+            "`rounds` is the most rounds (default 10)."
+        ),
+    ] = absent()
+    best_of: Annotated[
+        Annotated[WholeNumber, Field(ge=3, le=MAX_BEST_OF)] | None,
+        Field(
+            description="An odd number of rounds: the first to win more than half wins the "
+            "match (a round goes to its one top scorer; a drawn round to nobody). "
+            "Takes neither `target` nor another `rounds`."
+        ),
     ] = absent()
 
 
