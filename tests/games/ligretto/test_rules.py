@@ -349,17 +349,13 @@ def test_L6_mini_best_of_three_a_drawn_round_goes_to_nobody_and_totals_break_a_t
     # Round 1 drawn (3-3), round 2 to seat 1, round 3 to seat 0 (1 against -2): one round
     # each after three rounds, so the higher total wins, and equal totals share the win.
     options = {"best_of": 3}
-    state = build(
-        MINI_PLAYERS, preset="ligretto-mini", options=options, scores=[[3, 3], [2, 5]]
-    )
+    state = build(MINI_PLAYERS, preset="ligretto-mini", options=options, scores=[[3, 3], [2, 5]])
     state, events = end_round_now(state)
     assert events[-1]["match_over"] is True  # three rounds played: best of 3 is over
     view = R.player_view(state, 0)
     assert view["round_wins"] == [1, 1] and view["totals"] == [6, 6]
     assert view["match_winners"] == [0, 1]  # equal rounds won, equal totals: shared
-    state = build(
-        MINI_PLAYERS, preset="ligretto-mini", options=options, scores=[[3, 3], [1, 5]]
-    )
+    state = build(MINI_PLAYERS, preset="ligretto-mini", options=options, scores=[[3, 3], [1, 5]])
     state, _ = end_round_now(state)
     assert R.player_view(state, 0)["round_wins"] == [1, 1]
     assert R.player_view(state, 0)["match_winners"] == [1]  # totals 5 against 6
@@ -434,9 +430,7 @@ def test_L6_plus_ligretto_defaults_end_by_round_10_even_when_nobody_reaches_99()
 
 def test_L6_mini_it_describes_best_of_in_words():
     options = R.check_options(2, {"best_of": 3}, "ligretto-mini")
-    assert str(R.describe_end(options)) == (
-        "Best of 3: the first to win 2 rounds wins the match."
-    )
+    assert str(R.describe_end(options)) == ("Best of 3: the first to win 2 rounds wins the match.")
 
 
 def test_L6_plus_it_describes_how_the_match_ends_in_words():
