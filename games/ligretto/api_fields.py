@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field, StrictBool
 
-from games.ligretto.rules import MAX_BEST_OF, MAX_ROUNDS, MAX_TARGET
+from games.ligretto.rules import MAX_ROUNDS, MAX_TARGET
 from games.shapes import ApiShapes, Fields, Index, Options, Shape, WholeNumber, absent
 
 
@@ -36,11 +36,12 @@ class MiniOptions(_RoundOptions):
         ),
     ] = absent()
     best_of: Annotated[
-        Annotated[WholeNumber, Field(ge=3, le=MAX_BEST_OF)] | None,
+        Literal[3, 5, 7, 9] | None,  # L6: odd, 3 to the rules' MAX_BEST_OF
         Field(
-            description="An odd number of rounds: the first to win more than half wins the "
-            "match (a round goes to its one top scorer; a drawn round to nobody). "
-            "Takes neither `target` nor another `rounds`."
+            description="Best of N (off by default): the first to win more than half of N "
+            "rounds wins the match (a round goes to its one top scorer, a drawn round to "
+            "nobody); `rounds` is then the most rounds (default N), and a `target` may end it "
+            "sooner; equal rounds won are settled by the higher total."
         ),
     ] = absent()
 

@@ -218,44 +218,49 @@ def _check_target(target: Any) -> int | None:
 
 
 def _check_mini(options: dict[str, Any], row_variant: bool) -> dict[str, Any]:
-    """Mini's match end (L6): a fixed number of rounds, a target, or best of N.
+    """Mini's match end (L6): a number of rounds, and maybe a target and best of N.
 
     Only the options in use are kept (`target`, `best_of` absent when off), so a match made
     before they existed reads the same.
     """
     target = _check_target(options.get("target"))
     best_of = options.get("best_of")
-    if best_of is None:
-        default = DEFAULT_ROUNDS["ligretto-mini"] if target is None else MINI_TARGET_ROUNDS
-        rounds = _check_rounds(options.get("rounds", default))
-        return {"rounds": rounds, "row_variant": row_variant} | (
-            {} if target is None else {"target": target}
-        )
-    if not _is_int(best_of) or best_of % 2 == 0 or not 3 <= best_of <= MAX_BEST_OF:
+    if best_of is not None and (
+        not _is_int(best_of) or best_of % 2 == 0 or not 3 <= best_of <= MAX_BEST_OF
+    ):
         raise IllegalAction(
             "invalid_options",
             gettext_noop("best_of must be an odd whole number from 3 to %(most)d."),
             most=MAX_BEST_OF,
         )
-    if target is not None or options.get("rounds", best_of) != best_of:
-        raise IllegalAction(
-            "invalid_options",
-            gettext_noop("Best of N goes with neither a target nor another number of rounds."),
-        )
-    return {"rounds": best_of, "best_of": best_of, "row_variant": row_variant}
+    # The most rounds: best of N plays at most N (unless told more, to replay drawn rounds);
+    # a target alone, at most 10; otherwise one.
+    default = best_of or (DEFAULT_ROUNDS["ligretto-mini"] if target is None else MINI_TARGET_ROUNDS)
+    checked: dict[str, Any] = {"rounds": _check_rounds(options.get("rounds", default))}
+    if target is not None:
+        checked["target"] = target
+    if best_of is not None:
+        checked["best_of"] = best_of
+    return checked | {"row_variant": row_variant}
 
 
 def describe_end(options: dict[str, Any]) -> Sentence:
     """Say in words how a match with these (checked) options ends (L6, L6+)."""
     rounds, target = options["rounds"], options.get("target")
-    if options.get("best_of"):
-        return ngettext(
+    best_of = options.get("best_of")
+    if best_of:
+        best = ngettext(
             "Best of %(rounds)d: the first to win %(wins)d round wins the match.",
             "Best of %(rounds)d: the first to win %(wins)d rounds wins the match.",
-            rounds // 2 + 1,
-            rounds=rounds,
-            wins=rounds // 2 + 1,
+            best_of // 2 + 1,
+            rounds=best_of,
+            wins=best_of // 2 + 1,
         )
+        if rounds == best_of and target is None:
+            return best
+        # Another round limit or a target too: each says its own end, whichever comes first.
+        rest = describe_end({"rounds": rounds, "target": target})
+        return Sentence(gettext_noop("%(best)s Also: %(rest)s"), best=best, rest=rest)
     if rounds == 1:
         return Sentence(gettext_noop("One round; the highest score wins."))
     if target is None:

@@ -52,13 +52,12 @@ def test_it_opens_a_ligretto_mini_room_to_a_target_or_best_of_three(alice, form,
     assert Room.objects.get().options == options
 
 
-def test_it_refuses_best_of_with_a_target_for_ligretto_mini_in_words(alice):
+def test_it_refuses_an_even_best_of_for_ligretto_mini_in_words(alice):
     response = client_for(alice).post(
-        reverse("lobby:create"),
-        {"game": "ligretto-mini", "seats": 2, "target": 30, "best_of": 3},
+        reverse("lobby:create"), {"game": "ligretto-mini", "seats": 2, "best_of": 4}
     )
     assert response.status_code == 400
-    assert b"Best of N goes with neither a target nor another number of rounds." in response.content
+    assert b"best_of must be an odd whole number from 3 to 9." in response.content
     assert not Room.objects.exists()
 
 

@@ -229,8 +229,8 @@ def test_L6_it_lets_equal_totals_share_the_win():
         ("ligretto-mini", {"best_of": 2}),
         ("ligretto-mini", {"best_of": 11}),
         ("ligretto-mini", {"best_of": True}),
-        ("ligretto-mini", {"best_of": 3, "rounds": 5}),
-        ("ligretto-mini", {"best_of": 3, "target": 30}),
+        ("ligretto-mini", {"best_of": 3, "rounds": 0}),
+        ("ligretto-mini", {"best_of": 3, "target": 0}),
         ("ligretto", {"best_of": 3}),
     ],
 )
@@ -273,9 +273,6 @@ def test_L6_it_says_clearly_why_options_are_refused():
     assert why({"best_of": 4}, "ligretto-mini") == (
         "best_of must be an odd whole number from 3 to 9."
     )
-    assert why({"best_of": 3, "target": 9}, "ligretto-mini") == (
-        "Best of N goes with neither a target nor another number of rounds."
-    )
     assert why({"best_of": 3}) == "Unknown option 'best_of'."
     assert why({"colour": 1}) == "Unknown option 'colour'."
 
@@ -295,8 +292,14 @@ def test_L6_mini_takes_a_target_with_at_most_10_rounds_or_best_of_an_odd_number(
         "best_of": 3,
         "row_variant": False,
     }
-    assert R.check_options(2, {"best_of": 5, "rounds": 5}, mini)["best_of"] == 5
-    for options in ({"target": 30}, {"best_of": 3}):
+    # A longer limit lets drawn rounds be replayed; a target may end it sooner.
+    assert R.check_options(2, {"best_of": 3, "rounds": 5, "target": 40}, mini) == {
+        "rounds": 5,
+        "target": 40,
+        "best_of": 3,
+        "row_variant": False,
+    }
+    for options in ({"target": 30}, {"best_of": 3}, {"best_of": 3, "rounds": 5, "target": 4}):
         once = R.check_options(2, options, mini)
         assert R.check_options(2, once, mini) == once
 
@@ -428,9 +431,34 @@ def test_L6_plus_ligretto_defaults_end_by_round_10_even_when_nobody_reaches_99()
     assert events[-1]["match_over"] is True and events[-1]["totals"] == [-44, -83]
 
 
+def test_L6_mini_the_api_schema_offers_exactly_the_best_of_the_rules_take():
+    from games.ligretto.api_fields import MiniOptions
+
+    schema = MiniOptions.model_json_schema()["properties"]["best_of"]
+    offered = next(s["enum"] for s in schema["anyOf"] if "enum" in s)
+    taken = [n for n in range(R.MAX_BEST_OF + 2) if n % 2 and n >= 3 and n <= R.MAX_BEST_OF]
+    assert offered == taken
+
+
 def test_L6_mini_it_describes_best_of_in_words():
     options = R.check_options(2, {"best_of": 3}, "ligretto-mini")
     assert str(R.describe_end(options)) == ("Best of 3: the first to win 2 rounds wins the match.")
+    options = R.check_options(2, {"best_of": 3, "rounds": 5, "target": 40}, "ligretto-mini")
+    assert str(R.describe_end(options)) == (
+        "Best of 3: the first to win 2 rounds wins the match. Also: First to 40 points, or after "
+        "round 5, whichever comes first."
+    )
+
+
+def test_L6_mini_best_of_three_with_a_target_ends_at_whichever_comes_first():
+    # One round each, but the target is reached: the match is over, and rounds won are equal,
+    # so the higher total wins.
+    options = {"best_of": 3, "target": 10}
+    state = build(MINI_PLAYERS, preset="ligretto-mini", options=options, scores=[[2, 12]])
+    state, events = end_round_now(state)
+    assert events[-1]["match_over"] is True
+    view = R.player_view(state, 0)
+    assert view["round_wins"] == [1, 1] and view["match_winners"] == [1]
 
 
 def test_L6_plus_it_describes_how_the_match_ends_in_words():
