@@ -195,6 +195,12 @@ class Game:
         return str(self.rules.ROUNDS_HELP[self.slug])
 
     @property
+    def target_help(self) -> str | None:
+        """What the room form says under `target` for this game (None: the form's own words)."""
+        words = getattr(self.rules, "TARGET_HELP", {}).get(self.slug)
+        return None if words is None else str(words)
+
+    @property
     def lowest_wins(self) -> bool:
         """Whether the lowest total wins (Allegra, A10); only for saying so in words.
 

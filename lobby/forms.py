@@ -38,7 +38,7 @@ class SignupForm(UserCreationForm):
 
 
 # The option fields a GET may carry, so the page can say how a match with them ends.
-OPTION_NAMES = ("seats", "rounds", "target", "no_target", "row_variant", "clock")
+OPTION_NAMES = ("seats", "rounds", "target", "no_target", "best_of", "row_variant", "clock")
 
 
 def _game(slug: Any) -> Game:
@@ -75,6 +75,16 @@ class RoomForm(forms.Form):
         required=False,
         label=_("No target"),
         help_text=_("Play the rounds out; the highest total wins."),
+    )
+    # L6 (Ligretto Mini): best of 3, 5, ... rounds.
+    best_of = forms.IntegerField(
+        label=_("Best of"),
+        required=False,
+        min_value=3,
+        help_text=_(
+            "Rounds (an odd number): the first to win more than half of them wins the match; "
+            "a round goes to whoever scored most in it. Empty: off."
+        ),
     )
     row_variant = forms.BooleanField(
         required=False,
@@ -128,7 +138,13 @@ class RoomForm(forms.Form):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.fields["seats"].help_text = _seats_help()
-        self.fields["rounds"].help_text = gettext(_game(DEFAULT_GAME).rounds_help)
+        self._help_for(_game(DEFAULT_GAME))
+
+    def _help_for(self, info: Game) -> None:
+        # The words under `rounds` and `target` differ per game (Mini has no target by default).
+        self.fields["rounds"].help_text = gettext(info.rounds_help)
+        if info.target_help:
+            self.fields["target"].help_text = gettext(info.target_help)
 
     @staticmethod
     def initial_from(query: QueryDict) -> dict[str, Any]:
@@ -147,6 +163,8 @@ class RoomForm(forms.Form):
             options["target"] = None
         elif values.get("target") not in (None, ""):
             options["target"] = values["target"]
+        if values.get("best_of") not in (None, ""):
+            options["best_of"] = values["best_of"]
         if values.get("row_variant"):
             options["row_variant"] = True
         if values.get("clock") not in (None, ""):
@@ -172,7 +190,7 @@ class RoomForm(forms.Form):
     def fields_for(self, game: str) -> list[forms.BoundField]:
         """Return the bound option fields that `game` takes (its registry entry says which)."""
         info = _game(game)
-        self.fields["rounds"].help_text = gettext(info.rounds_help)
+        self._help_for(info)
         return [self[name] for name in info.option_fields]
 
     @staticmethod
@@ -195,7 +213,7 @@ class RoomForm(forms.Form):
         options = {k: v for k, v in self._raw_options(values).items() if k in takes}
         # Typed text arrives as strings: whole numbers become ints, anything else is left for
         # the rules to refuse in their own words.
-        for name in ("rounds", "target", "clock"):
+        for name in ("rounds", "target", "best_of", "clock"):
             # ASCII digits only: "²" is a digit to str.isdigit but no number to int().
             value = options.get(name)
             text = value.strip() if isinstance(value, str) else None

@@ -14,6 +14,7 @@ from tables.words import BOT_LEVEL_LABELS
 OPTION_LABELS = {
     "rounds": _("Rounds"),
     "target": _("Target points"),
+    "best_of": _("Best of (rounds)"),
     "row_variant": _("Row variant"),
     "clock": _("Clock (seconds for each decision)"),
     "pace": _("Pace (seconds between one player’s plays)"),

@@ -925,9 +925,11 @@ def player_view(state: State, seat: int | None) -> dict[str, Any]:
         view["revealed_count"] = s.revealed[:]
     if s.status == "round_over":
         view["ready"] = s.ready[:]
-    if s.status == "finished":
+    if s.status == "finished" or s.status == "round_over" and s.round >= s.rounds:
+        # A1: once the last round is over the lowest total has won; a view says so at once.
         best = min(totals)
-        view["winners"] = [i for i, t in enumerate(totals) if t == best]
+        key = "winners" if s.status == "finished" else "match_winners"
+        view[key] = [i for i, t in enumerate(totals) if t == best]
     return view
 
 

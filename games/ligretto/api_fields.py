@@ -13,15 +13,36 @@ from games.ligretto.rules import MAX_ROUNDS, MAX_TARGET
 from games.shapes import ApiShapes, Fields, Index, Options, Shape, WholeNumber, absent
 
 
-class MiniOptions(Options):
+class _RoundOptions(Options):
     rounds: Annotated[WholeNumber, Field(ge=1, le=MAX_ROUNDS)] = absent()
     row_variant: StrictBool = absent()
 
 
-class LigrettoOptions(MiniOptions):
+class LigrettoOptions(_RoundOptions):
     target: Annotated[
         Annotated[WholeNumber, Field(ge=1, le=MAX_TARGET)] | None,
         Field(description="Points that end the match; null plays the rounds out."),
+    ] = absent()
+
+
+class MiniOptions(_RoundOptions):
+    """L6 for Mini: a fixed number of rounds (default 1), a target, or best of N."""
+
+    target: Annotated[
+        Annotated[WholeNumber, Field(ge=1, le=MAX_TARGET)] | None,
+        Field(
+            description="Points that end the match (default null: none); with a target, "
+            "`rounds` is the most rounds (default 10)."
+        ),
+    ] = absent()
+    best_of: Annotated[
+        Literal[3, 5, 7, 9] | None,  # L6: odd, 3 to the rules' MAX_BEST_OF
+        Field(
+            description="Best of N (off by default): the first to win more than half of N "
+            "rounds wins the match (a round goes to its one top scorer, a drawn round to "
+            "nobody); `rounds` is then the most rounds (default N), and a `target` may end it "
+            "sooner; equal rounds won are settled by the higher total."
+        ),
     ] = absent()
 
 

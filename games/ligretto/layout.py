@@ -167,7 +167,8 @@ def context(
         "message": _named(view.get("message"), players),
         "me": tableaus[seat] if seat is not None and seat < len(tableaus) else None,
         "match_end": describe_end(view["options"]),
-        "final_round": view.get("status") == "round_over" and _last_round(view),
+        # The rules name the match's winners once its last round is over (L6).
+        "final_round": view.get("status") == "round_over" and "match_winners" in view,
         "can_play": [
             {"color": c, "value": v, "key": k}
             for c, v, k in (_playable(view, legal, seat) if seat is not None else ())
@@ -184,14 +185,6 @@ def partial(context: dict[str, Any], part: str) -> str:
         context["t"] = context["tableaus"][int(seat)]
         return f"seat_{piece}" if piece else "seat"
     return part
-
-
-def _last_round(view: dict[str, Any]) -> bool:
-    options = view.get("options") or {}
-    rounds, target = options.get("rounds"), options.get("target")
-    if rounds and len(view.get("scores", ())) >= rounds:
-        return True
-    return target is not None and any(p["total"] >= target for p in view["players"])
 
 
 def _named(message: str | None, players: dict[int, dict[str, Any]]) -> str | None:

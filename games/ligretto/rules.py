@@ -31,9 +31,13 @@ MAX_TARGET = 10_000
 DEFAULT_TARGET = 99
 # L6: Mini plays one round; Ligretto stops after round 10 even if nobody reached the target.
 DEFAULT_ROUNDS = {"ligretto-mini": 1, "ligretto": 10}
+# L6 (Mini, issue 45): a Mini match to a target stops, like Ligretto's, after round 10 at most.
+MINI_TARGET_ROUNDS = 10
+# L6 (Mini): "best of N" for an odd N up to this; the first to win N // 2 + 1 rounds wins.
+MAX_BEST_OF = 9
 # What the site asks for per preset (L6, L6+, L16): the room form's fields and its words.
 OPTION_FIELDS = {
-    "ligretto-mini": ("rounds", "row_variant"),
+    "ligretto-mini": ("rounds", "target", "best_of", "row_variant"),
     "ligretto": ("target", "no_target", "rounds", "row_variant"),
 }
 # Marked for the site's catalogues (games.engine.gettext_noop is a no-op; the site translates).
@@ -42,6 +46,12 @@ ROUNDS_HELP = {
     "ligretto": gettext_noop(
         "The most rounds (default 10); the match may end sooner at the target."
     ),
+}
+TARGET_HELP = {
+    "ligretto-mini": gettext_noop(
+        "Points that end the match (default: none; with a target, at most 10 rounds)."
+    ),
+    "ligretto": gettext_noop("Points that end the match (default 99)."),
 }
 LOWEST_WINS = False  # L15: the highest total wins
 FLIP_COUNT = 3
@@ -167,29 +177,34 @@ def check_options(
         options = {}
     if not isinstance(options, dict):
         raise IllegalAction("invalid_options", gettext_noop("Options must be an object."))
-    allowed = {"rounds", "row_variant"} | ({"target"} if preset == "ligretto" else set())
+    allowed = {"rounds", "row_variant", "target"} | (
+        {"best_of"} if preset == "ligretto-mini" else set()
+    )
     unknown = sorted(set(options) - allowed)
-    if "target" in unknown:
-        raise IllegalAction(
-            "invalid_options",
-            gettext_noop("Ligretto Mini has no target: it plays a fixed number of rounds."),
-        )
     if unknown:
         raise IllegalAction("invalid_options", f"Unknown option {unknown[0]!r}.")
     row_variant = options.get("row_variant", False)
     if not isinstance(row_variant, bool):
         raise IllegalAction("invalid_options", gettext_noop("row_variant must be true or false."))
-    rounds = options.get("rounds", DEFAULT_ROUNDS[preset])
+    if preset == "ligretto-mini":
+        return _check_mini(options, row_variant)
+    rounds = _check_rounds(options.get("rounds", DEFAULT_ROUNDS[preset]))
+    # L6+: a target and a round limit combine; a null target plays the rounds out.
+    target = _check_target(options.get("target", DEFAULT_TARGET))
+    return {"target": target, "rounds": rounds, "row_variant": row_variant}
+
+
+def _check_rounds(rounds: Any) -> int:
     if not _is_int(rounds) or not 1 <= rounds <= MAX_ROUNDS:
         raise IllegalAction(
             "invalid_options",
             gettext_noop("rounds must be a whole number from 1 to %(most)d."),
             most=MAX_ROUNDS,
         )
-    if preset == "ligretto-mini":
-        return {"rounds": rounds, "row_variant": row_variant}
-    # L6+: a target and a round limit combine; a null target plays the rounds out.
-    target = options.get("target", DEFAULT_TARGET)
+    return rounds
+
+
+def _check_target(target: Any) -> int | None:
     if target is not None and (not _is_int(target) or not 1 <= target <= MAX_TARGET):
         raise IllegalAction(
             "invalid_options",
@@ -199,12 +214,53 @@ def check_options(
             ),
             most=MAX_TARGET,
         )
-    return {"target": target, "rounds": rounds, "row_variant": row_variant}
+    return target
+
+
+def _check_mini(options: dict[str, Any], row_variant: bool) -> dict[str, Any]:
+    """Mini's match end (L6): a number of rounds, and maybe a target and best of N.
+
+    Only the options in use are kept (`target`, `best_of` absent when off), so a match made
+    before they existed reads the same.
+    """
+    target = _check_target(options.get("target"))
+    best_of = options.get("best_of")
+    if best_of is not None and (
+        not _is_int(best_of) or best_of % 2 == 0 or not 3 <= best_of <= MAX_BEST_OF
+    ):
+        raise IllegalAction(
+            "invalid_options",
+            gettext_noop("best_of must be an odd whole number from 3 to %(most)d."),
+            most=MAX_BEST_OF,
+        )
+    # The most rounds: best of N plays at most N (unless told more, to replay drawn rounds);
+    # a target alone, at most 10; otherwise one.
+    default = best_of or (DEFAULT_ROUNDS["ligretto-mini"] if target is None else MINI_TARGET_ROUNDS)
+    checked: dict[str, Any] = {"rounds": _check_rounds(options.get("rounds", default))}
+    if target is not None:
+        checked["target"] = target
+    if best_of is not None:
+        checked["best_of"] = best_of
+    return checked | {"row_variant": row_variant}
 
 
 def describe_end(options: dict[str, Any]) -> Sentence:
     """Say in words how a match with these (checked) options ends (L6, L6+)."""
     rounds, target = options["rounds"], options.get("target")
+    best_of = options.get("best_of")
+    if best_of:
+        best = ngettext(
+            "Best of %(rounds)d: the first to win %(wins)d round wins the match.",
+            "Best of %(rounds)d: the first to win %(wins)d rounds wins the match.",
+            best_of // 2 + 1,
+            rounds=best_of,
+            wins=best_of // 2 + 1,
+        )
+        if rounds == best_of and target is None:
+            return best
+        # Another round limit or a target too: each says its own end, whichever comes first.
+        rest = describe_end({"rounds": rounds, "target": target})
+        return Sentence(gettext_noop("%(best)s Also: %(rest)s"), best=best, rest=rest)
     if rounds == 1:
         return Sentence(gettext_noop("One round; the highest score wins."))
     if target is None:
@@ -749,19 +805,43 @@ def totals(state: State) -> list[int]:
     return sums
 
 
+def round_wins(state: State) -> list[int]:
+    """Return each seat's rounds won (L6, best of N): a round goes to the one top scorer."""
+    wins = [0] * state.seats
+    for points in state.scores:
+        best = max(points)
+        top = [s for s, v in enumerate(points) if v == best]
+        if len(top) == 1:  # a drawn round goes to nobody
+            wins[top[0]] += 1
+    return wins
+
+
 def _match_over(state: State) -> bool:
-    # L6+: after `rounds` rounds, or at the end of the first round some total reaches `target`.
+    # L6+: after `rounds` rounds, or at the end of the first round some total reaches `target`;
+    # L6 best of N: also once a seat has won more than half of the N rounds.
     if len(state.scores) >= state.options["rounds"]:
+        return True
+    best_of = state.options.get("best_of")
+    if best_of and max(round_wins(state)) > best_of // 2:
         return True
     target = state.options.get("target")
     return target is not None and max(totals(state)) >= target
 
 
+def _ranking(state: State) -> list[tuple[int, int]]:
+    """Each seat's (rounds won, total) when the match is best of N, else (0, total)."""
+    wins = round_wins(state) if state.options.get("best_of") else [0] * state.seats
+    return list(zip(wins, totals(state), strict=True))
+
+
 def winners(state: State) -> list[int]:
-    """Return the seats with the highest total (equal totals share the win)."""
-    sums = totals(state)
-    best = max(sums)
-    return [s for s, v in enumerate(sums) if v == best]
+    """Return the winning seats: most rounds won in best of N, then the highest total.
+
+    Equal on both shares the win.
+    """
+    ranks = _ranking(state)
+    best = max(ranks)
+    return [s for s, r in enumerate(ranks) if r == best]
 
 
 # How a message names seats: the site's layout puts the players' names in their place.
@@ -847,6 +927,9 @@ def _ready(state: State, seat: int) -> tuple[State, list[Event]]:
         win = winners(new)
         best = totals(new)[win[0]]
         points = ngettext("%(points)s point", "%(points)s points", best, points=best)
+        won = round_wins(new)[win[0]]
+        if new.options.get("best_of") and len(win) == 1 and won > new.options["best_of"] // 2:
+            points = ngettext("%(wins)s round won", "%(wins)s rounds won", won, wins=won)
         if len(win) == 1:
             template = gettext_noop("The match is over: %(who)s wins with %(points)s.")
         else:
@@ -931,8 +1014,13 @@ def player_view(state: State, seat: int | None) -> View:
         "seat": seat,
         "message": state.message,
     }
+    if state.options.get("best_of"):
+        view["round_wins"] = round_wins(state)
     if state.status == "finished":
         view["winners"] = winners(state)
+    elif state.status == "round_over" and _match_over(state):
+        # The last round is over: who won the match is known now, before anyone is ready.
+        view["match_winners"] = winners(state)
     return view
 
 

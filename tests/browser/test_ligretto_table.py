@@ -17,11 +17,15 @@ from tests.browser.test_lobby_flow import sign_up, wait_live
 PLAY_KEYS = ["Space", "w", "1", "2", "3", "s"]
 
 
-def open_room(page: Page, game: str, seats: int, rounds: int | None = None) -> str:
+def open_room(
+    page: Page, game: str, seats: int, rounds: int | None = None, target: int | None = None
+) -> str:
     page.goto(f"/rooms/new/?game={game}")
     page.fill("#id_seats", str(seats))
     if rounds is not None:
         page.fill("#id_rounds", str(rounds))
+    if target is not None:
+        page.fill("#id_target", str(target))
     page.click("main button[type=submit]")
     expect(page).to_have_url(re.compile(r"/rooms/\d+/$"))
     wait_live(page)

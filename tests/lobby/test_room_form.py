@@ -37,12 +37,27 @@ def test_it_opens_a_ligretto_room_with_a_target_a_round_limit_or_both(alice, for
     assert Room.objects.get().options == options
 
 
-def test_it_refuses_a_target_for_ligretto_mini_in_words(alice):
+@pytest.mark.parametrize(
+    ("form", "options"),
+    [
+        ({"target": 30}, {"target": 30, "rounds": 10, "row_variant": False}),
+        ({"best_of": 3}, {"best_of": 3, "rounds": 3, "row_variant": False}),
+    ],
+)
+def test_it_opens_a_ligretto_mini_room_to_a_target_or_best_of_three(alice, form, options):
     response = client_for(alice).post(
-        reverse("lobby:create"), {"game": "ligretto-mini", "seats": 2, "target": 30}
+        reverse("lobby:create"), {"game": "ligretto-mini", "seats": 2, **form}
+    )
+    assert response.status_code == 302
+    assert Room.objects.get().options == options
+
+
+def test_it_refuses_an_even_best_of_for_ligretto_mini_in_words(alice):
+    response = client_for(alice).post(
+        reverse("lobby:create"), {"game": "ligretto-mini", "seats": 2, "best_of": 4}
     )
     assert response.status_code == 400
-    assert b"Ligretto Mini has no target: it plays a fixed number of rounds." in response.content
+    assert b"best_of must be an odd whole number from 3 to 9." in response.content
     assert not Room.objects.exists()
 
 

@@ -75,7 +75,7 @@ def test_service_refuses_bad_input_with_codes(alice):
         (("ligretto", True, None), "invalid_seats"),
         (("ligretto", 2, {"rounds": 0}), "invalid_options"),
         (("ligretto", 2, {"rounds": 2, "target": "9"}), "invalid_options"),
-        (("ligretto-mini", 2, {"target": None}), "invalid_options"),
+        (("ligretto-mini", 2, {"best_of": 2}), "invalid_options"),
         (("ligretto", 2, {"bogus": 1}), "invalid_options"),
         (("ligretto", 2, ["rounds"]), "invalid_options"),
         (("allegra", 2, {"rounds": "3"}), "invalid_options"),
@@ -368,7 +368,9 @@ def test_the_room_form_offers_each_game_only_its_own_options(alice):
     assert 'name="target"' not in page and 'name="row_variant"' not in page
     assert 'min="2" max="6"' in page
     page = client.get(reverse("lobby:create") + "?game=ligretto-mini", **HTMX).content.decode()
-    assert 'name="row_variant"' in page and 'name="target"' not in page
+    assert 'name="row_variant"' in page and 'name="no_target"' not in page
+    # L6 (issue 45): Mini's match may go to a target, or be best of N.
+    assert 'name="target"' in page and 'name="best_of"' in page
     assert "Exactly 2 players" in page
     page = client.get(reverse("lobby:create")).content.decode()
     assert 'name="target"' in page and 'min="2" max="12"' in page  # Ligretto by default

@@ -209,6 +209,9 @@ def test_A1_three_rounds_then_finished_lowest_total_wins() -> None:
         s = play_randomly(s, rng, "round_over")
         assert s.round == round_no and len(s.scores) == round_no
         refused("round_over", s, 0, {"type": "draw", "source": "deck"})
+        # The match's winners show the moment its last round is over, before anyone is ready.
+        last = R.player_view(s, 0).get("match_winners")
+        assert (last is not None) == (round_no == 3)
         assert R.legal_actions(s, 1) == [{"type": "ready"}]
         s, ev = R.apply(s, 1, {"type": "ready"})
         refused("already_ready", s, 1, {"type": "ready"})
@@ -225,7 +228,7 @@ def test_A1_three_rounds_then_finished_lowest_total_wins() -> None:
     assert ev[-1]["totals"] == totals
     assert ev[-1]["winners"] == [i for i in range(3) if totals[i] == min(totals)]
     view = R.player_view(s, None)
-    assert view["status"] == "finished" and view["winners"] == ev[-1]["winners"]
+    assert view["status"] == "finished" and view["winners"] == ev[-1]["winners"] == last
     assert R.legal_actions(s, 0) == []
     refused("match_over", s, 0, {"type": "ready"})
 

@@ -275,3 +275,28 @@ def test_L14_every_round_ends_with_bots(preset, seats, seed, levels, variant):
         {"rounds": 2, "row_variant": variant},
     )
     assert state.status == "finished" and len(state.scores) == 2
+
+
+@FAST
+@given(
+    st.sampled_from([3, 5, 7]),
+    st.lists(st.tuples(st.integers(-14, 27), st.integers(-14, 27)), min_size=1, max_size=9),
+)
+def test_L6_mini_best_of_n_ends_by_round_n_and_the_most_rounds_won_wins(best_of, rounds):
+    """Property: best of N ends at the first round a seat has won N // 2 + 1 rounds, or at round
+    N; the winners have the most rounds won, then the highest total."""
+    state = R.new_match(2, {"best_of": best_of}, 1, preset="ligretto-mini")
+    for played in range(1, len(rounds) + 1):
+        state.scores = tuple(rounds[:played])
+        wins = R.round_wins(state)
+        assert sum(wins) <= played  # a drawn round goes to nobody
+        over = R._match_over(state)
+        assert over == (played >= best_of or max(wins) > best_of // 2)
+        if over:
+            break
+    assert played <= best_of
+    win = R.winners(state)
+    wins, sums = R.round_wins(state), R.totals(state)
+    assert all((wins[s], sums[s]) >= (wins[o], sums[o]) for s in win for o in (0, 1))
+    if max(wins) > best_of // 2:
+        assert win == [wins.index(max(wins))]

@@ -223,9 +223,15 @@ def test_L6_it_lets_equal_totals_share_the_win():
         ("ligretto", {"target": None, "rounds": None}),
         ("ligretto", {"row_variant": 1}),
         ("ligretto", ["rounds"]),
-        ("ligretto-mini", {"target": 20}),
-        ("ligretto-mini", {"target": None}),
+        ("ligretto-mini", {"target": 0}),
         ("ligretto-mini", {"rounds": -1}),
+        ("ligretto-mini", {"best_of": 1}),
+        ("ligretto-mini", {"best_of": 2}),
+        ("ligretto-mini", {"best_of": 11}),
+        ("ligretto-mini", {"best_of": True}),
+        ("ligretto-mini", {"best_of": 3, "rounds": 0}),
+        ("ligretto-mini", {"best_of": 3, "target": 0}),
+        ("ligretto", {"best_of": 3}),
     ],
 )
 def test_L6_it_refuses_invalid_options(preset, options):
@@ -264,10 +270,110 @@ def test_L6_it_says_clearly_why_options_are_refused():
         "target must be a whole number from 1 to 10000, or null for a fixed number of rounds."
     )
     assert why({"rounds": 51}) == "rounds must be a whole number from 1 to 50."
-    assert why({"target": 9}, "ligretto-mini") == (
-        "Ligretto Mini has no target: it plays a fixed number of rounds."
+    assert why({"best_of": 4}, "ligretto-mini") == (
+        "best_of must be an odd whole number from 3 to 9."
     )
+    assert why({"best_of": 3}) == "Unknown option 'best_of'."
     assert why({"colour": 1}) == "Unknown option 'colour'."
+
+
+def test_L6_mini_takes_a_target_with_at_most_10_rounds_or_best_of_an_odd_number():
+    mini = "ligretto-mini"
+    assert R.check_options(2, {"target": 30}, mini) == {
+        "target": 30,
+        "rounds": 10,
+        "row_variant": False,
+    }
+    assert R.check_options(2, {"target": 30, "rounds": 4}, mini)["rounds"] == 4
+    # Off (null) is the default and leaves the options as they always were.
+    assert R.check_options(2, {"target": None}, mini) == {"rounds": 1, "row_variant": False}
+    assert R.check_options(2, {"best_of": 3}, mini) == {
+        "rounds": 3,
+        "best_of": 3,
+        "row_variant": False,
+    }
+    # A longer limit lets drawn rounds be replayed; a target may end it sooner.
+    assert R.check_options(2, {"best_of": 3, "rounds": 5, "target": 40}, mini) == {
+        "rounds": 5,
+        "target": 40,
+        "best_of": 3,
+        "row_variant": False,
+    }
+    for options in ({"target": 30}, {"best_of": 3}, {"best_of": 3, "rounds": 5, "target": 4}):
+        once = R.check_options(2, options, mini)
+        assert R.check_options(2, once, mini) == once
+
+
+MINI_PLAYERS = [
+    {"row": ["r5", "g5", "b5"], "stack": ["r1"]},
+    {"row": ["r6", "g6", "b6"], "stack": ["b9"]},
+]
+
+
+def test_L6_mini_to_a_target_ends_at_the_round_a_total_reaches_it():
+    options = {"target": 10}
+    state = build(MINI_PLAYERS, preset="ligretto-mini", options=options, scores=[[5, 3]])
+    state, events = end_round_now(state)
+    assert events[-1]["match_over"] is False and "match_winners" not in R.player_view(state, 0)
+    state = build(MINI_PLAYERS, preset="ligretto-mini", options=options, scores=[[9, 3]])
+    state, events = end_round_now(state)
+    assert events[-1]["match_over"] is True
+    assert R.player_view(state, 1)["match_winners"] == [0]
+
+
+def test_L6_mini_best_of_three_ends_once_a_seat_has_won_two_rounds():
+    # Seat 0 won round 1 (4 > 2); ending round 2 (1 against -2) is its second win.
+    options = {"best_of": 3}
+    state = build(MINI_PLAYERS, preset="ligretto-mini", options=options, scores=[[4, 2]])
+    state, events = end_round_now(state)
+    assert events[-1]["match_over"] is True
+    view = R.player_view(state, 1)
+    assert view["status"] == "round_over" and view["round_wins"] == [2, 0]
+    # The winner is known the moment the last round ends, before anyone is ready.
+    assert view["match_winners"] == [0]
+    for seat in (0, 1):
+        state, events = R.apply(state, seat, {"type": "ready"})
+    assert state.status == "finished" and events[-1]["winners"] == [0]
+    assert events[-1]["message"] == "The match is over: seat 0 wins with 2 rounds won."
+
+
+def test_L6_mini_best_of_three_goes_on_at_one_win_each():
+    options = {"best_of": 3}
+    state = build(MINI_PLAYERS, preset="ligretto-mini", options=options, scores=[[2, 9]])
+    state, events = end_round_now(state)  # one round each: a third is dealt
+    assert events[-1]["match_over"] is False
+    assert "match_winners" not in R.player_view(state, 0)
+    for seat in (0, 1):
+        state, events = R.apply(state, seat, {"type": "ready"})
+    assert state.round == 2 and state.status == "playing"
+
+
+def test_L6_mini_best_of_three_a_drawn_round_goes_to_nobody_and_totals_break_a_tie():
+    # Round 1 drawn (3-3), round 2 to seat 1, round 3 to seat 0 (1 against -2): one round
+    # each after three rounds, so the higher total wins, and equal totals share the win.
+    options = {"best_of": 3}
+    state = build(MINI_PLAYERS, preset="ligretto-mini", options=options, scores=[[3, 3], [2, 5]])
+    state, events = end_round_now(state)
+    assert events[-1]["match_over"] is True  # three rounds played: best of 3 is over
+    view = R.player_view(state, 0)
+    assert view["round_wins"] == [1, 1] and view["totals"] == [6, 6]
+    assert view["match_winners"] == [0, 1]  # equal rounds won, equal totals: shared
+    state = build(MINI_PLAYERS, preset="ligretto-mini", options=options, scores=[[3, 3], [1, 5]])
+    state, _ = end_round_now(state)
+    assert R.player_view(state, 0)["round_wins"] == [1, 1]
+    assert R.player_view(state, 0)["match_winners"] == [1]  # totals 5 against 6
+    for seat in (0, 1):
+        state, events = R.apply(state, seat, {"type": "ready"})
+    assert events[-1]["message"] == "The match is over: seat 1 wins with 6 points."
+
+
+def test_L6_it_names_the_match_winner_in_the_last_rounds_view_for_every_preset():
+    state = build(MINI_PLAYERS, preset="ligretto-mini")
+    state, _ = end_round_now(state)
+    assert R.player_view(state, None)["match_winners"] == [0]
+    state = build(MINI_PLAYERS, options={"rounds": 2}, scores=[[0, 5]])
+    state, _ = end_round_now(state)  # totals 1 and 3
+    assert R.player_views(state, [0, None])[0]["match_winners"] == [1]
 
 
 def test_L6_plus_it_combines_a_target_and_a_round_limit_whichever_comes_first():
@@ -323,6 +429,36 @@ def test_L6_plus_ligretto_defaults_end_by_round_10_even_when_nobody_reaches_99()
     assert state.options == {"target": 99, "rounds": 10, "row_variant": False}
     state, events = end_round_now(state)
     assert events[-1]["match_over"] is True and events[-1]["totals"] == [-44, -83]
+
+
+def test_L6_mini_the_api_schema_offers_exactly_the_best_of_the_rules_take():
+    from games.ligretto.api_fields import MiniOptions
+
+    schema = MiniOptions.model_json_schema()["properties"]["best_of"]
+    offered = next(s["enum"] for s in schema["anyOf"] if "enum" in s)
+    taken = [n for n in range(R.MAX_BEST_OF + 2) if n % 2 and n >= 3 and n <= R.MAX_BEST_OF]
+    assert offered == taken
+
+
+def test_L6_mini_it_describes_best_of_in_words():
+    options = R.check_options(2, {"best_of": 3}, "ligretto-mini")
+    assert str(R.describe_end(options)) == ("Best of 3: the first to win 2 rounds wins the match.")
+    options = R.check_options(2, {"best_of": 3, "rounds": 5, "target": 40}, "ligretto-mini")
+    assert str(R.describe_end(options)) == (
+        "Best of 3: the first to win 2 rounds wins the match. Also: First to 40 points, or after "
+        "round 5, whichever comes first."
+    )
+
+
+def test_L6_mini_best_of_three_with_a_target_ends_at_whichever_comes_first():
+    # One round each, but the target is reached: the match is over, and rounds won are equal,
+    # so the higher total wins.
+    options = {"best_of": 3, "target": 10}
+    state = build(MINI_PLAYERS, preset="ligretto-mini", options=options, scores=[[2, 12]])
+    state, events = end_round_now(state)
+    assert events[-1]["match_over"] is True
+    view = R.player_view(state, 0)
+    assert view["round_wins"] == [1, 1] and view["match_winners"] == [1]
 
 
 def test_L6_plus_it_describes_how_the_match_ends_in_words():
