@@ -57,7 +57,12 @@ def player_name(player: Named) -> str:
     language its readers use) says it in each reader's language."""
     if player.user_id is not None or player.bot_level not in BOT_NAMES:
         return player.name
-    return cast(str, format_lazy("{} {}", BOT_NAMES[player.bot_level], player.seat + 1))
+    return bot_name(player.bot_level, player.seat)
+
+
+def bot_name(level: str, seat: int) -> str:
+    """A bot's name, "Normal bot 4", worded when it is shown (in the language active then)."""
+    return cast(str, format_lazy("{} {}", BOT_NAMES.get(level, level), seat + 1))
 
 
 def stable_bot_name(level: str, seat: int) -> str:

@@ -19,7 +19,12 @@ from tests.tables.helpers import started_room, table
 
 pytestmark = pytest.mark.django_db
 
-NORMAL_BOT_3 = {"en": "Normal bot 3", "de": "Normaler Bot 3", "ru": "Обычный бот 3", "ko": "보통 봇 3"}
+NORMAL_BOT_3 = {
+    "en": "Normal bot 3",
+    "de": "Normaler Bot 3",
+    "ru": "Обычный бот 3",
+    "ko": "보통 봇 3",
+}
 
 
 def _a_match_started_in(code: str, game: str = "ligretto"):
