@@ -27,6 +27,13 @@ NORMAL_BOT_3 = {
 }
 
 
+@pytest.fixture(autouse=True)
+def _language_kept():
+    # A request leaves its language active in this thread: the tests after must not read Korean.
+    with translation.override(translation.get_language()):
+        yield
+
+
 def _a_match_started_in(code: str, game: str = "ligretto"):
     alice, bob = make_user("alice"), make_user("bob")
     with translation.override(code):
