@@ -7,9 +7,10 @@ from typing import Any
 from django.http import HttpRequest
 
 from games.registry import bot_speed_of, pace_of
-from lobby.models import Room
+from lobby.models import Room, Seat
 from tables.live import rooms
 from tables.models import Match, RoundScore
+from tables.words import stable_bot_name
 
 # api.md knows three room states; a room everyone left is over, like a finished one.
 ROOM_STATUS = {"open": "open", "playing": "playing", "finished": "finished", "closed": "finished"}
@@ -32,7 +33,7 @@ def room_json(
         "options": room.options,
         "host": room.host.username,
         "players": [
-            {"seat": seat.index, "name": seat.name, "bot": seat.is_bot}
+            {"seat": seat.index, "name": _seat_name(seat), "bot": seat.is_bot}
             for seat in sorted(room.seat_set.all(), key=lambda s: s.index)
         ],
         "url": request.build_absolute_uri(url) if request is not None else base + url,
@@ -87,3 +88,8 @@ def score_sheet(room: Room) -> dict[str, Any]:
         table = rooms.read(room.pk)
         sheet["winners"] = table.view(None).get("winners") if table is not None else None
     return sheet
+
+
+def _seat_name(seat: Seat) -> str:
+    """A seat's name as the Board API gives it: a bot's the same in every language."""
+    return seat.name if seat.user_id else stable_bot_name(seat.bot_level, seat.index)

@@ -26,6 +26,14 @@ def away(player: View) -> bool:
     return not player["connected"] or "away_until" in player
 
 
+def stood_in(view: View, seat: int | None) -> bool:
+    """Whether a bot plays `seat` for its person now (a stand-in: his clock ran out too often,
+    or he was away): his own part says so, offers his seat back and no move."""
+    if seat is None:
+        return False
+    return any(p["seat"] == seat and p["bot"] for p in view.get("players", ()))
+
+
 def gettext_noop(message: str) -> str:
     """Mark an English sentence for the site's translations; the engine itself stays English.
 

@@ -12,7 +12,7 @@ from django.urls import reverse
 from django.utils.translation import gettext_lazy as _
 
 from games.registry import GAMES, Game
-from tables.words import game_name
+from tables.words import bot_name, game_name
 
 
 def game_choices() -> list[tuple[str, str]]:
@@ -152,7 +152,7 @@ class Seat(models.Model):
     def name(self) -> str:
         if self.user is not None:
             return self.user.username
-        return f"{self.get_bot_level_display()} {self.index + 1}"
+        return bot_name(self.bot_level, self.index)  # worded when shown, as at the table
 
 
 class Profile(models.Model):

@@ -19,7 +19,7 @@ from django.utils.translation import gettext, pgettext
 from games.registry import GAMES
 from tables import charts, guests
 from tables.models import Match, Player, Round, RoundScore
-from tables.words import game_name
+from tables.words import game_name, player_name
 
 RECENT_MATCHES = 10
 CHART_MATCHES = 20
@@ -77,7 +77,7 @@ class Sheet:
         return [(p, self.totals[p.seat], p.seat in self.winners) for p in self.players]
 
     def chart(self) -> str:
-        names = [p.name for p in self.players]
+        names = [player_name(p) for p in self.players]
         return charts.totals_chart(names, [[p or 0 for p in r.points] for r in self.rounds])
 
 

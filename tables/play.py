@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from games.registry import GAMES
-from tables import current, wire
+from tables import current, wire, words
 from tables.current import Table
 from tables.errors import PlayError
 from tables.live import owners, rooms
@@ -57,7 +57,8 @@ def start_match(room: Any, seats: list[Any]) -> Match:
             match=match,
             seat=seat.index,
             user=seat.user,
-            name=seat.name,
+            # A bot's stored name is the same for every reader (pages word it: tables.words).
+            name=seat.name if seat.user_id else words.stable_bot_name(seat.bot_level, seat.index),
             bot_level=seat.bot_level,
             # A human's grace period runs from the start until his first socket (tables.presence).
             away_since=match.created_at if seat.user_id else None,

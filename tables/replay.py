@@ -22,6 +22,7 @@ from games.registry import GAMES
 from tables.current import Table
 from tables.live import render
 from tables.models import ActionLog, Match, Player, Round
+from tables.words import player_name
 
 
 class ReplayError(Exception):
@@ -41,7 +42,9 @@ class Step:
     offset: float  # seconds since the round started
     by_bot: bool
     refused: str  # the refusal's code; "" if applied
-    text: str  # who did what, in words
+    text: str  # who did what, in words (the Board API's: the stored names)
+    who: str = ""  # the name a page shows (tables.words.player_name: a bot's worded per reader)
+    said: str = ""  # `text` with the names a page shows
     deals_next: bool = False  # this ready dealt the next round (shown in that round's replay)
     why: str = ""  # the refusal in words (a Sentence, worded when the page is drawn)
 
@@ -116,6 +119,7 @@ def _build(match: Match, number: int) -> Replay:
         .order_by("version", "pk")
     )
     names = {p.seat: p.name for p in players}
+    shown = {p.seat: player_name(p) for p in players}
     mine = []
     for row in rows:
         if row.round.number < number:
@@ -140,6 +144,8 @@ def _build(match: Match, number: int) -> Replay:
                 by_bot=row.by_bot,
                 refused=row.refused,
                 text=describe(row.action, names),
+                who=shown.get(row.seat, f"seat {row.seat}"),
+                said=describe(row.action, shown),
                 deals_next=deals,
                 why=game.refusal(row.refused) if row.refused else "",
             )

@@ -9,9 +9,18 @@ own words through its registry entry.
 from __future__ import annotations
 
 import re
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, Protocol, cast
 
-from django.utils.translation import get_language, gettext, ngettext, pgettext, pgettext_lazy
+from django.utils.text import format_lazy
+from django.utils.translation import (
+    get_language,
+    gettext,
+    gettext_lazy,
+    ngettext,
+    pgettext,
+    pgettext_lazy,
+)
 
 from games.engine import IllegalAction, Sentence
 from games.registry import GAMES, Game
@@ -22,6 +31,57 @@ BOT_LEVEL_LABELS = {
     "normal": pgettext_lazy("bot level", "normal"),
     "fast": pgettext_lazy("bot level", "fast"),
 }
+
+
+# A bot's name is its level and its seat's number ("Normal bot 4"); the words are the room
+# page's (lobby.models.Seat.BotLevel), so one catalogue entry says both.
+BOT_NAMES = {
+    "easy": gettext_lazy("Easy bot"),
+    "normal": gettext_lazy("Normal bot"),
+    "fast": gettext_lazy("Fast bot"),
+}
+
+
+class Named(Protocol):
+    """What a seat's row knows of who sits there (tables.models.Player)."""
+
+    seat: int
+    user_id: int | None
+    name: str
+    bot_level: str
+
+
+def player_name(player: Named) -> str:
+    """The name a reader sees for `player`'s seat: a person's username, or a bot's level and
+    seat number worded when it is shown, so that a context built once (a push, drawn once per
+    language its readers use) says it in each reader's language."""
+    if player.user_id is not None or player.bot_level not in BOT_NAMES:
+        return player.name
+    return bot_name(player.bot_level, player.seat)
+
+
+def bot_name(level: str, seat: int) -> str:
+    """A bot's name, "Normal bot 4", worded when it is shown (in the language active then)."""
+    return cast(str, format_lazy("{} {}", BOT_NAMES.get(level, level), seat + 1))
+
+
+def stable_bot_name(level: str, seat: int) -> str:
+    """A bot's name as it is stored and as the Board API gives it, the same for everyone:
+    English, "Normal bot 4" (pages word it per reader: `player_name`)."""
+    return f"{level.capitalize()} bot {seat + 1}"
+
+
+def reader_view(view: dict[str, Any], players: Iterable[Named]) -> dict[str, Any]:
+    """`view` with its players' names as `player_name` says them (a copy; the view itself
+    is shared by every reader and the Board API, which keeps the stored name)."""
+    bots = {p.seat: p for p in players if p.user_id is None and p.bot_level in BOT_NAMES}
+    if not bots or not view.get("players"):
+        return view
+    shown = [
+        {**p, "name": player_name(bots[p["seat"]])} if p.get("seat") in bots else p
+        for p in view["players"]
+    ]
+    return {**view, "players": shown}
 
 
 def game_name(slug: str) -> str:

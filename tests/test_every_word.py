@@ -114,9 +114,8 @@ def _pushed(room_id: int, seat: int | None, code: str, events=()) -> str:
     t = table(room_id)
     view = t.view(seat)
     with translation.override(code):
-        context = render.render_context(t, view, seat)
+        context = render.render_context(t, view, seat, list(events))
         layout = render.layout_for(t.match.game)
-        context.update(layout.context(view, seat, view.get("legal", []), list(events)))
         parts = [*layout.public_parts(view)]
         if seat is not None:
             parts.append("me")
@@ -197,11 +196,7 @@ def test_a_live_ligretto_table_speaks_only_the_readers_language(code):
     _a_live_ligretto_table(code, started_in=code)
 
 
-# A bot's name is still worded once, in the language of whoever started the match (issue 45,
-# item 1): a reader of another language sees it in the starter's. Which language was active
-# when the room started used to depend on the tests run before in the same worker, so the
-# test above passed or failed by the order of the suite; the defect is pinned here instead.
-@pytest.mark.xfail(strict=True, reason="issue 45 item 1: bot names keep the starter's language")
+# A bot's name is worded for each reader, whoever started the match (issue 45, item 1).
 @pytest.mark.parametrize("code", LANGUAGES)
 def test_a_bots_name_is_worded_for_each_reader(code):
     _a_live_ligretto_table(code, started_in="en")

@@ -17,7 +17,7 @@ from typing import Any
 from games.allegra.rules import SEAT_WORDS
 from games.cards import draw
 from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
-from games.engine import away, ngettext
+from games.engine import away, ngettext, stood_in
 from games.engine import gettext_noop as _
 from games.sentences import replaced
 
@@ -111,6 +111,7 @@ def private_part(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -
             [view[k] for k in ("status", "round", "phase", "turn", "drawn", "discard_top")],
             [view[k] for k in ("knocks", "knocker", "hand", "deck_count", "starts_at")],
             seat in view.get("ready", ()),
+            stood_in(view, seat),
         )
     )
 
@@ -135,6 +136,8 @@ def context(
     events: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """Everything the Allegra table template draws, for `seat` (None: a spectator)."""
+    if stood_in(view, seat):
+        legal = []  # a bot plays this seat: its person gets no move until he takes it back
     n = len(view["grids"])
     # Away (a bot plays for him soon) only while the match goes on.
     over = view["status"] in OVER
@@ -216,6 +219,7 @@ def context(
     }
     if seat is not None:
         ctx["me"] = _me(view, seat, legal, names, place)
+        ctx["stood_in"] = stood_in(view, seat)
     return ctx
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from games.engine import Sentence, away
+from games.engine import Sentence, away, stood_in
 from games.engine import gettext_noop as _
 from games.ligretto.rules import SEAT_WORDS, SEATS_WORDS, describe_end
 from games.sentences import replaced
@@ -92,7 +92,13 @@ def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int)
     status = view["status"]
     row_variant = bool((view.get("options") or {}).get("row_variant"))
     return {
-        "me": (status, view["round"], seat in view.get("ready", ()), view.get("starts_at")),
+        "me": (
+            status,
+            view["round"],
+            seat in view.get("ready", ()),
+            view.get("starts_at"),
+            stood_in(view, seat),
+        ),
         "me_row": (
             t["row"],
             t["row_depth"],
@@ -152,6 +158,8 @@ def context(
     events: list[dict[str, Any]],
 ) -> dict[str, Any]:
     """Everything the Ligretto table template draws, for `seat` (None: a spectator)."""
+    if stood_in(view, seat):
+        legal = []  # a bot plays this seat: its person gets no move until he takes it back
     # Away (a bot plays for him soon) only while the match goes on: once it is over, leaving
     # the table (for the rematch, the lobby) is what everyone does.
     over = view.get("status") in OVER
@@ -175,6 +183,7 @@ def context(
         ],
         "my_points": _my_points(view, seat) if seat is not None else (None, None),
         "legal_keys": _keys(view, legal, seat) if seat is not None else [],
+        "stood_in": stood_in(view, seat),
     }
 
 

@@ -60,6 +60,7 @@ def render_context(
 ) -> dict[str, Any]:
     """The template context of a table page or part, drawn from `view`: `seat`'s own view for
     its part, the spectator's for every public one. `events`: what the change pushed did."""
+    view = words.reader_view(view, table.players)  # a bot's name, worded per reader
     context = {
         "room_id": table.match.room_id,
         "game_name": words.game_name(table.match.game),

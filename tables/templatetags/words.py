@@ -32,6 +32,12 @@ def bot_level(level: str) -> str:
 
 
 @register.filter
+def player_name(player: words.Named) -> str:
+    """`{{ p|player_name }}`: a seat's name in the page's language (a bot's level is worded)."""
+    return words.player_name(player)
+
+
+@register.filter
 def colour(name: str) -> str:
     """`{{ card.color|colour }}`: a card colour in the page's language."""
     return words.colour(name)

@@ -1,5 +1,6 @@
 """Allegra's clock in a real browser: a player who does nothing has her decisions made by a bot
-when her time runs out, the table moves on, and after three timeouts she takes her seat back."""
+when her time runs out, the table moves on, and after three timeouts (her own part saying that a
+bot plays her seat) she takes her seat back."""
 
 from __future__ import annotations
 
@@ -49,6 +50,12 @@ def test_an_idle_players_turn_is_played_by_a_bot_when_her_clock_runs_out(person,
     expect(take_back).to_be_visible(timeout=30_000)
     assert her_turns_played() >= 1
     expect(ann.locator("#al-grid-0 .tag", has_text="bot")).to_have_count(1)
-    take_back.click()
+    # Her own part says so too, with the button that takes it back, and offers no move
+    # (issue 45, item 10: it used to say "Your turn" with the draw buttons).
+    expect(ann.locator("#al-stood-in")).to_contain_text("A bot plays your seat for now.")
+    expect(ann.locator("#al-me .actions button")).to_have_count(0)
+    expect(ann.locator("#al-hint")).to_have_count(0)
+    ann.click("#take-seat-back")
     at_table(ann)
     expect(ann.locator("#al-grid-0 .tag", has_text="bot")).to_have_count(0)
+    expect(ann.locator("#al-stood-in")).to_have_count(0)
