@@ -74,7 +74,9 @@ def test_a_visitor_signs_up_through_an_invite_and_sees_refusals(person):
     alice.goto("/rooms/new/")
     alice.select_option("#id_game", "ligretto-mini")
     expect(alice.locator("#id_seats_helptext")).to_have_text("Exactly 2 players.")
-    expect(alice.locator("#id_target")).to_have_count(0)
+    # Mini's own options (issue 45 item 13): a target and best of N, no "no target" box.
+    expect(alice.locator("#id_best_of")).to_have_count(1)
+    expect(alice.locator("#id_no_target")).to_have_count(0)
     alice.fill("#id_seats", "3")
     alice.click("main button[type=submit]")
     expect(alice.locator(".errorlist")).to_contain_text("needs 2 players")
