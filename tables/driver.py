@@ -29,7 +29,7 @@ from django.db.models.functions import Least
 from django.utils import timezone
 
 from games.engine import IllegalAction
-from tables import clocks, current, play, presence
+from tables import clocks, current, play, presence, server
 from tables.live import owners, rooms, store
 from tables.models import Match, Player
 from tables.pacing import bot_speed_of, pace_of
@@ -55,7 +55,22 @@ class Background(concurrent.futures.ThreadPoolExecutor):
         super().__init__(max_workers=1, thread_name_prefix="bot-driver")
 
 
-_background = Background()
+class Running:
+    """This process's bot driver, its task, the presence heartbeat's task and the driver's
+    database thread: the live server's part (tables.server)."""
+
+    def __init__(self) -> None:
+        self.driver: Driver | None = None
+        self.task: asyncio.Task | None = None
+        self.heartbeat: asyncio.Task | None = None
+        self.background = Background()
+
+    def shut(self) -> None:
+        self.background.shutdown(wait=False)
+
+
+def _running() -> Running:
+    return server.current().part(Running)
 
 
 async def in_background[T](fn: Callable[[], T]) -> T:
@@ -68,7 +83,7 @@ async def in_background[T](fn: Callable[[], T]) -> T:
         finally:
             close_old_connections()
 
-    return await asyncio.get_running_loop().run_in_executor(_background, run)
+    return await asyncio.get_running_loop().run_in_executor(_running().background, run)
 
 
 class Driver:
@@ -377,19 +392,16 @@ def _monotonic() -> float:
 
 # --------------------------------------------------------------------------- starting it
 
-_driver: Driver | None = None
-_driver_task: asyncio.Task | None = None
-_heartbeat_task: asyncio.Task | None = None
-
 
 async def stop(release: bool = True) -> list[int]:
     """Stop this process's driver, if it runs; return the rooms it held (their leases given
     up unless `release` is False: the caller hands them over, `release_all`)."""
-    driver = _driver
-    if driver is None or _driver_task is None or _driver_task.done():
+    running = _running()
+    driver, task = running.driver, running.task
+    if driver is None or task is None or task.done():
         return []
     held = await driver.stop(release)
-    _driver_task.cancel()
+    task.cancel()
     return held
 
 
@@ -405,20 +417,23 @@ async def _heartbeat() -> None:
 
 def ensure_started() -> None:
     """Start this process's driver in the running loop, once (a new loop gets a new one)."""
-    global _driver, _driver_task, _heartbeat_task
     loop = asyncio.get_running_loop()
     rooms.bind(loop)  # the live rooms and their pushes live in the server's loop
     if owners.reaches_others():
         owners.ensure_serving()  # moves forwarded here by other processes
-    if not settings.BOT_DRIVER or owners.leaving:
+    state = owners.here()
+    if not settings.BOT_DRIVER or state.leaving:
         return  # no driver, or this process is stopping: it takes no room any more
-    owners.drives_here = True  # the matches started here are leased here from the start
-    if _heartbeat_task is None or _heartbeat_task.done() or _heartbeat_task.get_loop() is not loop:
-        _heartbeat_task = loop.create_task(_heartbeat())
-    if _driver_task is not None and not _driver_task.done() and _driver_task.get_loop() is loop:
+    state.drives_here = True  # the matches started here are leased here from the start
+    running = _running()
+    beat = running.heartbeat
+    if beat is None or beat.done() or beat.get_loop() is not loop:
+        running.heartbeat = loop.create_task(_heartbeat())
+    task = running.task
+    if task is not None and not task.done() and task.get_loop() is loop:
         return
-    _driver = Driver()
-    _driver_task = loop.create_task(_driver.run())
+    running.driver = Driver()
+    running.task = loop.create_task(running.driver.run())
 
 
 class StartDriver:

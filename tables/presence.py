@@ -69,7 +69,7 @@ def disconnected(room_id: int, seat: int) -> None:
 
     Not while this process stops (`owners.leaving`): `leave_process` uncounts all of its
     sockets at once, and the rooms are being handed over (cardgames.lifecycle)."""
-    if owners.leaving:
+    if owners.leaving():
         return
 
     def change(table: current.Table) -> bool:

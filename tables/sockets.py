@@ -61,7 +61,7 @@ from django.utils import translation
 from django.utils.html import escape
 from django.utils.translation import gettext_noop
 
-from tables import languages
+from tables import languages, server
 
 log = logging.getLogger(__name__)
 
@@ -86,23 +86,29 @@ class Restartable(Protocol):
     async def restarting(self) -> None: ...
 
 
-# Every open socket of this process (weakly held: a socket that ends leaves by itself too).
-_open: weakref.WeakSet[Any] = weakref.WeakSet()
+class Open(weakref.WeakSet[Any]):
+    """Every open socket of this process (weakly held: a socket that ends leaves by itself
+    too): the live server's part (tables.server)."""
+
+
+def _open() -> Open:
+    return server.current().part(Open)
 
 
 def opened(socket: Restartable) -> None:
-    _open.add(socket)
+    _open().add(socket)
 
 
 def closed(socket: Restartable) -> None:
-    _open.discard(socket)
+    _open().discard(socket)
 
 
 async def restart_all(timeout: float) -> int:
     """Tell every open socket that the server restarts and close it (RECONNECT), all at once;
     waits at most `timeout` seconds. Returns how many there were."""
-    sockets = list(_open)
-    _open.clear()
+    open_now = _open()
+    sockets = list(open_now)
+    open_now.clear()
     tasks = [asyncio.ensure_future(socket.restarting()) for socket in sockets]
     if tasks:
         done, pending = await asyncio.wait(tasks, timeout=timeout)

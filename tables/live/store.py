@@ -49,14 +49,12 @@ from tables.models import ActionLog, Match, Player, Round, RoundScore
 
 log = logging.getLogger(__name__)
 
-# Transactions written each way (tests check which way a batch went).
-written: Counter[str] = Counter()
-
 
 class Store(Protocol):
     """What the writer and the rooms need of the database."""
 
     in_loop: bool  # whether `write_in_loop` may take a batch (the writer waits a turn for it)
+    written: Counter[str]  # transactions written each way (tests check which way a batch went)
 
     def write(self, entries: list[Entry]) -> list[Entry]:
         """Write `entries` (in order) in one transaction (a thread); return those to apply again."""
@@ -340,8 +338,12 @@ class OrmStore:
 
     in_loop = False
 
+    def __init__(self) -> None:
+        # Transactions written each way (tests check which way a batch went).
+        self.written: Counter[str] = Counter()
+
     def write(self, entries: list[Entry]) -> list[Entry]:
-        written["django"] += 1
+        self.written["django"] += 1
         with transaction.atomic(), connection.cursor() as cursor:
             return write_all(entries, _DjangoSql(cursor))
 
@@ -376,7 +378,7 @@ class PostgresStore(OrmStore):
         again += fresh[len(items) :]
         if not items:
             return again
-        written["postgres"] += 1
+        self.written["postgres"] += 1
         if not write_fenced(items):
             again += items
         return again
@@ -422,6 +424,7 @@ class SqliteStore(OrmStore):
     """Plain moves on sqlite3 connections of the store's own; the rare ones as `OrmStore`."""
 
     def __init__(self, name: str, in_loop: bool) -> None:
+        super().__init__()
         self.name = name
         self.in_loop = in_loop
         self.here = threading.local()  # each thread's connection that waits for the lock
@@ -442,7 +445,7 @@ class SqliteStore(OrmStore):
         raw: RawSqlite | None = getattr(self.here, "raw", None)
         if raw is None or raw.closed:
             raw = self.here.raw = self._connection(_sqlite_timeout())
-        written["raw"] += 1
+        self.written["raw"] += 1
         return raw.write(entries)
 
     def write_in_loop(self, entries: list[Entry]) -> list[Entry] | None:
@@ -453,10 +456,10 @@ class SqliteStore(OrmStore):
         try:
             again = self.loop_db.write(entries)
         except Busy:
-            written["busy"] += 1
+            self.written["busy"] += 1
             return None  # another connection writes: the thread waits for the lock
-        written["raw"] += 1
-        written["loop"] += 1
+        self.written["raw"] += 1
+        self.written["loop"] += 1
         return again
 
     def shut(self) -> None:
