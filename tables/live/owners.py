@@ -33,17 +33,15 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import close_old_connections
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from games.engine import Action, IllegalAction, Sentence, ngettext, term
 from tables import server
 from tables.errors import PlayError
-from tables.live import peers
+from tables.live import peers, store
 from tables.live.room import Check, Entry, Holder
 from tables.live.writer import in_db_thread
-from tables.models import Match
 
 # How this process applies a move forwarded to it (tables.live.rooms.apply_here).
 Apply = Callable[[int, int, Action, bool, str, Check | None], Awaitable[Entry]]
@@ -189,15 +187,9 @@ async def elsewhere_now(room_id: int) -> str | None:
     row = state.owners.get(room_id)
     if row is not None and (not row[0] or owner(room_id) == me()):
         return None  # nobody holds it (applied here, the fence keeps it right), or this one
-    fresh = await in_db_thread(_lease, room_id)
+    fresh = await in_db_thread(store.lease_of, room_id)
     state.owners = {**state.owners, room_id: fresh}  # replaced whole, as `note` does
     return elsewhere(room_id)
-
-
-def _lease(room_id: int) -> tuple[str, datetime | None]:
-    close_old_connections()  # as the thread's other jobs do (tables.live.store.load)
-    row = Match.objects.filter(room_id=room_id).values_list("driver", "driver_until").first()
-    return (row[0], row[1]) if row is not None else ("", None)
 
 
 # --------------------------------------------------------------------------- the inbox

@@ -257,7 +257,7 @@ def read(room_id: int) -> Table | None:
     The newest durable table the room here holds when the match row is at its version (one
     consistent moment: no torn read), else rebuilt from the database (tables.current.recover).
     """
-    match = Match.objects.filter(room_id=room_id).first()
+    match = store.match_row(room_id)
     if match is None:
         return None
     return from_row(match)
@@ -265,7 +265,7 @@ def read(room_id: int) -> Table | None:
 
 def version_of(room_id: int) -> int | None:
     """The room's match version now, from its row (any thread; None: it never started)."""
-    return Match.objects.filter(room_id=room_id).values_list("version", flat=True).first()
+    return store.version_of(room_id)
 
 
 def from_row(match: Match) -> Table:
@@ -276,7 +276,7 @@ def from_row(match: Match) -> Table:
     same = known is not None and current.cache_key(known.match) == key
     if known is not None and same and known.version == match.version:
         return current.copy_of(known)
-    table = current.recover(match)
+    table = store.recover(match)
     if room is not None and room.listeners:
         room.remember(current.copy_of(table))  # durable: the room's next reader reuses it
     return table
@@ -502,7 +502,7 @@ def act_inline(
     """The same move without a server loop: apply and write in the caller's transaction."""
     rooms = here()
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(room_id=room_id).first()
+        match = store.match_row(room_id, lock=True)
         if match is None:
             raise unknown_room()
         table = from_row(match)
@@ -520,13 +520,12 @@ def act_inline(
 def touch_inline(room_id: int, change: Callable[[Table], bool]) -> Table | None:
     rooms = here()
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(room_id=room_id).first()
+        match = store.match_row(room_id, lock=True)
         if match is None:
             return None
         table = current.copy_of(from_row(match))
         if change(table):
-            table.match.version += 1
-            Match.objects.filter(pk=match.pk).update(version=table.match.version)
+            store.bump_version(table)
             transaction.on_commit(lambda: rooms.changed(table, []))
     return table
 

@@ -101,6 +101,36 @@ def last_plays(match_id: int, pace: float) -> dict[int, float]:
     return played
 
 
+def match_row(room_id: int, lock: bool = False) -> Match | None:
+    """The room's match row (any thread; `lock`: FOR UPDATE, in the caller's transaction)."""
+    rows = Match.objects.select_for_update() if lock else Match.objects
+    return rows.filter(room_id=room_id).first()
+
+
+def recover(match: Match) -> Table:
+    """The table of `match` (a row just read), rebuilt from its snapshot and the log."""
+    return current.recover(match)
+
+
+def version_of(room_id: int) -> int | None:
+    """The room's match version now, from its row (any thread; None: it never started)."""
+    return Match.objects.filter(room_id=room_id).values_list("version", flat=True).first()
+
+
+def lease_of(room_id: int) -> tuple[str, datetime | None]:
+    """The process holding the room's lease and its end, as the database has them (a
+    thread): ("", None) when nobody holds it or the room never started."""
+    close_old_connections()  # as the thread's other jobs do (`load`)
+    row = Match.objects.filter(room_id=room_id).values_list("driver", "driver_until").first()
+    return (row[0], row[1]) if row is not None else ("", None)
+
+
+def bump_version(table: Table) -> None:
+    """`table` changed outside a move (a touch): its version grows, in the row too."""
+    table.match.version += 1
+    Match.objects.filter(pk=table.match.pk).update(version=table.match.version)
+
+
 def touch(table: Table, change: Callable[[Table], bool]) -> tuple[Table, bool]:
     """Run `change` on a copy of `table` in a transaction on the locked match row (a thread).
 
@@ -113,8 +143,7 @@ def touch(table: Table, change: Callable[[Table], bool]) -> tuple[Table, bool]:
         table = current.copy_of(table)
         changed = bool(change(table))
         if changed:
-            table.match.version += 1
-            Match.objects.filter(pk=match.pk).update(version=table.match.version)
+            bump_version(table)
     return table, changed
 
 
