@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Any, cast
 
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.apps import apps
 
 
@@ -55,3 +56,16 @@ def install(server: LiveServer) -> LiveServer:
     """Make `server` this process's live server (start-up; tests: a fresh one per test)."""
     apps.app_configs["tables"].live = server  # type: ignore[attr-defined]
     return server
+
+
+def alone() -> bool:
+    """Whether no other process can hear this one: asked here, and nowhere else.
+
+    The channel layer says it: an in-memory layer (or none) reaches no other process, so this
+    one is alone; Redis reaches every process of the deployment. The outbox publishes a change
+    to the table's group only when others may listen, the renderer draws HTML for API-only
+    rooms only when a browser elsewhere may want it, and the owners forward moves only to
+    processes that exist.
+    """
+    layer = get_channel_layer()
+    return layer is None or isinstance(layer, InMemoryChannelLayer)

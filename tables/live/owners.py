@@ -39,7 +39,7 @@ from django.utils.translation import gettext_noop
 from games.engine import Action, IllegalAction, Sentence, ngettext, term
 from tables import server
 from tables.errors import PlayError
-from tables.live import peers, store
+from tables.live import store
 from tables.live.room import Check, Entry, Holder
 from tables.live.writer import in_db_thread
 
@@ -111,7 +111,7 @@ def inbox(process: str) -> str:
 
 def reaches_others() -> bool:
     """Whether the channel layer carries messages to other processes (Redis, not memory)."""
-    return FORWARD_IN_MEMORY or not peers.alone()
+    return FORWARD_IN_MEMORY or not server.alone()
 
 
 def note(rows: Iterable[tuple[int, str, datetime | None]]) -> list[int]:

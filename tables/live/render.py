@@ -24,7 +24,6 @@ from games.engine import Event, LayoutModule, View
 from games.registry import GAMES
 from tables import claims, languages, server, words
 from tables.current import Table
-from tables.live import peers
 from tables.live.room import Delivery, Encoded, LiveRoom, Pushed
 from tables.pacing import pace_of
 
@@ -130,7 +129,7 @@ def render_full(table: Table, seat: int | None, watcher: int | None = None) -> s
 
 def wants_html(room: LiveRoom) -> bool:
     """Whether a change must be drawn: a browser socket of the room is here, or may be elsewhere."""
-    if not peers.alone():
+    if not server.alone():
         return True
     return any(listener.wants_html for listener in room.listeners)
 

@@ -39,6 +39,8 @@ from typing import Any, Protocol
 
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
+from django.db.models import DateTimeField, F, Q, Value
+from django.db.models.functions import Least
 from django.utils import timezone
 
 from games.engine import Action
@@ -129,6 +131,70 @@ def bump_version(table: Table) -> None:
     """`table` changed outside a move (a touch): its version grows, in the row too."""
     table.match.version += 1
     Match.objects.filter(pk=table.match.pk).update(version=table.match.version)
+
+
+def bot_seed_of(room_id: int) -> int | None:
+    """The fixed seed of a match's bots (the daily challenge's), None for fresh randomness."""
+    return Match.objects.filter(room_id=room_id).values_list("bot_seed", flat=True).first()
+
+
+Lease = tuple[str, datetime | None, datetime | None]  # driver, its lease's end, paused at
+
+
+def claim_leases(
+    process: str, now: datetime, until: datetime
+) -> tuple[dict[int, Lease], list[tuple[int, str, datetime | None]]]:
+    """Renew `process`'s leases to `until` and take every playing match's whose lease is free
+    (the bot driver's claim, a thread). Returns the free leases it could take as they stood
+    (room -> driver, lease end, paused at) and every playing room's (room, driver, lease end)
+    after the claim."""
+    # A room everyone left is closed: nobody is there to watch its bots play on.
+    playing = Match.objects.filter(status=Match.Status.PLAYING, room__status="playing")
+    free = Q(driver_until__isnull=True) | Q(driver_until__lt=now)
+    lost = {
+        room_id: (driver, driver_until, paused_at)
+        for room_id, driver, driver_until, paused_at in playing.filter(free)
+        .exclude(driver=process)
+        .values_list("room_id", "driver", "driver_until", "paused_at")
+    }
+    # One UPDATE: the database settles two drivers reaching for the same lease.
+    playing.filter(Q(driver=process) | free).update(
+        driver=process, driver_until=until, paused_at=None
+    )
+    return lost, list(playing.values_list("room_id", "driver", "driver_until"))
+
+
+def release_leases(process: str, paused: datetime | None) -> list[int]:
+    """Give up every lease `process` holds (`paused`: the moment of a graceful handover, or
+    None); return their rooms."""
+    mine = Match.objects.filter(driver=process)
+    room_ids = list(mine.values_list("room_id", flat=True))
+    mine.update(driver="", driver_until=None, paused_at=paused)
+    return room_ids
+
+
+def shift_for_pause(lost: dict[int, datetime], now: datetime) -> list[int]:
+    """Each room in `lost` had no owner from its moment until `now`: move an away player's
+    grace and a countdown on by that gap, a few statements per room in one transaction; a
+    room that changed gets a new version. Returns those rooms."""
+    changed = []
+    with transaction.atomic():
+        for room_id, lost_at in lost.items():
+            gap = now - lost_at
+            away = Player.objects.filter(
+                match__room_id=room_id,
+                user__isnull=False,
+                left=False,
+                stand_in=False,
+                away_since__isnull=False,
+            ).update(away_since=Least(F("away_since") + gap, Value(now, DateTimeField())))
+            counting = Match.objects.filter(room_id=room_id, starts_at__gt=lost_at).update(
+                starts_at=F("starts_at") + gap
+            )
+            if away or counting:
+                Match.objects.filter(room_id=room_id).update(version=F("version") + 1)
+                changed.append(room_id)
+    return changed
 
 
 def touch(table: Table, change: Callable[[Table], bool]) -> tuple[Table, bool]:
