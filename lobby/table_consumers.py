@@ -92,7 +92,9 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
             if not isinstance(message, dict):
                 raise wire.WireError("bad_frame", "The message must be a JSON object.")
             trigger = _trigger(message.get("HEADERS"))
-            if await self.receive_room_extras(message):
+            # A frame for what else the socket carries (the chat), by its fields; a move is not.
+            extra = self.room_extras_fields.intersection(message)
+            if extra and await self.receive_room_extras(message):
                 return
             action = wire.action(message)
         except wire.WireError as refusal:

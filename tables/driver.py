@@ -405,12 +405,18 @@ def ensure_started() -> None:
 
 
 class StartDriver:
-    """ASGI wrapper: the first connection a process serves starts its bot driver and sender."""
+    """ASGI wrapper: the first connection a process serves starts its bot driver and sender.
+
+    A plain call that hands back the inner application's coroutine (called in the server's
+    loop, as an ASGI application is), so that it is not one more frame every message of
+    every connection resumes through."""
+
+    _asgi_single_callable = True  # one call with (scope, receive, send), as async ones are
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> Any:
+    def __call__(self, scope: dict, receive: Any, send: Any) -> Any:
         if scope["type"] in ("http", "websocket"):
             ensure_started()
-        return await self.app(scope, receive, send)
+        return self.app(scope, receive, send)

@@ -17,7 +17,8 @@ stream speaks JSON and has its own (api.consumers). Its interface:
 - `refuse_frame(code, sentence)`: the answer to a frame that is not understood (one note; the
   chat composes its own note in for the room's sockets). Frames are decoded by tables.wire.
 - `join_room_extras(room_id)` / `receive_room_extras(message)`: hooks for what a room's
-  sockets carry besides their own view (the chat, composed in by chat.sockets).
+  sockets carry besides their own view (the chat, composed in by chat.sockets); the table's
+  socket offers a frame to the second only when it has one of `room_extras_fields`.
 - `user_notice` (a group message, `{"notice"}`): something for the user's API streams (a new
   invitation, `user_notice(user_id, notice)`); browser sockets ignore it.
 - `access_changed` (a group message, `{"room"}`): the user's place in that room changed (he
@@ -410,6 +411,10 @@ class LiveConsumer(SendNow, AsyncWebsocketConsumer):
     async def receive_room_extras(self, message: dict) -> bool:
         """Handle a decoded message meant for an extra part; False: it was not one."""
         return False
+
+    # The fields of a message meant for an extra part (the chat's): a frame with none of them
+    # is not offered to `receive_room_extras` (a move goes straight on).
+    room_extras_fields: frozenset[str] = frozenset()
 
 
 class NotFoundConsumer(LiveConsumer):

@@ -13,9 +13,10 @@ Without an owner (none yet, or its lease ran out: it died) or with one process (
 layer), moves are applied where they arrive; the fence on the match row's version
 (`tables.live.store`) keeps two writers correct either way, only slower.
 
-The owners know nothing of the rooms: the registry (tables.live.rooms) hands the inbox the
-function that applies a forwarded move (`serve_moves`), and the driver that reads the leases
-hands the registry the rooms whose owner changed (`note` returns them).
+The owners know nothing of the rooms: the live server is built with the registry's function
+that applies a forwarded move handed in (`Owners(apply=tables.live.rooms.apply_here)`, in
+tables.apps.build_live_server), and the driver that reads the leases hands the registry the
+rooms whose owner changed (`note` returns them).
 """
 
 from __future__ import annotations

@@ -377,7 +377,7 @@ async def apply_here(
         async with room.lock:
             if room.table is not table or room.stale:
                 continue  # rebuilt while this waited for the lock: apply it to the new one
-            early = room.pacer.wait_for(seat, pace)
+            early = room.pacer.wait_for(seat, pace) if pace else 0.0  # unpaced: no pacer
             if early <= 0:
                 entry = room.apply(table, seat, action, by_bot, driver, check)
                 entry.future = asyncio.get_running_loop().create_future()
