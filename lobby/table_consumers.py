@@ -104,7 +104,7 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
             await self.gate.draw()
             return
         # Its frames come by the deliveries: no view back, and nothing awaited here.
-        self.act_soon(self.seat, action, trigger)
+        await self.act_soon(self.seat, action, trigger)
 
     def watching(self) -> tuple[str, str]:
         return "spectator", _("You are watching this table; only players act.")

@@ -26,7 +26,7 @@ from games.registry import GAMES
 from tables import current, server, wire
 from tables.current import Table
 from tables.errors import PlayError
-from tables.live import owners, rooms
+from tables.live import owners, rooms, store
 from tables.live.room import ACTION_KEYS, Check
 from tables.live.rooms import Outcome
 from tables.models import Match, Player, Round
@@ -227,7 +227,7 @@ def close_match(room_id: int, reason: str) -> None:
         match.status = Match.Status.CLOSED
         match.closed_reason = reason
         match.finished_at = timezone.now()
-        match.save(update_fields=["status", "closed_reason", "finished_at"])
+        store.save_match(match, "status", "closed_reason", "finished_at")
         return True
 
     touch(room_id, change)

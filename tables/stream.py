@@ -125,11 +125,6 @@ class TableStream:
 
     # ------------------------------------------------------------------ moves
 
-    def in_flight(self) -> bool:
-        """Whether this socket has as many moves in flight as it may (besides this one)."""
-        others = self.acting - {asyncio.current_task()}
-        return len(others) >= settings.TABLE_MOVES_IN_FLIGHT
-
     async def act(
         self,
         seat: int | None,
@@ -139,14 +134,38 @@ class TableStream:
     ) -> Outcome | None:
         """Take `action` for `seat` to the room (which judges whether this user holds it);
         None when it was refused (the refusal sent, in the reader's language)."""
+        if not await self._may_act(seat, trigger):
+            return None
+        assert seat is not None
+        return await self._to_room(seat, action, trigger, wants_view)
+
+    async def act_soon(self, seat: int | None, action: Action, trigger: str | None = None) -> None:
+        """`act` without waiting for the room (a browser's way: its frames come by the
+        deliveries): judged here now, then taken to the room in a task of its own."""
+        if not await self._may_act(seat, trigger):
+            return
+        assert seat is not None
+        task = asyncio.create_task(self._to_room(seat, action, trigger, False))
+        self.acting.add(task)
+        task.add_done_callback(self.acting.discard)
+
+    async def _may_act(self, seat: int | None, trigger: str | None) -> bool:
+        """A watcher does not act; the transport's limit, and never more than
+        TABLE_MOVES_IN_FLIGHT of this socket's moves at once (a late move is a wrong move)."""
         if seat is None:
             await self.send_refusal(*self.watching(), trigger)
-            return None
+            return False
         limited = await self.throttle()
-        if limited is not None or self.in_flight():
-            code, message = limited or ("too_fast", _("Slow down: too many actions at once."))
-            await self.send_refusal(code, message, trigger)
-            return None
+        if limited is None and len(self.acting) >= settings.TABLE_MOVES_IN_FLIGHT:
+            limited = "too_fast", _("Slow down: too many actions at once.")
+        if limited is not None:
+            await self.send_refusal(*limited, trigger)
+            return False
+        return True
+
+    async def _to_room(
+        self, seat: int, action: Action, trigger: str | None, wants_view: bool
+    ) -> Outcome | None:
         try:
             return await rooms.act(
                 self.room_id, seat, action, check=holder(seat, self.user), wants_view=wants_view
@@ -154,9 +173,3 @@ class TableStream:
         except IllegalAction as refusal:
             await self.send_refusal(refusal.code, refusal_text(refusal), trigger)
             return None
-
-    def act_soon(self, seat: int | None, action: Action, trigger: str | None = None) -> None:
-        """`act` in a task of its own (a browser does not wait for its move's answer)."""
-        task = asyncio.create_task(self.act(seat, action, trigger))
-        self.acting.add(task)
-        task.add_done_callback(self.acting.discard)

@@ -419,7 +419,7 @@ def _back(seat: int, table: Table) -> bool:
     for player in table.players:
         if player.seat == seat and player.away_since is not None and not player.is_bot:
             player.away_since = None
-            player.save(update_fields=["away_since"])
+            store.save_player(player, "away_since")
             return True
     return False
 

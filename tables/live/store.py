@@ -39,7 +39,7 @@ from typing import Any, Protocol
 
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
-from django.db.models import DateTimeField, F, Q, Value
+from django.db.models import DateTimeField, F, Q, Sum, Value
 from django.db.models.functions import Least
 from django.utils import timezone
 
@@ -47,7 +47,7 @@ from games.engine import Action
 from tables import claims, current, signals
 from tables.current import Table
 from tables.live.room import Entry
-from tables.models import ActionLog, Match, Player, Round, RoundScore
+from tables.models import ActionLog, Match, Player, Presence, Round, RoundScore
 
 log = logging.getLogger(__name__)
 
@@ -195,6 +195,101 @@ def shift_for_pause(lost: dict[int, datetime], now: datetime) -> list[int]:
                 Match.objects.filter(room_id=room_id).update(version=F("version") + 1)
                 changed.append(room_id)
     return changed
+
+
+# --------------------------------------------------------------------------- presence and seats
+# What a touch's change (tables.presence, the driver, closing a match) writes goes through
+# these, so that the live path's every read and write of the database is in this module.
+
+
+def save_player(player: Player, *fields: str) -> None:
+    """Save these fields of a seat's row (inside a touch: its match row is locked)."""
+    player.save(update_fields=list(fields))
+
+
+def save_match(match: Match, *fields: str) -> None:
+    """Save these fields of a match's row (inside a touch: it is locked)."""
+    match.save(update_fields=list(fields))
+
+
+def seat_of_user(room_id: int, user: Any) -> int | None | bool:
+    """The seat `user` holds at the room's match, None if none, False if it never started."""
+    match = Match.objects.filter(room_id=room_id).only("pk").first()
+    if match is None:
+        return False
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    return (
+        Player.objects.filter(match=match, user=user, left=False)
+        .values_list("seat", flat=True)
+        .first()
+    )
+
+
+def count_socket(player: Player, process: str, delta: int) -> None:
+    """Count one more (`delta` 1) or one fewer (-1) socket of `player` in `process`, then
+    recount the seat's connections (`recount`)."""
+    if delta > 0:
+        here, _ = Presence.objects.get_or_create(
+            player=player, process=process, defaults={"seen_at": timezone.now()}
+        )
+        Presence.objects.filter(pk=here.pk).update(
+            sockets=F("sockets") + delta, seen_at=timezone.now()
+        )
+    else:
+        Presence.objects.filter(player=player, process=process, sockets__gt=0).update(
+            sockets=F("sockets") + delta
+        )
+    recount(player)
+
+
+def recount(player: Player) -> None:
+    """A seat's open sockets: the sum of its presence rows, one per process (never a running
+    count, which a process that went without uncounting would leave wrong for good)."""
+    total = Presence.objects.filter(player=player).aggregate(n=Sum("sockets"))["n"] or 0
+    Player.objects.filter(pk=player.pk).update(connections=total)
+    player.connections = total
+
+
+def drop_presence(process: str) -> list[Presence]:
+    """Delete `process`'s presence rows (it stops); return them, with their players."""
+    rows = list(Presence.objects.filter(process=process).select_related("player__match"))
+    Presence.objects.filter(pk__in=[row.pk for row in rows]).delete()
+    return rows
+
+
+def bump_versions(match_ids: list[int]) -> None:
+    """These matches changed outside their rooms: their versions grow."""
+    Match.objects.filter(pk__in=match_ids).update(version=F("version") + 1)
+
+
+def take_stale_presence(match: Match, cutoff: datetime, mine: str) -> list[Presence]:
+    """Delete `match`'s presence rows not renewed since `cutoff` (their process died; never
+    those of `mine`, the process asking), and return them."""
+    rows = list(
+        Presence.objects.filter(player__match=match, seen_at__lt=cutoff).exclude(process=mine)
+    )
+    Presence.objects.filter(pk__in=[row.pk for row in rows]).delete()
+    return rows
+
+
+def stale_rooms(cutoff: datetime, mine: str) -> set[int]:
+    """The playing rooms with a presence row not renewed since `cutoff` by a process other
+    than `mine`: one read for all."""
+    rows = Presence.objects.filter(
+        seen_at__lt=cutoff, player__match__status=Match.Status.PLAYING
+    ).exclude(process=mine)
+    return set(rows.values_list("player__match__room_id", flat=True))
+
+
+def has_stale_presence(match: Match, cutoff: datetime, mine: str) -> bool:
+    rows = Presence.objects.filter(player__match=match, seen_at__lt=cutoff)
+    return rows.exclude(process=mine).exists()
+
+
+def heartbeat(process: str) -> None:
+    """Renew `process`'s presence rows."""
+    Presence.objects.filter(process=process).update(seen_at=timezone.now())
 
 
 def touch(table: Table, change: Callable[[Table], bool]) -> tuple[Table, bool]:
