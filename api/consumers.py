@@ -1,11 +1,12 @@
 """The Board API's live stream: `/ws/api/v1/rooms/{id}/?token=…`, JSON views of one room.
 
-Parse → act → send. It sends the caller's view at once and after every change of the room
-(tables.live: this process's by `deliver`, another's by the `table.public` group message),
-through the socket's gate (tables.live.outbox.Gate), and takes actions through the room's one
-door (tables.live.rooms.act). A change is built from the very table the room handed over, or
-this process's memory of that version (no query per recipient); only a change made by another
-process, or a socket that fell behind, loads the table.
+The API's wire format on the table-stream base (tables.stream), which listens, resumes,
+counts presence, throttles (with the API's per-user limit, shared with HTTP, handed in) and
+takes moves to the room, whose holder check judges the seat once. It sends the caller's view
+at once and after every change of the room, through the socket's gate. A change is built from
+the very table the room handed over, or this process's memory of that version (no query per
+recipient); only a change made by another process, or a socket that fell behind, loads it.
+The access rule it hands the base is the lobby's (lobby.access), with the API's invite code.
 """
 
 from __future__ import annotations
@@ -21,14 +22,14 @@ from django.utils.translation import gettext as _
 
 from api import auth, views
 from api.serialize import room_json
-from games.engine import IllegalAction, View
+from games.engine import View
 from lobby import access, live, quickplay
 from lobby.models import Room
-from tables import current, languages, presence, sockets, wire
-from tables.live import outbox, render, rooms
-from tables.live.outbox import Frame, Gate
-from tables.live.room import Delivery, holder
-from tables.words import refusal_text
+from tables import current, languages, sockets, wire
+from tables.live import render, rooms
+from tables.live.outbox import Frame
+from tables.live.room import Delivery
+from tables.stream import TableStream
 
 # How views reached this process's sockets: from memory, or loaded (for the figures).
 stats = {"cached": 0, "loaded": 0}
@@ -37,16 +38,12 @@ stats = {"cached": 0, "loaded": 0}
 MESSAGE = {"type": wire.text(20, ascii_word=True), "action": lambda value: value}
 
 
-class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsumer):
+class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncWebsocketConsumer):
     wants_html = False  # its views are JSON, built per seat (no HTML is drawn for it)
-    room_id: int
-    user: Any = None
     token_id = 0
     revoked = False  # set when the token is revoked while the socket is open
     invite: str | None = None
-    seat: int | None = None  # the seat whose presence this socket counts
-    # The client's language (Accept-Language): refusals are worded in it, as on HTTP.
-    language: str | None = None
+    # `language`: the client's (Accept-Language): refusals are worded in it, as on HTTP.
     started = False  # the room's match has started (its first view was sent)
     # The player rows the seat was last looked up in, and that seat (rows change: look again).
     _seated_in: Any = None
@@ -56,9 +53,8 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         await sockets.dispatch(self, message)  # no database hop per frame
 
     async def connect(self) -> None:
-        self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
+        self.open_stream(int(self.scope["url_route"]["kwargs"]["room_id"]))
         self.language = languages.from_scope(self.scope)
-        self.gate = Gate(self)
         query = _query(self.scope.get("query_string", b""))
         # Accept first: a close code (4401, 4404) only reaches a client on an open socket.
         self.take_frames()  # its frames wait until the first view is out (frames_ready)
@@ -69,7 +65,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
             return
         self.user, self.token_id = token.user, token.pk
         self.invite = query.get("invite")
-        if not await database_sync_to_async(_may_watch)(self.room_id, self.user, self.invite):
+        if not await self.may_watch():
             self.user = None
             await self.close(code=4404)
             return
@@ -80,7 +76,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         # token's own group: revoking it closes this socket at once.
         for group in self._groups():
             await self.channel_layer.group_add(group, self.channel_name)
-        rooms.listen(self.room_id, self)  # this process's changes come straight here
+        self.listen()  # this process's changes come straight here
         sockets.opened(self)  # a stopping server tells it first (restarting)
         since = _whole_number(query.get("since"))
         if since is None or await database_sync_to_async(rooms.version_of)(self.room_id) != since:
@@ -89,8 +85,11 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
             self.started = True  # it resumes where it stood: nothing it lacks to send
             self.gate.sent_now(since)
             seat = await database_sync_to_async(_seat_of)(self.room_id, self.user)
-            await self._count_presence(seat)
+            await self.count_presence(seat)
         self.frames_ready()
+
+    async def may_watch(self) -> bool:
+        return await database_sync_to_async(_may_watch)(self.room_id, self.user, self.invite)
 
     def _groups(self) -> list[str]:
         return [
@@ -110,14 +109,11 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
 
     async def disconnect(self, code: int) -> None:
         sockets.closed(self)
-        if hasattr(self, "room_id"):
-            rooms.unlisten(self.room_id, self)
+        await self.close_stream()
         if self.user is None or not hasattr(self, "room_id"):
             return
         for group in self._groups():
             await self.channel_layer.group_discard(group, self.channel_name)
-        if self.seat is not None:
-            await database_sync_to_async(presence.disconnected)(self.room_id, self.seat)
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.user is None or self.revoked:
@@ -152,40 +148,30 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
         except wire.WireError as refusal:
             await self._error(refusal.code, refusal.message)
             return
-        answer = await self._act(action)
-        if "error" in answer:
-            await self._error(answer["error"]["code"], answer["error"]["message"])
-        elif "view" in answer:
-            await self._send_view(answer["view"])
-
-    async def _act(self, action: dict[str, Any]) -> dict[str, Any]:
-        # Straight to the room in this loop: no database thread between a move and it.
-        table = await rooms.table_now(self.room_id)
-        if table is None:
-            return _refusal("not_started", _("This room has not started yet."))
-        seat = table.seat_of(self.user)
-        if seat is None:
-            return _refusal(
-                "not_seated", _("You have no seat at this table; spectators only watch.")
-            )
-        try:
-            await views.athrottle_action(self.user)  # the cache's counter, no database
-        except views.ApiError as refusal:
-            return _refusal(refusal.code, refusal.message)
-        try:
-            outcome = await rooms.act(self.room_id, seat, action, check=holder(seat, self.user))
-        except IllegalAction as refusal:
-            return _refusal(refusal.code, refusal_text(refusal))
+        if not self.started:
+            await self._error("not_started", _("This room has not started yet."))
+            return
+        # Straight to the room in this loop, for the seat this stream's last view showed: the
+        # room's holder check judges it (a seat given up since is refused there).
+        seat = self.seat
+        outcome = await self.act(seat, action, wants_view=True)
+        if outcome is None or seat is None:
+            return  # refused (and answered)
         if self.gate.shows(outcome.version) or self.gate.drawing:
-            return {}  # its change reached this socket first (or follows the whole view)
-        return {"view": outcome.view(seat)}
+            return  # its change reached this socket first (or follows the whole view)
+        await self._send_view(outcome.view(seat))
+
+    async def throttle(self) -> tuple[str, str] | None:
+        try:
+            await views.athrottle_action(self.user)  # the cache's counter, shared with HTTP
+        except views.ApiError as refusal:
+            return refusal.code, refusal.message
+        return None
+
+    async def send_refusal(self, code: str, message: str, trigger: str | None) -> None:
+        await self._error(code, message)
 
     # ------------------------------------------------------------------ changes
-
-    # A change arrives by the group only from another process; this one's come by `deliver`.
-    async def table_public(self, event: dict[str, Any]) -> None:
-        if not outbox.from_here(event):
-            await self.gate.offer(outbox.remote(event, self.room_id))
 
     def deliver_now(self, delivery: Delivery) -> bool:
         """The change sent in a plain call, when the room handed over that very table and the
@@ -203,9 +189,6 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
             return False  # not accepted yet
         self.gate.sent_now(version)
         return True
-
-    async def deliver(self, delivery: Delivery) -> None:
-        await self.gate.offer(delivery)
 
     async def token_revoked(self, event: dict[str, Any]) -> None:
         # Revoked on the profile page: this socket spoke for that token, so it stops now. The
@@ -275,7 +258,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
             self._seated_in, self._seat_there = table.players, table.seat_of(self.user)
         seat = self._seat_there
         if seat != self.seat:
-            await self._count_presence(seat)  # a new version: send that one, not this one
+            await self.count_presence(seat)  # a new version: send that one, not this one
             newer = rooms.newest(self.room_id)
             if newer is not None and newer.version > table.version:
                 table = newer
@@ -291,14 +274,6 @@ class ApiStreamConsumer(sockets.ReceiveNow, sockets.SendNow, AsyncWebsocketConsu
             return
         self.gate.sent_now(view["version"])
         await self.send(text_data=render.encode_message({"type": "view", "view": view}))
-
-    async def _count_presence(self, seat: int | None) -> None:
-        # A player's stream is his presence at the table (no stand-in bot while it is open).
-        old, self.seat = self.seat, seat
-        if old is not None:
-            await database_sync_to_async(presence.disconnected)(self.room_id, old)
-        if seat is not None:
-            await database_sync_to_async(presence.connected)(self.room_id, seat)
 
     def _base(self) -> str:
         # The browser's address of this site, as the client reached it (for the room's `url`).
@@ -326,10 +301,6 @@ def _whole_number(text: str | None) -> int | None:
 def _seat_of(room_id: int, user: Any) -> int | None:
     table = rooms.read(room_id)
     return table.seat_of(user) if table is not None else None
-
-
-def _refusal(code: str, message: str) -> dict[str, Any]:
-    return {"error": {"code": code, "message": message}}
 
 
 def _durable_or_loaded(room_id: int, version: int) -> current.Table:

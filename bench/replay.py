@@ -64,7 +64,7 @@ def main() -> None:
 
     cold = []
     for _ in range(5):
-        replay._memo.clear()
+        replay._memo().clear()
         t = time.perf_counter()
         rep = replay.replay_round(match, last)
         cold.append(time.perf_counter() - t)

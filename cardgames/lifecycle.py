@@ -6,7 +6,7 @@ are claimed and rebuilt as soon as its successor is up.
 
 `stop()` runs on SIGTERM, before Daphne cancels its applications, within `SHUTDOWN_GRACE`:
 
-1. the process takes no room any more (`owners.leaving`; it no longer listens already);
+1. the process takes no room any more (`owners.leave`; it no longer listens already);
 2. every open table, room, lobby socket and API stream is told, in its reader's language,
    that the server restarts and its game goes on, and is closed with 1012 (reconnect): the
    pages and streams come back at once, to another process or to this one's successor;
@@ -51,7 +51,7 @@ async def stop() -> None:
     """Hand everything over and let go (see the module's docstring); never raises."""
     started = time.monotonic()
     grace = settings.SHUTDOWN_GRACE
-    owners.leaving = True
+    owners.leave()
     try:
         told = await sockets.restart_all(timeout=min(1.0, grace / 3))
         held = await asyncio.wait_for(driver.stop(release=False), grace / 3)

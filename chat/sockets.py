@@ -33,6 +33,8 @@ else:
 
 class ChatSocket(_Socket):
     chat_room_id: int
+    # What a frame for the chat has (`chat_receive`): the table's socket offers it only those.
+    room_extras_fields = frozenset({"chat", "chat_hide"})
     # The newest line sent with the backlog: a line pushed between joining the group and
     # reading the backlog is in both, and is shown once.
     chat_seen = 0

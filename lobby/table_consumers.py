@@ -1,17 +1,15 @@
-"""The table's WebSocket: thin transport between one browser and its live room.
+"""The table's WebSocket: the browser's wire format on the table-stream base (tables.stream).
 
-Parse → act → send. On (re)connect it sends the whole table; then each change of the room
-(tables.live: this process's by `deliver`, another's by the group) goes through the socket's
-gate (tables.live.outbox.Gate), which sends what is newer than what the page shows and draws
-the whole table again when something went missing. Actions arrive as JSON from htmx's
-ws-send, are decoded strictly once (tables.wire) and go to the room with a check that this
-user still holds the seat (tables.live.room.holder); a refusal comes back to this socket only, as a
-short note on the card.
+Parse → act → send. On (re)connect it sends the whole table (or, on a resume, what the page
+missed); then each change of the room goes through the socket's gate, drawn as the table's
+HTML parts in the reader's language. Actions arrive as JSON from htmx's ws-send, are decoded
+strictly once (tables.wire) and go to the room through the base (`act_soon`: its throttle,
+the room's one judgement of the seat); a refusal comes back to this socket only, as a short
+note on the card. The access rule it hands the base is the lobby's (lobby.access).
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
 from typing import Any
 
@@ -20,63 +18,55 @@ from django.conf import settings
 from django.utils.html import escape
 from django.utils.translation import gettext as _
 
-from games.engine import IllegalAction
 from lobby import access
 from tables import languages, presence, wire
-from tables.live import outbox, render, rooms
-from tables.live.outbox import NOTHING, Frame, Gate
-from tables.live.room import Delivery, holder, unknown_room
+from tables.live import render, rooms
+from tables.live.outbox import NOTHING, Frame
+from tables.live.room import Delivery, unknown_room
 from tables.sockets import CONNECTED, NOT_FOUND, LiveConsumer, ReceiveNow
-from tables.words import refusal_text
+from tables.stream import TableStream
 
 
-class TableConsumer(ReceiveNow, LiveConsumer):
-    room_id: int
-    seat: int | None = None
-    present = False  # this socket counts in its seat's presence
+class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
     extras = ""  # what else the room's socket carries (the chat), sent with the first table
     wants_html = True  # its frames are the table's HTML parts (tables.live.render draws them)
     pending: tuple[int, str] | None = None  # this seat's part, waiting for its public frame
-    # A token bucket per socket: people send a few actions a second; a flood is refused here,
-    # before it queues for the database and delays everybody else's moves.
+    # A token bucket per socket (its `throttle`): people send a few actions a second; a flood
+    # is refused here, before it queues for the database and delays everybody else's moves.
     tokens = 0.0
     refilled = 0.0
     # The version a reconnecting page shows (its `v`, when drawn for this seat): it gets what
-    # it missed (`_missed`) or, when nothing changed, only the live mark, not the whole table.
+    # it missed (`missed`) or, when nothing changed, only the live mark, not the whole table.
     known: int | None = None
 
     async def connect(self) -> None:
         # A move's frame is read straight from the server (no queue and dispatch per frame);
         # frames wait until the whole table is out (`frames_ready`), as they would in Channels.
         self.take_frames()
-        self.gate = Gate(self)
+        self.open_stream(int(self.scope["url_route"]["kwargs"]["room_id"]))
         self.tokens, self.refilled = float(settings.TABLE_ACTION_RATE), time.monotonic()
-        self.acting: set[asyncio.Task[None]] = set()
-        self.room_id = int(self.scope["url_route"]["kwargs"]["room_id"])
         shown, drawn_for = _shown(self.scope.get("query_string", b""))
         self.user = self.scope.get("user")
-        if not await database_sync_to_async(access.may_view_id)(
-            self.room_id, self.user, self.scope.get("session")
-        ):
+        if not await self.may_watch():
             await self.refuse()  # a private room: as if there were none
             return
         seat = await database_sync_to_async(presence.seat_for)(self.room_id, self.user)
         if seat is False:
             await self.refuse()
             return
-        self.seat = _seat(seat)
+        seat = _seat(seat)
         # A page drawn for another seat (he was banned, or signed in or out meanwhile) is drawn
         # whole again, whatever its version.
-        if drawn_for == ("" if self.seat is None else str(self.seat)):
+        if drawn_for == ("" if seat is None else str(seat)):
             self.known = shown
         # Pushes render once per language their readers use: say which this one reads.
         languages.note(render.table_group(self.room_id), self.language)
         # Join the groups before drawing, so that no change falls between the two.
         await self.join_group(render.table_group(self.room_id))
-        await self._take_seat(self.seat)
+        await self._take_seat(seat)
         self.extras = await self.join_room_extras(self.room_id)  # sent with the first table
-        rooms.listen(self.room_id, self)  # this process's changes come straight here
-        missed = await self._missed()
+        self.listen()  # this process's changes come straight here
+        missed = await self.missed(self.known)
         if missed is not None:
             # The page shows a recent version: what it missed, not the whole table again.
             first, self.extras = self.extras + CONNECTED, ""
@@ -86,20 +76,14 @@ class TableConsumer(ReceiveNow, LiveConsumer):
         self.known = None
         self.frames_ready()
 
-    async def _missed(self) -> list[Delivery] | None:
-        """The changes after the version the page says it shows, if this process pushed every
-        one of them (its room keeps the last few); None: draw the whole table."""
-        room = rooms.get(self.room_id)
-        if self.known is None or room is None or not room.recent:
-            return None
-        now = await database_sync_to_async(rooms.version_of)(self.room_id)
-        return room.missed(self.known, now) if now is not None else None
+    async def may_watch(self) -> bool:
+        return await database_sync_to_async(access.may_view_id)(
+            self.room_id, self.user, self.scope.get("session")
+        )
 
     async def disconnect(self, code: int) -> None:
         # Groups are left by LiveConsumer; the seat's count of open sockets goes down here.
-        if hasattr(self, "room_id"):
-            rooms.unlisten(self.room_id, self)
-        await self._give_up_seat()
+        await self.close_stream()
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # One strict parse at the edge: the rules, the chat and the database see checked values.
@@ -108,51 +92,32 @@ class TableConsumer(ReceiveNow, LiveConsumer):
             if not isinstance(message, dict):
                 raise wire.WireError("bad_frame", "The message must be a JSON object.")
             trigger = _trigger(message.get("HEADERS"))
-            if await self.receive_room_extras(message):
+            # A frame for what else the socket carries (the chat), by its fields; a move is not.
+            extra = self.room_extras_fields.intersection(message)
+            if extra and await self.receive_room_extras(message):
                 return
             action = wire.action(message)
         except wire.WireError as refusal:
-            await self._refused(refusal.code, refusal.message, None)
+            await self.send_refusal(refusal.code, refusal.message, None)
             return
         if action["type"] == "sync":
             await self.gate.draw()
             return
-        seat = self.seat
-        if seat is None:
-            await self._refused(
-                "spectator", _("You are watching this table; only players act."), None
-            )
-            return
-        if not self._take_token() or len(self.acting) >= settings.TABLE_MOVES_IN_FLIGHT:
-            # Never queue a socket's moves behind each other: a late move is a wrong move.
-            await self._refused("too_fast", _("Slow down: too many actions at once."), trigger)
-            return
-        task = asyncio.create_task(self._act(seat, action, trigger))
-        self.acting.add(task)
-        task.add_done_callback(self.acting.discard)
+        # Its frames come by the deliveries: no view back, and nothing awaited here.
+        await self.act_soon(self.seat, action, trigger)
 
-    async def _act(self, seat: int, action: dict[str, Any], trigger: str | None) -> None:
-        try:
-            # Its frames come by the deliveries: no view back from a room owned elsewhere.
-            await rooms.act(
-                self.room_id,
-                seat,
-                action,
-                check=holder(seat, self.user),
-                wants_view=False,
-            )
-        except IllegalAction as refusal:
-            await self._refused(refusal.code, refusal_text(refusal), trigger)
+    def watching(self) -> tuple[str, str]:
+        return "spectator", _("You are watching this table; only players act.")
 
-    def _take_token(self) -> bool:
+    async def throttle(self) -> tuple[str, str] | None:
         rate = settings.TABLE_ACTION_RATE
         now = time.monotonic()
         self.tokens = min(rate, self.tokens + (now - self.refilled) * rate)
         self.refilled = now
         if self.tokens < 1:
-            return False
+            return "too_fast", _("Slow down: too many actions at once.")
         self.tokens -= 1
-        return True
+        return None
 
     async def access_changed(self, event: dict[str, Any]) -> None:
         # This user left the match, was removed or banned: drop the seat (or the room) now, not
@@ -168,40 +133,17 @@ class TableConsumer(ReceiveNow, LiveConsumer):
         seat = _seat(seat)
         if seat == self.seat:
             return
-        await self._give_up_seat()
-        self.seat = seat
         await self._take_seat(seat)
         await self.gate.draw()
 
     async def _take_seat(self, seat: int | None) -> None:
-        if seat is None:
-            return
-        # Its own part renders in its language (a change from elsewhere brings every seat's
-        # part with the room's: this socket takes its own seat's only, as from here).
-        languages.note(render.seat_group(self.room_id, seat), self.language)
-        self.present = True
-        await database_sync_to_async(presence.connected)(self.room_id, seat)
-
-    async def _give_up_seat(self) -> None:
-        seat = self.seat
-        if seat is None:
-            return
-        if self.present:
-            self.present = False
-            await database_sync_to_async(presence.disconnected)(self.room_id, seat)
+        if seat is not None:
+            # Its own part renders in its language (a change from elsewhere brings every
+            # seat's part with the room's: this socket takes its own seat's only, as here).
+            languages.note(render.seat_group(self.room_id, seat), self.language)
+        await self.count_presence(seat)
 
     # ------------------------------------------------------------------ changes
-
-    # A change arrives by the group only from another process; this one's come by `deliver`.
-    async def table_public(self, event: dict[str, Any]) -> None:
-        if not outbox.from_here(event):
-            await self.gate.offer(outbox.remote(event, self.room_id))
-
-    def deliver_now(self, delivery: Delivery) -> bool:
-        return False  # a browser's frame is picked per language and seat: `deliver`
-
-    async def deliver(self, delivery: Delivery) -> None:
-        await self.gate.offer(delivery)
 
     async def table_notice(self, event: dict[str, Any]) -> None:
         # A note outside the versioned parts (a rematch was opened): shown as it comes.
@@ -246,7 +188,7 @@ class TableConsumer(ReceiveNow, LiveConsumer):
     async def send_text(self, text: str) -> None:
         await self.send(text_data=text)
 
-    async def _refused(self, code: str, message: str, trigger: str | None) -> None:
+    async def send_refusal(self, code: str, message: str, trigger: str | None) -> None:
         target = escape(trigger) if trigger is not None else ""
         await self.send(
             text_data=f'<div id="table-flash" class="flash" data-code="{escape(code)}"'

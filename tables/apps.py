@@ -1,4 +1,29 @@
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
 from django.apps import AppConfig
+
+if TYPE_CHECKING:
+    from tables.server import LiveServer
+
+
+def build_live_server() -> LiveServer:
+    """This process's live server, its parts built and handed in (docs/architecture.md)."""
+    from tables import driver, languages, play, replay, sockets
+    from tables.live import owners, render, rooms
+    from tables.server import LiveServer
+
+    return LiveServer(
+        rooms.Rooms(None),  # bound to the server's loop when it starts (rooms.bind)
+        owners.Owners(apply=rooms.apply_here),  # a move forwarded here: applied in its room
+        languages.Readings(),
+        sockets.Open(),
+        play.Waiting(),
+        replay.Replays(),
+        driver.Running(),
+        render.Labels(),
+    )
 
 
 class TablesConfig(AppConfig):
@@ -11,7 +36,7 @@ class TablesConfig(AppConfig):
         from django.conf import settings
 
         from games.registry import Game, register
-        from tables import sockets
+        from tables import server, sockets
 
         # A project's own games beside the site's (the tests' third game): one registry line
         # each, (slug, name, package), so no shared file has to name them.
@@ -20,3 +45,6 @@ class TablesConfig(AppConfig):
 
         # Every process closes a user's sockets on logout, a password change or a ban.
         sockets.connect_signals()
+
+        # The one live server object of this process (tables.server).
+        server.install(build_live_server())

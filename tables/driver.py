@@ -23,15 +23,13 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import close_old_connections, transaction
-from django.db.models import DateTimeField, F, Q, Value
-from django.db.models.functions import Least
+from django.db import close_old_connections
 from django.utils import timezone
 
 from games.engine import IllegalAction
-from tables import clocks, current, play, presence
+from tables import clocks, current, play, presence, server
 from tables.live import owners, rooms, store
-from tables.models import Match, Player
+from tables.models import Match
 from tables.pacing import bot_speed_of, pace_of
 
 log = logging.getLogger(__name__)
@@ -55,7 +53,22 @@ class Background(concurrent.futures.ThreadPoolExecutor):
         super().__init__(max_workers=1, thread_name_prefix="bot-driver")
 
 
-_background = Background()
+class Running:
+    """This process's bot driver, its task, the presence heartbeat's task and the driver's
+    database thread: the live server's part (tables.server)."""
+
+    def __init__(self) -> None:
+        self.driver: Driver | None = None
+        self.task: asyncio.Task | None = None
+        self.heartbeat: asyncio.Task | None = None
+        self.background = Background()
+
+    def shut(self) -> None:
+        self.background.shutdown(wait=False)
+
+
+def _running() -> Running:
+    return server.current().part(Running)
 
 
 async def in_background[T](fn: Callable[[], T]) -> T:
@@ -68,7 +81,7 @@ async def in_background[T](fn: Callable[[], T]) -> T:
         finally:
             close_old_connections()
 
-    return await asyncio.get_running_loop().run_in_executor(_background, run)
+    return await asyncio.get_running_loop().run_in_executor(_running().background, run)
 
 
 class Driver:
@@ -124,22 +137,10 @@ class Driver:
         close_old_connections()
         now = timezone.now()
         until = now + timedelta(seconds=settings.DRIVER_LEASE)
-        # A room everyone left is closed: nobody is there to watch its bots play on.
-        playing = Match.objects.filter(status=Match.Status.PLAYING, room__status="playing")
-        free = Q(driver_until__isnull=True) | Q(driver_until__lt=now)
-        # The leases this may take, as they stood: since when nobody has owned each room.
-        lost = {
-            room_id: _lost_at(driver, driver_until, paused_at)
-            for room_id, driver, driver_until, paused_at in playing.filter(free)
-            .exclude(driver=self.id)
-            .values_list("room_id", "driver", "driver_until", "paused_at")
-        }
-        # One UPDATE: the database settles two drivers reaching for the same lease.
-        playing.filter(Q(driver=self.id) | free).update(
-            driver=self.id, driver_until=until, paused_at=None
-        )
+        free, rows = store.claim_leases(self.id, now, until)
+        # The leases this took, as they stood: since when nobody has owned each room.
+        lost = {room_id: _lost_at(*lease) for room_id, lease in free.items()}
         # Every playing room's lease holder: the owner its moves go to (tables.live.owners).
-        rows = list(playing.values_list("room_id", "driver", "driver_until"))
         rooms.moved_threadsafe(owners.note(rows))
         held = {room_id for room_id, driver, _ in rows if driver == self.id}
         # Whose sockets' process died, for all held rooms at once (each room's bots look).
@@ -172,17 +173,13 @@ class Driver:
 
 def bot_seed_of(room_id: int) -> int | None:
     """The fixed seed of a match's bots (the daily challenge's), None for fresh randomness."""
-    return Match.objects.filter(room_id=room_id).values_list("bot_seed", flat=True).first()
+    return store.bot_seed_of(room_id)
 
 
 def release_all(process: str, hand_over: bool = True) -> list[int]:
     """Give up every lease `process` holds; return their rooms. `hand_over`: a graceful stop,
     whose moment the next owner reads to charge nobody for the pause (`resume`)."""
-    mine = Match.objects.filter(driver=process)
-    room_ids = list(mine.values_list("room_id", flat=True))
-    paused = timezone.now() if hand_over else None
-    mine.update(driver="", driver_until=None, paused_at=paused)
-    return room_ids
+    return store.release_leases(process, timezone.now() if hand_over else None)
 
 
 def _lost_at(driver: str, until: datetime | None, paused_at: datetime | None) -> datetime | None:
@@ -205,26 +202,12 @@ def resume(taken: dict[int, datetime | None], now: datetime) -> list[int]:
     takeover). A few statements per room, in the claim's thread: no room is loaded for it
     (a room this process held for one is rebuilt anyway, tables.live.owners.note); a room
     that changed gets a new version, so that nobody serves it from memory. Returns them."""
-    changed = []
-    with transaction.atomic():
-        for room_id, lost_at in taken.items():
-            if lost_at is None or lost_at >= now:
-                continue
-            gap = now - lost_at
-            away = Player.objects.filter(
-                match__room_id=room_id,
-                user__isnull=False,
-                left=False,
-                stand_in=False,
-                away_since__isnull=False,
-            ).update(away_since=Least(F("away_since") + gap, Value(now, DateTimeField())))
-            counting = Match.objects.filter(room_id=room_id, starts_at__gt=lost_at).update(
-                starts_at=F("starts_at") + gap
-            )
-            if away or counting:
-                Match.objects.filter(room_id=room_id).update(version=F("version") + 1)
-                changed.append(room_id)
-    return changed
+    gaps = {
+        room_id: lost_at
+        for room_id, lost_at in taken.items()
+        if lost_at is not None and lost_at < now
+    }
+    return store.shift_for_pause(gaps, now)
 
 
 class MatchBots:
@@ -377,19 +360,16 @@ def _monotonic() -> float:
 
 # --------------------------------------------------------------------------- starting it
 
-_driver: Driver | None = None
-_driver_task: asyncio.Task | None = None
-_heartbeat_task: asyncio.Task | None = None
-
 
 async def stop(release: bool = True) -> list[int]:
     """Stop this process's driver, if it runs; return the rooms it held (their leases given
     up unless `release` is False: the caller hands them over, `release_all`)."""
-    driver = _driver
-    if driver is None or _driver_task is None or _driver_task.done():
+    running = _running()
+    driver, task = running.driver, running.task
+    if driver is None or task is None or task.done():
         return []
     held = await driver.stop(release)
-    _driver_task.cancel()
+    task.cancel()
     return held
 
 
@@ -405,29 +385,38 @@ async def _heartbeat() -> None:
 
 def ensure_started() -> None:
     """Start this process's driver in the running loop, once (a new loop gets a new one)."""
-    global _driver, _driver_task, _heartbeat_task
     loop = asyncio.get_running_loop()
     rooms.bind(loop)  # the live rooms and their pushes live in the server's loop
     if owners.reaches_others():
         owners.ensure_serving()  # moves forwarded here by other processes
-    if not settings.BOT_DRIVER or owners.leaving:
+    state = owners.here()
+    if not settings.BOT_DRIVER or state.leaving:
         return  # no driver, or this process is stopping: it takes no room any more
-    owners.drives_here = True  # the matches started here are leased here from the start
-    if _heartbeat_task is None or _heartbeat_task.done() or _heartbeat_task.get_loop() is not loop:
-        _heartbeat_task = loop.create_task(_heartbeat())
-    if _driver_task is not None and not _driver_task.done() and _driver_task.get_loop() is loop:
+    state.drives_here = True  # the matches started here are leased here from the start
+    running = _running()
+    beat = running.heartbeat
+    if beat is None or beat.done() or beat.get_loop() is not loop:
+        running.heartbeat = loop.create_task(_heartbeat())
+    task = running.task
+    if task is not None and not task.done() and task.get_loop() is loop:
         return
-    _driver = Driver()
-    _driver_task = loop.create_task(_driver.run())
+    running.driver = Driver()
+    running.task = loop.create_task(running.driver.run())
 
 
 class StartDriver:
-    """ASGI wrapper: the first connection a process serves starts its bot driver and sender."""
+    """ASGI wrapper: the first connection a process serves starts its bot driver and sender.
+
+    A plain call that hands back the inner application's coroutine (called in the server's
+    loop, as an ASGI application is), so that it is not one more frame every message of
+    every connection resumes through."""
+
+    _asgi_single_callable = True  # one call with (scope, receive, send), as async ones are
 
     def __init__(self, app: Any) -> None:
         self.app = app
 
-    async def __call__(self, scope: dict, receive: Any, send: Any) -> Any:
+    def __call__(self, scope: dict, receive: Any, send: Any) -> Any:
         if scope["type"] in ("http", "websocket"):
             ensure_started()
-        return await self.app(scope, receive, send)
+        return self.app(scope, receive, send)

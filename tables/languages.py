@@ -20,6 +20,8 @@ from django.dispatch import receiver
 from django.utils import translation
 from django.utils.translation.trans_real import parse_accept_lang_header
 
+from tables import server
+
 SESSION_KEY = "language"
 # A room's languages are kept this long after the last socket said so (a day's play is far less).
 NOTE_TIMEOUT = 24 * 3600
@@ -72,51 +74,64 @@ def _key(place: str, code: str) -> str:
 # process never read). A socket of this process that notes a language adds it at once; one of
 # another process is seen a moment after MEMO_SECONDS, and until then reads the default rendering.
 MEMO_SECONDS = 1.0
-_memo: dict[str, tuple[float, frozenset[str]]] = {}
 # Readings older than MEMO_SECONDS are only dropped once there are this many: the memo holds
 # no more than the places read lately.
 MEMO_PRUNE_AT = 512
-# The places whose fresh reading is under way, and the one thread that reads them.
-_reading: dict[str, concurrent.futures.Future[None]] = {}
-_reader = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="languages")
-# Bumped by `forget`: a reading begun before it is not kept.
-_generation = 0
 
 
-_cache: BaseCache | None = None
+class Readings:
+    """The readers' languages this process read, per place: the live server's part
+    (tables.server), so that a test, or a new server, starts with none."""
+
+    def __init__(self) -> None:
+        self.memo: dict[str, tuple[float, frozenset[str]]] = {}
+        # The places whose fresh reading is under way, and the one thread that reads them.
+        self.reading: dict[str, concurrent.futures.Future[None]] = {}
+        self.reader = concurrent.futures.ThreadPoolExecutor(
+            max_workers=1, thread_name_prefix="languages"
+        )
+        self.generation = 0  # bumped by `forget`: a reading begun before it is not kept
+        self.cache: BaseCache | None = None  # the process's one client of the notes' cache
+
+    def shut(self) -> None:
+        self.reader.shutdown(wait=False)
+
+
+def _here() -> Readings:
+    return server.current().part(Readings)
 
 
 @receiver(setting_changed)
 def _cache_changed(setting: str, **kwargs: object) -> None:
-    global _cache
     if setting == "CACHES":  # tests give every test a cache prefix of its own
-        _cache = None
+        _here().cache = None
         forget()
 
 
 def forget() -> None:
     """Drop every reading (and keep none that is under way): the cache has changed."""
-    global _generation
-    _generation += 1
-    _memo.clear()
+    readings = _here()
+    readings.generation += 1
+    readings.memo.clear()
 
 
 def _notes() -> BaseCache:
     """The process's one client of the default cache for these notes. Django's `cache` is one
     per thread and per async context, and a push runs in a fresh context each time: with Redis,
     a new connection for every room's reading (measured: about 3 % of a process's time)."""
-    global _cache
-    if _cache is None:
-        _cache = caches.create_connection("default")
-    return _cache
+    readings = _here()
+    if readings.cache is None:
+        readings.cache = caches.create_connection("default")
+    return readings.cache
 
 
 def note(place: str, code: str) -> None:
     """Remember that a socket of `place` (a group's name) reads `code`."""
     _notes().set(_key(place, code), 1, NOTE_TIMEOUT)
-    known = _memo.get(place)
+    memo = _here().memo
+    known = memo.get(place)
     if known is not None:
-        _memo[place] = (known[0], known[1] | {code})
+        memo[place] = (known[0], known[1] | {code})
 
 
 def present(place: str) -> list[str]:
@@ -129,27 +144,33 @@ def _read(places: list[str]) -> dict[str, frozenset[str]]:
     return {place: frozenset(c for c in codes() if _key(place, c) in found) for place in places}
 
 
-def _refresh(places: list[str], generation: int, done: concurrent.futures.Future[None]) -> None:
+def _refresh(
+    readings: Readings,
+    places: list[str],
+    generation: int,
+    done: concurrent.futures.Future[None],
+) -> None:
     """Read `places` again (in the reader thread); what was noted here meanwhile stays."""
+    memo = readings.memo
     try:
         fresh = _read(places)
-        if generation == _generation:
+        if generation == readings.generation:
             now = time.monotonic()
             for place, noted in fresh.items():
-                known = _memo.get(place)
-                _memo[place] = (now, noted | known[1] if known is not None else noted)
+                known = memo.get(place)
+                memo[place] = (now, noted | known[1] if known is not None else noted)
     except Exception as error:  # the cache is down: the old reading stays, tried again later
         done.set_exception(error)
     else:
         done.set_result(None)
     finally:
         for place in places:
-            _reading.pop(place, None)
+            readings.reading.pop(place, None)
 
 
 def wait_for_readings() -> None:
     """Wait until the readings under way are in (tests)."""
-    for future in list(_reading.values()):
+    for future in list(_here().reading.values()):
         future.result()
 
 
@@ -160,28 +181,30 @@ def present_many(places: list[str], default: bool = False) -> dict[str, list[str
     With `default`, the site's language comes first in every list; without it, a place that
     no socket noted gets the site's language alone (a seat whose socket has not said yet).
     """
+    readings = _here()
+    memo, reading = readings.memo, readings.reading
     now = time.monotonic()
-    if len(_memo) >= MEMO_PRUNE_AT:
-        for place in [p for p, (when, _) in list(_memo.items()) if now - when > MEMO_SECONDS]:
-            _memo.pop(place, None)
-    unknown = [p for p in places if p not in _memo]
+    if len(memo) >= MEMO_PRUNE_AT:
+        for place in [p for p, (when, _) in list(memo.items()) if now - when > MEMO_SECONDS]:
+            memo.pop(place, None)
+    unknown = [p for p in places if p not in memo]
     if unknown:
         for place, read in _read(unknown).items():
-            _memo[place] = (now, read)
+            memo[place] = (now, read)
     site = settings.LANGUAGE_CODE
     out = {}
     for place in places:
-        noted = [c for c in codes() if c in _memo[place][1]]
+        noted = [c for c in codes() if c in memo[place][1]]
         if default:
             out[place] = [site] + [c for c in noted if c != site]
         else:
             out[place] = noted or [site]
-    old = [p for p in places if now - _memo[p][0] > MEMO_SECONDS and p not in _reading]
+    old = [p for p in places if now - memo[p][0] > MEMO_SECONDS and p not in reading]
     if old:
         done: concurrent.futures.Future[None] = concurrent.futures.Future()
         for place in old:
-            _reading[place] = done
-        _reader.submit(_refresh, old, _generation, done)
+            reading[place] = done
+        readings.reader.submit(_refresh, readings, old, readings.generation, done)
     return out
 
 

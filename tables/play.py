@@ -23,10 +23,10 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from games.registry import GAMES
-from tables import current, wire, words
+from tables import current, server, wire, words
 from tables.current import Table
 from tables.errors import PlayError
-from tables.live import owners, rooms
+from tables.live import owners, rooms, store
 from tables.live.room import ACTION_KEYS, Check
 from tables.live.rooms import Outcome
 from tables.models import Match, Player, Round
@@ -112,10 +112,18 @@ def act(
     return outcome
 
 
-# The loop's answers that threads wait for now (`abandon` ends them all at a stop), and
-# whether it did: a thread that asks after that is answered at once, never after THREAD_WAIT.
-_waiting: set[concurrent.futures.Future[Any]] = set()
-_abandoned = False
+class Waiting:
+    """The loop's answers that threads wait for now (`abandon` ends them all at a stop), and
+    whether it did: a thread that asks after that is answered at once, never after THREAD_WAIT.
+    The live server's part (tables.server)."""
+
+    def __init__(self) -> None:
+        self.futures: set[concurrent.futures.Future[Any]] = set()
+        self.abandoned = False
+
+
+def _threads() -> Waiting:
+    return server.current().part(Waiting)
 
 
 def _serving_loop() -> asyncio.AbstractEventLoop | None:
@@ -123,7 +131,7 @@ def _serving_loop() -> asyncio.AbstractEventLoop | None:
     `unavailable` once this server stops: its loop is about to end, and a move written inline
     then would go behind the back of the room's next owner (and its push would wait for a
     loop that never runs again)."""
-    if _abandoned:
+    if _threads().abandoned:
         raise _unavailable()
     return rooms.serving_loop()
 
@@ -131,16 +139,17 @@ def _serving_loop() -> asyncio.AbstractEventLoop | None:
 def _answer[T](future: concurrent.futures.Future[T]) -> T:
     """The loop's answer, waited for at most THREAD_WAIT seconds: a loop that stopped (the
     server shuts down) must not keep a request thread, and with it the process, for ever."""
-    _waiting.add(future)
+    threads = _threads()
+    threads.futures.add(future)
     try:
-        if _abandoned:  # the server stops: the loop may never run this
+        if threads.abandoned:  # the server stops: the loop may never run this
             raise concurrent.futures.CancelledError
         return future.result(timeout=settings.THREAD_WAIT)
     except (concurrent.futures.TimeoutError, concurrent.futures.CancelledError):
         future.cancel()
         raise _unavailable() from None
     finally:
-        _waiting.discard(future)
+        threads.futures.discard(future)
 
 
 def _unavailable() -> PlayError:
@@ -153,16 +162,16 @@ def _unavailable() -> PlayError:
 
 def waiting() -> int:
     """How many threads wait for the loop's answer now."""
-    return len(_waiting)
+    return len(_threads().futures)
 
 
 def abandon() -> int:
     """The server stops: every thread still waiting for the loop gets `unavailable` now (its
     move was not made; the client retries on another process), and every one that asks from
     now on too. Returns how many waited."""
-    global _abandoned
-    _abandoned = True
-    waiting = list(_waiting)
+    threads = _threads()
+    threads.abandoned = True
+    waiting = list(threads.futures)
     for future in waiting:
         future.cancel()
     return len(waiting)
@@ -219,7 +228,7 @@ def close_match(room_id: int, reason: str) -> None:
         match.status = Match.Status.CLOSED
         match.closed_reason = reason
         match.finished_at = timezone.now()
-        match.save(update_fields=["status", "closed_reason", "finished_at"])
+        store.save_match(match, "status", "closed_reason", "finished_at")
         return True
 
     touch(room_id, change)

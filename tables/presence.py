@@ -14,12 +14,11 @@ from typing import Any
 
 from django.conf import settings
 from django.db import close_old_connections, transaction
-from django.db.models import F, Sum
 from django.utils import timezone
 
 from tables import claims, current, play
-from tables.live import owners, rooms
-from tables.models import Match, Player, Presence
+from tables.live import owners, rooms, store
+from tables.models import Match, Player
 
 # This server process, as its presence rows and its bot driver's leases name it (and the
 # inbox its room owners' forwarded moves come to: tables.live.owners).
@@ -28,16 +27,7 @@ PROCESS = owners.PROCESS
 
 def seat_for(room_id: int, user: Any) -> int | None | bool:
     """Return the seat `user` plays at the room's table, None to watch, False if none is there."""
-    match = Match.objects.filter(room_id=room_id).only("pk").first()
-    if match is None:
-        return False
-    if user is None or not getattr(user, "is_authenticated", False):
-        return None
-    return (
-        Player.objects.filter(match=match, user=user, left=False)
-        .values_list("seat", flat=True)
-        .first()
-    )
+    return store.seat_of_user(room_id, user)
 
 
 def connected(room_id: int, seat: int) -> None:
@@ -46,11 +36,7 @@ def connected(room_id: int, seat: int) -> None:
 
     def change(table: current.Table) -> bool:
         player = _player(table, seat)
-        here, _ = Presence.objects.get_or_create(
-            player=player, process=PROCESS, defaults={"seen_at": timezone.now()}
-        )
-        Presence.objects.filter(pk=here.pk).update(sockets=F("sockets") + 1, seen_at=timezone.now())
-        _recount(player)
+        store.count_socket(player, PROCESS, 1)
         # A new socket of a seat with a stand-in (timed out while here: tables.clocks) is the
         # player asking for his seat back, even beside a socket he already had.
         # So is any socket of a player marked away while here (idle for a round).
@@ -58,7 +44,7 @@ def connected(room_id: int, seat: int) -> None:
             return False
         player.away_since = None
         player.stand_in = False
-        player.save(update_fields=["away_since", "stand_in"])
+        store.save_player(player, "away_since", "stand_in")
         return True
 
     play.touch(room_id, change)
@@ -69,30 +55,19 @@ def disconnected(room_id: int, seat: int) -> None:
 
     Not while this process stops (`owners.leaving`): `leave_process` uncounts all of its
     sockets at once, and the rooms are being handed over (cardgames.lifecycle)."""
-    if owners.leaving:
+    if owners.leaving():
         return
 
     def change(table: current.Table) -> bool:
         player = _player(table, seat)
-        Presence.objects.filter(player=player, process=PROCESS, sockets__gt=0).update(
-            sockets=F("sockets") - 1
-        )
-        _recount(player)
+        store.count_socket(player, PROCESS, -1)
         if player.connections > 0:
             return False
         player.away_since = timezone.now()
-        player.save(update_fields=["away_since"])
+        store.save_player(player, "away_since")
         return table.match.status == Match.Status.PLAYING
 
     play.touch(room_id, change)
-
-
-def _recount(player: Player) -> None:
-    """A seat's open sockets: the sum of its presence rows, one per process (never a running
-    count, which a process that went without uncounting would leave wrong for good)."""
-    total = Presence.objects.filter(player=player).aggregate(n=Sum("sockets"))["n"] or 0
-    Player.objects.filter(pk=player.pk).update(connections=total)
-    player.connections = total
 
 
 def leave_process(process: str = PROCESS) -> list[int]:
@@ -104,19 +79,17 @@ def leave_process(process: str = PROCESS) -> list[int]:
     """
     now = timezone.now()
     with transaction.atomic():
-        rows = list(Presence.objects.filter(process=process).select_related("player__match"))
-        Presence.objects.filter(pk__in=[row.pk for row in rows]).delete()
         changed: dict[int, int] = {}
-        for row in rows:
+        for row in store.drop_presence(process):
             player = row.player
             before = player.connections
-            _recount(player)
+            store.recount(player)
             if player.connections == 0 and before > 0 and player.human and not player.left:
                 player.away_since = player.away_since or now
-                player.save(update_fields=["away_since"])
+                store.save_player(player, "away_since")
             if player.connections != before:
                 changed[player.match.pk] = player.match.room_id
-        Match.objects.filter(pk__in=list(changed)).update(version=F("version") + 1)
+        store.bump_versions(list(changed))
     return sorted(changed.values())
 
 
@@ -153,7 +126,7 @@ def replace_absent(
             if due(player):
                 player.stand_in = True
                 player.bot_level = player.bot_level or "normal"
-                player.save(update_fields=["stand_in", "bot_level"])
+                store.save_player(player, "stand_in", "bot_level")
                 replaced.append(player.seat)
         return bool(replaced) or swept
 
@@ -173,16 +146,12 @@ def replace_absent(
 def stale_rooms(now: Any = None) -> set[int]:
     """The playing rooms with a presence row its process stopped renewing: one read for all."""
     cutoff = (now or timezone.now()) - timedelta(seconds=settings.DRIVER_LEASE)
-    rows = Presence.objects.filter(
-        seen_at__lt=cutoff, player__match__status=Match.Status.PLAYING
-    ).exclude(process=PROCESS)
-    return set(rows.values_list("player__match__room_id", flat=True))
+    return store.stale_rooms(cutoff, PROCESS)
 
 
 def _stale_presence(table: current.Table, now: Any) -> bool:
     cutoff = now - timedelta(seconds=settings.DRIVER_LEASE)
-    rows = Presence.objects.filter(player__match=table.match, seen_at__lt=cutoff)
-    return rows.exclude(process=PROCESS).exists()
+    return store.has_stale_presence(table.match, cutoff, PROCESS)
 
 
 def left_for_good(room_id: int, user: Any) -> None:
@@ -193,7 +162,7 @@ def left_for_good(room_id: int, user: Any) -> None:
             if player.user_id == user.pk and not player.left:
                 player.left = True
                 player.bot_level = player.bot_level or "normal"
-                player.save(update_fields=["left", "bot_level"])
+                store.save_player(player, "left", "bot_level")
                 return True
         return False
 
@@ -228,7 +197,7 @@ def claim_seat(room_id: int, seat: int, user: Any) -> str:
             return False
         player.claimed_by = user
         player.claimed_name = user.username
-        player.save(update_fields=["claimed_by", "claimed_name"])
+        store.save_player(player, "claimed_by", "claimed_name")
         outcome[0] = ""
         return True
 
@@ -251,7 +220,7 @@ def drop_claims(user: Any) -> list[int]:
             if player.claimed_by_id == user.pk:
                 player.claimed_by = None
                 player.claimed_name = ""
-                player.save(update_fields=["claimed_by", "claimed_name"])
+                store.save_player(player, "claimed_by", "claimed_name")
                 dropped = True
         return dropped
 
@@ -268,19 +237,16 @@ def _sweep(table: current.Table, now: Any) -> bool:
     recovery can hold it past the lease, and a sweep that judged its own rows by their age
     then marked its own connected players away (the handover test's SIGKILL case)."""
     cutoff = now - timedelta(seconds=settings.DRIVER_LEASE)
-    rows = Presence.objects.filter(player__match=table.match, seen_at__lt=cutoff)
-    stale = list(rows.exclude(process=PROCESS))
     changed = False
-    for row in stale:
-        row.delete()
+    for row in store.take_stale_presence(table.match, cutoff, PROCESS):
         player = next(p for p in table.players if p.pk == row.player_id)
         before = player.connections
         # What the player's other processes count stays (a page that already reconnected
         # elsewhere keeps him here): only the dead process's sockets go.
-        _recount(player)
+        store.recount(player)
         if player.connections == 0 and before > 0:
             player.away_since = player.away_since or row.seen_at  # gone with the process
-            player.save(update_fields=["away_since"])
+            store.save_player(player, "away_since")
             changed = True
     return changed
 
@@ -288,7 +254,7 @@ def _sweep(table: current.Table, now: Any) -> bool:
 def heartbeat() -> None:
     """Renew this process's presence rows (every second, from the server's loop)."""
     close_old_connections()
-    Presence.objects.filter(process=PROCESS).update(seen_at=timezone.now())
+    store.heartbeat(PROCESS)
 
 
 def _player(table: current.Table, seat: int) -> Player:

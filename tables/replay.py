@@ -19,6 +19,7 @@ from games.engine import IllegalAction, State
 from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
 from games.engine import gettext_noop as _
 from games.registry import GAMES
+from tables import server
 from tables.current import Table
 from tables.live import render
 from tables.models import ActionLog, Match, Player, Round
@@ -76,29 +77,38 @@ def available(match: Match, rnd: Round) -> bool:
     return rnd.ended_at is not None or match.status != Match.Status.PLAYING
 
 
-# The last replays built, per process (a page asks for one step at a time). Keyed by the match's
-# version: an ended round can still get its players' readies until the next one is dealt.
-_memo: OrderedDict[tuple[int, int, int, int], Replay] = OrderedDict()
-_MEMO_SIZE = 16
+MEMO_SIZE = 16
+
+
+class Replays(OrderedDict[tuple[int, int, int, int], Replay]):
+    """The last MEMO_SIZE replays built, per process (a page asks for one step at a time): the
+    live server's part (tables.server). Keyed by the match's version: an ended round can still
+    get its players' readies until the next one is dealt."""
+
+
+def _memo() -> Replays:
+    return server.current().part(Replays)
 
 
 def replay_round(match: Match, number: int) -> Replay:
     """Rebuild round `number` of `match` from the seed and the log (ReplayError if they differ)."""
+    memo = _memo()
     key = (match.pk, match.seed, match.version, number)
-    if key in _memo:
-        _memo.move_to_end(key)
-        return _memo[key]
+    if key in memo:
+        memo.move_to_end(key)
+        return memo[key]
     replay = _build(match, number)
-    _memo[key] = replay
-    while len(_memo) > _MEMO_SIZE:
-        _memo.popitem(last=False)
+    memo[key] = replay
+    while len(memo) > MEMO_SIZE:
+        memo.popitem(last=False)
     return replay
 
 
 def forget(match_ids: set[int]) -> None:
     """Drop this process's replays of these matches (a seat's name changed: social.data)."""
-    for key in [key for key in _memo if key[0] in match_ids]:
-        _memo.pop(key, None)
+    memo = _memo()
+    for key in [key for key in memo if key[0] in match_ids]:
+        memo.pop(key, None)
 
 
 def replay_match(match: Match) -> list[Replay]:

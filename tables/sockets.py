@@ -17,7 +17,8 @@ stream speaks JSON and has its own (api.consumers). Its interface:
 - `refuse_frame(code, sentence)`: the answer to a frame that is not understood (one note; the
   chat composes its own note in for the room's sockets). Frames are decoded by tables.wire.
 - `join_room_extras(room_id)` / `receive_room_extras(message)`: hooks for what a room's
-  sockets carry besides their own view (the chat, composed in by chat.sockets).
+  sockets carry besides their own view (the chat, composed in by chat.sockets); the table's
+  socket offers a frame to the second only when it has one of `room_extras_fields`.
 - `user_notice` (a group message, `{"notice"}`): something for the user's API streams (a new
   invitation, `user_notice(user_id, notice)`); browser sockets ignore it.
 - `access_changed` (a group message, `{"room"}`): the user's place in that room changed (he
@@ -61,7 +62,7 @@ from django.utils import translation
 from django.utils.html import escape
 from django.utils.translation import gettext_noop
 
-from tables import languages
+from tables import languages, server
 
 log = logging.getLogger(__name__)
 
@@ -86,23 +87,29 @@ class Restartable(Protocol):
     async def restarting(self) -> None: ...
 
 
-# Every open socket of this process (weakly held: a socket that ends leaves by itself too).
-_open: weakref.WeakSet[Any] = weakref.WeakSet()
+class Open(weakref.WeakSet[Any]):
+    """Every open socket of this process (weakly held: a socket that ends leaves by itself
+    too): the live server's part (tables.server)."""
+
+
+def _open() -> Open:
+    return server.current().part(Open)
 
 
 def opened(socket: Restartable) -> None:
-    _open.add(socket)
+    _open().add(socket)
 
 
 def closed(socket: Restartable) -> None:
-    _open.discard(socket)
+    _open().discard(socket)
 
 
 async def restart_all(timeout: float) -> int:
     """Tell every open socket that the server restarts and close it (RECONNECT), all at once;
     waits at most `timeout` seconds. Returns how many there were."""
-    sockets = list(_open)
-    _open.clear()
+    open_now = _open()
+    sockets = list(open_now)
+    open_now.clear()
     tasks = [asyncio.ensure_future(socket.restarting()) for socket in sockets]
     if tasks:
         done, pending = await asyncio.wait(tasks, timeout=timeout)
@@ -404,6 +411,10 @@ class LiveConsumer(SendNow, AsyncWebsocketConsumer):
     async def receive_room_extras(self, message: dict) -> bool:
         """Handle a decoded message meant for an extra part; False: it was not one."""
         return False
+
+    # The fields of a message meant for an extra part (the chat's): a frame with none of them
+    # is not offered to `receive_room_extras` (a move goes straight on).
+    room_extras_fields: frozenset[str] = frozenset()
 
 
 class NotFoundConsumer(LiveConsumer):

@@ -79,6 +79,18 @@ def client_for(user):
 
 
 @pytest.fixture(autouse=True)
+def _fresh_live_server():
+    """Each test gets a live server of its own (tables.server): no room, owner, language
+    reading or open socket of an earlier test is seen."""
+    from tables import server
+    from tables.apps import build_live_server
+
+    fresh = server.install(build_live_server())
+    yield fresh
+    fresh.shut()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_limits(settings):
     # Users get the same ids from test to test, so counts would carry over and add up. A key
     # prefix of the test's own starts it afresh on the configured cache (Redis on the scale

@@ -24,7 +24,7 @@ from typing import Any, Protocol
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 
-from tables.live import peers
+from tables import server
 from tables.live.render import table_group
 from tables.live.room import Delivery, Listener
 
@@ -116,7 +116,7 @@ class Outbox:
     def _publish(self, delivery: Delivery) -> None:
         """Publish `delivery` to the other processes after those before it, without making
         anything here wait for Redis."""
-        if peers.alone():
+        if server.alone():
             return
         self.unpublished.append(delivery)
         if self.publishing is None:
@@ -168,7 +168,7 @@ async def publish(delivery: Delivery) -> None:
     """Publish `delivery` to the room's group for the other processes: one message, with the
     seats' own parts (each socket there takes its seat's only, as here); never raises."""
     layer = get_channel_layer()
-    if layer is None or peers.alone():
+    if layer is None or server.alone():
         return
     seats = {str(seat): part for seat, part in delivery.private.items()}
     try:

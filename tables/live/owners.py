@@ -13,9 +13,10 @@ Without an owner (none yet, or its lease ran out: it died) or with one process (
 layer), moves are applied where they arrive; the fence on the match row's version
 (`tables.live.store`) keeps two writers correct either way, only slower.
 
-The owners know nothing of the rooms: the registry (tables.live.rooms) hands the inbox the
-function that applies a forwarded move (`serve_moves`), and the driver that reads the leases
-hands the registry the rooms whose owner changed (`note` returns them).
+The owners know nothing of the rooms: the live server is built with the registry's function
+that applies a forwarded move handed in (`Owners(apply=tables.live.rooms.apply_here)`, in
+tables.apps.build_live_server), and the driver that reads the leases hands the registry the
+rooms whose owner changed (`note` returns them).
 """
 
 from __future__ import annotations
@@ -33,55 +34,71 @@ from typing import Any
 
 from channels.layers import get_channel_layer
 from django.conf import settings
-from django.db import close_old_connections
 from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from games.engine import Action, IllegalAction, Sentence, ngettext, term
+from tables import server
 from tables.errors import PlayError
-from tables.live import peers
+from tables.live import store
 from tables.live.room import Check, Entry, Holder
 from tables.live.writer import in_db_thread
-from tables.models import Match
 
-# How this process applies a move forwarded to it (tables.live.rooms.apply_forwarded).
+# How this process applies a move forwarded to it (tables.live.rooms.apply_here).
 Apply = Callable[[int, int, Action, bool, str, Check | None], Awaitable[Entry]]
-_apply_move: Apply | None = None
-
-
-def serve_moves(apply: Apply) -> None:
-    """Apply the moves other processes forward here with `apply` (the registry's)."""
-    global _apply_move
-    _apply_move = apply
-
 
 log = logging.getLogger(__name__)
 
 # This server process, as its presence rows, its bot driver's leases and its inbox name it.
 PROCESS = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"[:64]
 
-# room id -> (owning process, its lease's end), as the driver last read them. Replaced whole
-# (never changed in place), so that a reader in the loop never sees half of an update.
-_owners: dict[int, tuple[str, datetime | None]] = {}
 # Tests run both ends of the protocol in one process on the in-memory layer: they set this.
 FORWARD_IN_MEMORY = False
-# Whether this process runs a bot driver (tables.driver.ensure_started sets it).
-drives_here = False
-# Whether this process is stopping (cardgames.lifecycle): it takes no room any more; and
-# whether it has let its rooms go (it applies no forwarded move after that).
-leaving = False
-handed_over = False
 # The group every process's inbox is in: a stopping process tells the others which rooms it
 # handed over, so that one of them claims each at once (`released`).
 EVERYONE = "owners.everyone"
-# What this process does when another hands rooms over (the driver claims them at once).
-_on_released: list[Callable[[list[int]], None]] = []
+
+
+class Owners:
+    """What this process knows of the rooms' owners: the live server's part (tables.server),
+    handed the registry's `apply` (how a move forwarded here is applied) when it is built."""
+
+    def __init__(self, apply: Apply) -> None:
+        self.apply = apply
+        # room id -> (owning process, its lease's end), as the driver last read them. Replaced
+        # whole (never changed in place), so that a reader in the loop never sees half of one.
+        self.owners: dict[int, tuple[str, datetime | None]] = {}
+        # Whether this process runs a bot driver (tables.driver.ensure_started sets it).
+        self.drives_here = False
+        # Whether this process is stopping (cardgames.lifecycle): it takes no room any more;
+        # and whether it has let its rooms go (it applies no forwarded move after that).
+        self.leaving = False
+        self.handed_over = False
+        # What this process does when another hands rooms over (the driver claims them).
+        self.on_released: list[Callable[[list[int]], None]] = []
+        self.inbox: _Inbox | None = None  # this process's forwarded-move inbox, once served
+
+
+def here() -> Owners:
+    """This process's knowledge of the owners (the live server's)."""
+    return server.current().part(Owners)
+
+
+def leaving() -> bool:
+    """Whether this process is stopping: it takes no room any more (cardgames.lifecycle)."""
+    return here().leaving
+
+
+def leave() -> None:
+    """This process stops: it takes no room from now on."""
+    here().leaving = True
 
 
 def when_released(callback: Callable[[list[int]], None]) -> None:
     """Call `callback(room_ids)` in the loop when another process hands these rooms over."""
-    if callback not in _on_released:
-        _on_released.append(callback)
+    state = here()
+    if callback not in state.on_released:
+        state.on_released.append(callback)
 
 
 def me() -> str:
@@ -95,7 +112,7 @@ def inbox(process: str) -> str:
 
 def reaches_others() -> bool:
     """Whether the channel layer carries messages to other processes (Redis, not memory)."""
-    return FORWARD_IN_MEMORY or not peers.alone()
+    return FORWARD_IN_MEMORY or not server.alone()
 
 
 def note(rows: Iterable[tuple[int, str, datetime | None]]) -> list[int]:
@@ -106,11 +123,11 @@ def note(rows: Iterable[tuple[int, str, datetime | None]]) -> list[int]:
     process has just taken over must see every move its old owner wrote (both are rebuilt
     from the database on their next use).
     """
-    global _owners
+    state = here()
     now = timezone.now()
-    old, new = _owners, {room: (driver, until) for room, driver, until in rows}
-    _owners = new
-    here = me()
+    old, new = state.owners, {room: (driver, until) for room, driver, until in rows}
+    state.owners = new
+    mine = me()
     rebuild: list[int] = []
     if not reaches_others():
         return rebuild  # one process: every room is this one's
@@ -118,7 +135,7 @@ def note(rows: Iterable[tuple[int, str, datetime | None]]) -> list[int]:
         running = bool(driver) and until is not None and until > now
         if not running:
             continue
-        if driver != here or old.get(room, ("", None))[0] != here:
+        if driver != mine or old.get(room, ("", None))[0] != mine:
             rebuild.append(room)
     return rebuild
 
@@ -130,7 +147,8 @@ def first_lease() -> dict[str, Any]:
     (affinity by room, docs/operations.md); owning the match from its first move keeps the
     owner and the proxy's choice the same, instead of whichever driver claims first.
     """
-    if not drives_here or leaving:
+    state = here()
+    if not state.drives_here or state.leaving:
         return {}
     return {
         "driver": me(),
@@ -140,7 +158,7 @@ def first_lease() -> dict[str, Any]:
 
 def owner(room_id: int) -> str | None:
     """The process holding the room's lease now, if any (this one included)."""
-    row = _owners.get(room_id)
+    row = here().owners.get(room_id)
     if row is None or not row[0] or row[1] is None or row[1] <= timezone.now():
         return None
     return row[0]
@@ -163,22 +181,16 @@ async def elsewhere_now(room_id: int) -> str | None:
     in the last second is not in the last read at all. One query for a move in either case
     (the answer is kept), never on the common path: a room owned here or elsewhere, as read.
     """
-    global _owners
     process = elsewhere(room_id)
     if process is not None or not reaches_others():
         return process
-    row = _owners.get(room_id)
+    state = here()
+    row = state.owners.get(room_id)
     if row is not None and (not row[0] or owner(room_id) == me()):
         return None  # nobody holds it (applied here, the fence keeps it right), or this one
-    fresh = await in_db_thread(_lease, room_id)
-    _owners = {**_owners, room_id: fresh}  # replaced whole, as `note` does
+    fresh = await in_db_thread(store.lease_of, room_id)
+    state.owners = {**state.owners, room_id: fresh}  # replaced whole, as `note` does
     return elsewhere(room_id)
-
-
-def _lease(room_id: int) -> tuple[str, datetime | None]:
-    close_old_connections()  # as the thread's other jobs do (tables.live.store.load)
-    row = Match.objects.filter(room_id=room_id).values_list("driver", "driver_until").first()
-    return (row[0], row[1]) if row is not None else ("", None)
 
 
 # --------------------------------------------------------------------------- the inbox
@@ -197,17 +209,14 @@ class _Inbox:
     applying: set[asyncio.Task[None]] = field(default_factory=set)
 
 
-_inbox: _Inbox | None = None
-
-
 def ensure_serving(process: str | None = None) -> _Inbox:
     """Serve this process's inbox in the running loop, once (cheap when it already runs).
 
     `process` names another inbox to serve in this loop (tests play both processes).
     """
-    global _inbox
+    state = here()
     loop = asyncio.get_running_loop()
-    box = _inbox
+    box = state.inbox
     mine = process in (None, me())
     if mine and box is not None and box.loop is loop and box.task and not box.task.done():
         return box
@@ -215,7 +224,7 @@ def ensure_serving(process: str | None = None) -> _Inbox:
     served = _Inbox(process=process, name=inbox(process), loop=loop)
     served.task = loop.create_task(_serve(served), name=f"inbox {served.name}")
     if process == me():
-        _inbox = served
+        state.inbox = served
     return served
 
 
@@ -275,15 +284,14 @@ async def _apply(layer: Any, process: str, message: dict[str, Any]) -> None:
     answer: dict[str, Any] = {"type": "owners.answer", "id": message["id"]}
     check = message.get("check")
     seat = message["seat"]
-    if handed_over:
+    state = here()
+    if state.handed_over:
         answer["moved"] = True  # not applied: the sender takes it to the room's door again
         await _answer(layer, message, answer)
         return
     try:
-        if _apply_move is None:
-            raise unavailable()
         # Applied here whoever owns the room now: a forwarded move is never forwarded again.
-        entry = await _apply_move(
+        entry = await state.apply(
             message["room"],
             seat,
             message["action"],
@@ -322,17 +330,17 @@ def _forget_owners(room_ids: list[int], by: str = "", box: _Inbox | None = None)
     answered every move it applied before it let go, and applies none after): it is sent
     back to its sender's door at once (`Moved`), instead of waiting out the timeout.
     """
-    global _owners
     if not room_ids:
         return
-    _owners = {**_owners, **dict.fromkeys(room_ids, ("", None))}
+    state = here()
+    state.owners = {**state.owners, **dict.fromkeys(room_ids, ("", None))}
     rooms = set(room_ids)
     if box is not None:
         for request, (process, room) in list(box.sent_to.items()):
             future = box.waiting.get(request)
             if process == by and room in rooms and future is not None and not future.done():
                 future.set_result({"moved": True})
-    for callback in list(_on_released):
+    for callback in list(state.on_released):
         try:
             callback(room_ids)
         except Exception:
@@ -347,7 +355,7 @@ def forget(room_id: int) -> None:
 async def answered(timeout: float) -> bool:
     """Wait until every move forwarded here has been answered (a stopping process, before it
     lets its rooms go); False after `timeout` seconds."""
-    box = _inbox
+    box = here().inbox
     if box is None:
         return True
     deadline = asyncio.get_running_loop().time() + timeout
@@ -359,8 +367,7 @@ async def answered(timeout: float) -> bool:
 def let_go() -> None:
     """From now on a move forwarded here is answered `moved` without being applied: its sender
     takes it to the room's door again (a stopping process, once `answered`)."""
-    global handed_over
-    handed_over = True
+    here().handed_over = True
 
 
 async def released(room_ids: list[int]) -> None:

@@ -22,9 +22,8 @@ from django.template.loader import render_to_string
 
 from games.engine import Event, LayoutModule, View
 from games.registry import GAMES
-from tables import claims, languages, words
+from tables import claims, languages, server, words
 from tables.current import Table
-from tables.live import peers
 from tables.live.room import Delivery, Encoded, LiveRoom, Pushed
 from tables.pacing import pace_of
 
@@ -131,7 +130,7 @@ def render_full(table: Table, seat: int | None, watcher: int | None = None) -> s
 
 def wants_html(room: LiveRoom) -> bool:
     """Whether a change must be drawn: a browser socket of the room is here, or may be elsewhere."""
-    if not peers.alone():
+    if not server.alone():
         return True
     return any(listener.wants_html for listener in room.listeners)
 
@@ -298,18 +297,18 @@ def _encode_planned(view: View, plan: tuple[str, list[str]]) -> str:
     return '{"type":"view","view":{' + body + "}}"
 
 
-_LABELS: dict[str, str] = {}  # a view field's name as JSON, with its colon (a few dozen names)
+class Labels(dict[str, str]):
+    """A view field's name as JSON, with its colon (a few dozen names): the live server's part
+    (tables.server), kept so that a view's names are not encoded for every seat and move."""
 
-
-def _label(name: str) -> str:
-    label = _LABELS.get(name)
-    if label is None:
-        label = _LABELS[name] = _dumps(name) + ":"
-    return label
+    def __missing__(self, name: str) -> str:
+        label = self[name] = _dumps(name) + ":"
+        return label
 
 
 def _encode_view(view: View, shared: dict[str, tuple[Any, str]]) -> str:
     """`encode_message({"type": "view", "view": view})`, reusing the fields in `shared`."""
+    labels = server.current().part(Labels)
     fields = []
     for name, value in view.items():
         known = shared.get(name)
@@ -320,7 +319,7 @@ def _encode_view(view: View, shared: dict[str, tuple[Any, str]]) -> str:
             text = _dumps(value)
             if known is None:
                 shared[name] = (value, text)
-        fields.append(_label(name) + text)
+        fields.append(labels[name] + text)
     return '{"type":"view","view":{' + ",".join(fields) + "}}"
 
 

@@ -28,7 +28,7 @@ from django.conf import settings
 from django.db import close_old_connections, transaction
 
 from games.engine import Action, Event, View
-from tables import current
+from tables import current, server
 from tables.current import Table
 from tables.errors import PlayError
 from tables.live import outbox, owners, render, store
@@ -76,6 +76,11 @@ class Rooms:
         self.building: dict[int, asyncio.Future[Built | None]] = {}
         self.writer = Writer(self.store, self.published) if loop is not None else None
         self.outbox = outbox.Outbox(loop) if loop is not None else None
+
+    def shut(self) -> None:
+        """Close the store's own connections, if it made any (tables.server.LiveServer.shut)."""
+        if "store" in self.__dict__:
+            self.store.shut()
 
     @cached_property
     def store(self) -> store.Store:
@@ -189,38 +194,37 @@ def _build(room_id: int) -> Built | None:
     return table, store.last_plays(table.match.pk, pace_of(table.match.options))
 
 
-_rooms = Rooms(None)
-
-
 def here() -> Rooms:
-    """This process's rooms (of the server loop, once one is bound)."""
-    return _rooms
+    """This process's rooms (of the server loop, once one is bound): the live server's."""
+    return server.current().part(Rooms)
 
 
 def bind(loop: asyncio.AbstractEventLoop) -> Rooms:
     """Serve the rooms in `loop` (the server's); cheap when already bound."""
-    global _rooms
-    if _rooms.loop is loop:
-        return _rooms
+    live = server.current()
+    rooms = live.part(Rooms)
+    if rooms.loop is loop:
+        return rooms
     # Rooms of a loop that ended (tests) held nothing that was not written or refused.
-    if "store" in _rooms.__dict__:
-        _rooms.store.shut()
-    _rooms = Rooms(loop)
-    return _rooms
+    rooms.shut()
+    rooms = Rooms(loop)
+    live.replace(rooms)
+    return rooms
 
 
 def serving_loop() -> asyncio.AbstractEventLoop | None:
     """The server loop the rooms live in, or None (no server here: act inline)."""
-    return _rooms.loop if _rooms.serving() else None
+    rooms = here()
+    return rooms.loop if rooms.serving() else None
 
 
 def get(room_id: int) -> LiveRoom | None:
-    return _rooms.rooms.get(room_id)
+    return here().rooms.get(room_id)
 
 
 def count() -> int:
     """How many rooms this process holds (a finished match's is gone after the grace)."""
-    return len(_rooms.rooms)
+    return len(here().rooms)
 
 
 # --------------------------------------------------------------------------- listening
@@ -228,19 +232,20 @@ def count() -> int:
 
 def listen(room_id: int, listener: Listener) -> None:
     """Deliver every change of the room made in this process to `listener` (in the loop)."""
-    _rooms.room(room_id).listeners.add(listener)
+    here().room(room_id).listeners.add(listener)
 
 
 def unlisten(room_id: int, listener: Listener) -> None:
-    room = _rooms.rooms.get(room_id)
+    rooms = here()
+    room = rooms.rooms.get(room_id)
     if room is None:
         return
     room.listeners.discard(listener)
     if not room.listeners and (room.table is None or room.over):
         if room.table is None:
-            _rooms.rooms.pop(room_id, None)
+            rooms.rooms.pop(room_id, None)
         else:
-            _rooms.drop_later(room)
+            rooms.drop_later(room)
 
 
 # --------------------------------------------------------------------------- reading
@@ -252,7 +257,7 @@ def read(room_id: int) -> Table | None:
     The newest durable table the room here holds when the match row is at its version (one
     consistent moment: no torn read), else rebuilt from the database (tables.current.recover).
     """
-    match = Match.objects.filter(room_id=room_id).first()
+    match = store.match_row(room_id)
     if match is None:
         return None
     return from_row(match)
@@ -260,18 +265,18 @@ def read(room_id: int) -> Table | None:
 
 def version_of(room_id: int) -> int | None:
     """The room's match version now, from its row (any thread; None: it never started)."""
-    return Match.objects.filter(room_id=room_id).values_list("version", flat=True).first()
+    return store.version_of(room_id)
 
 
 def from_row(match: Match) -> Table:
     """The table of `match` (a row just read), from the room here if current, else recovered."""
-    room = _rooms.rooms.get(match.room_id)
+    room = here().rooms.get(match.room_id)
     known = room.durable if room is not None else None
     key = current.cache_key(match)
     same = known is not None and current.cache_key(known.match) == key
     if known is not None and same and known.version == match.version:
         return current.copy_of(known)
-    table = current.recover(match)
+    table = store.recover(match)
     if room is not None and room.listeners:
         room.remember(current.copy_of(table))  # durable: the room's next reader reuses it
     return table
@@ -279,7 +284,7 @@ def from_row(match: Match) -> Table:
 
 def durable(room_id: int, version: int) -> Table | None:
     """The room's table at exactly `version` from this process's memory, or None (load it)."""
-    room = _rooms.rooms.get(room_id)
+    room = here().rooms.get(room_id)
     known = room.durable if room is not None else None
     if known is None or known.version != version:
         return None
@@ -288,7 +293,7 @@ def durable(room_id: int, version: int) -> Table | None:
 
 def newest(room_id: int) -> Table | None:
     """The newest durable table the room here holds (read it only), or None."""
-    room = _rooms.rooms.get(room_id)
+    room = here().rooms.get(room_id)
     return room.durable if room is not None else None
 
 
@@ -298,7 +303,7 @@ def live_table(room_id: int) -> Table | None:
     It may be a move or two ahead of the database (rows being written): what the room's next
     move is checked against. Any thread may read it; only the room replaces it.
     """
-    room = _rooms.rooms.get(room_id)
+    room = here().rooms.get(room_id)
     if room is None or room.stale:
         return None
     return room.table
@@ -372,7 +377,7 @@ async def apply_here(
         async with room.lock:
             if room.table is not table or room.stale:
                 continue  # rebuilt while this waited for the lock: apply it to the new one
-            early = room.pacer.wait_for(seat, pace)
+            early = room.pacer.wait_for(seat, pace) if pace else 0.0  # unpaced: no pacer
             if early <= 0:
                 entry = room.apply(table, seat, action, by_bot, driver, check)
                 entry.future = asyncio.get_running_loop().create_future()
@@ -414,13 +419,9 @@ def _back(seat: int, table: Table) -> bool:
     for player in table.players:
         if player.seat == seat and player.away_since is not None and not player.is_bot:
             player.away_since = None
-            player.save(update_fields=["away_since"])
+            store.save_player(player, "away_since")
             return True
     return False
-
-
-# A move another process forwarded here is applied here, whoever owns the room now.
-owners.serve_moves(apply_here)
 
 
 async def touch(room_id: int, change: Callable[[Table], bool]) -> Table | None:
@@ -447,7 +448,7 @@ async def touch(room_id: int, change: Callable[[Table], bool]) -> Table | None:
 async def settle(timeout: float) -> bool:
     """Wait until every move submitted here is durable and pushed (a stopping process);
     False if that took longer than `timeout` seconds."""
-    rooms = _rooms
+    rooms = here()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
     while loop.time() < deadline:
@@ -462,8 +463,9 @@ async def settle(timeout: float) -> bool:
 
 def moved(room_ids: list[int]) -> None:
     """These rooms' owner changed: give back what this process holds of them (in the loop)."""
+    rooms = here()
     for room_id in room_ids:
-        _rooms.drop(room_id)
+        rooms.drop(room_id)
 
 
 def moved_threadsafe(room_ids: list[int]) -> None:
@@ -480,13 +482,13 @@ async def room_for(room_id: int) -> LiveRoom:
 
 def forget_all() -> None:
     """Forget every room's tables (as after another process wrote them all); listeners stay."""
-    for room in list(_rooms.rooms.values()):
+    for room in list(here().rooms.values()):
         room.release()
 
 
 def forget(room_id: int) -> None:
     """The database was changed behind the room's back (tests, operators): read it again."""
-    room = _rooms.rooms.get(room_id)
+    room = here().rooms.get(room_id)
     if room is not None:
         room.release()
 
@@ -498,9 +500,9 @@ def act_inline(
     room_id: int, seat: int, action: Action, by_bot: bool, driver: str, check: Check | None = None
 ) -> Entry:
     """The same move without a server loop: apply and write in the caller's transaction."""
-    rooms = _rooms
+    rooms = here()
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(room_id=room_id).first()
+        match = store.match_row(room_id, lock=True)
         if match is None:
             raise unknown_room()
         table = from_row(match)
@@ -516,15 +518,14 @@ def act_inline(
 
 
 def touch_inline(room_id: int, change: Callable[[Table], bool]) -> Table | None:
-    rooms = _rooms
+    rooms = here()
     with transaction.atomic():
-        match = Match.objects.select_for_update().filter(room_id=room_id).first()
+        match = store.match_row(room_id, lock=True)
         if match is None:
             return None
         table = current.copy_of(from_row(match))
         if change(table):
-            table.match.version += 1
-            Match.objects.filter(pk=match.pk).update(version=table.match.version)
+            store.bump_version(table)
             transaction.on_commit(lambda: rooms.changed(table, []))
     return table
 
@@ -536,7 +537,7 @@ async def close_connections() -> None:
     """Close the rooms' database connections (a test database is dropped after)."""
     from django.db import connections
 
-    _rooms.store.shut()
+    here().store.shut()
     await in_db_thread(connections.close_all)
 
 
@@ -544,7 +545,7 @@ def shut_sqlite() -> None:
     """Close the rooms' own SQLite connections and stop their checkpointers, from any thread
     once no loop uses them (a test database file is deleted after: a checkpointer left running
     would report a disk error every few milliseconds until the process ends)."""
-    _rooms.store.shut()
+    here().store.shut()
 
 
 def rematch_opened(room_id: int, rematch_id: int, username: str) -> None:

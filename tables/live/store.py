@@ -39,24 +39,24 @@ from typing import Any, Protocol
 
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
+from django.db.models import DateTimeField, F, Q, Sum, Value
+from django.db.models.functions import Least
 from django.utils import timezone
 
 from games.engine import Action
 from tables import claims, current, signals
 from tables.current import Table
 from tables.live.room import Entry
-from tables.models import ActionLog, Match, Player, Round, RoundScore
+from tables.models import ActionLog, Match, Player, Presence, Round, RoundScore
 
 log = logging.getLogger(__name__)
-
-# Transactions written each way (tests check which way a batch went).
-written: Counter[str] = Counter()
 
 
 class Store(Protocol):
     """What the writer and the rooms need of the database."""
 
     in_loop: bool  # whether `write_in_loop` may take a batch (the writer waits a turn for it)
+    written: Counter[str]  # transactions written each way (tests check which way a batch went)
 
     def write(self, entries: list[Entry]) -> list[Entry]:
         """Write `entries` (in order) in one transaction (a thread); return those to apply again."""
@@ -103,6 +103,195 @@ def last_plays(match_id: int, pace: float) -> dict[int, float]:
     return played
 
 
+def match_row(room_id: int, lock: bool = False) -> Match | None:
+    """The room's match row (any thread; `lock`: FOR UPDATE, in the caller's transaction)."""
+    rows = Match.objects.select_for_update() if lock else Match.objects
+    return rows.filter(room_id=room_id).first()
+
+
+def recover(match: Match) -> Table:
+    """The table of `match` (a row just read), rebuilt from its snapshot and the log."""
+    return current.recover(match)
+
+
+def version_of(room_id: int) -> int | None:
+    """The room's match version now, from its row (any thread; None: it never started)."""
+    return Match.objects.filter(room_id=room_id).values_list("version", flat=True).first()
+
+
+def lease_of(room_id: int) -> tuple[str, datetime | None]:
+    """The process holding the room's lease and its end, as the database has them (a
+    thread): ("", None) when nobody holds it or the room never started."""
+    close_old_connections()  # as the thread's other jobs do (`load`)
+    row = Match.objects.filter(room_id=room_id).values_list("driver", "driver_until").first()
+    return (row[0], row[1]) if row is not None else ("", None)
+
+
+def bump_version(table: Table) -> None:
+    """`table` changed outside a move (a touch): its version grows, in the row too."""
+    table.match.version += 1
+    Match.objects.filter(pk=table.match.pk).update(version=table.match.version)
+
+
+def bot_seed_of(room_id: int) -> int | None:
+    """The fixed seed of a match's bots (the daily challenge's), None for fresh randomness."""
+    return Match.objects.filter(room_id=room_id).values_list("bot_seed", flat=True).first()
+
+
+Lease = tuple[str, datetime | None, datetime | None]  # driver, its lease's end, paused at
+
+
+def claim_leases(
+    process: str, now: datetime, until: datetime
+) -> tuple[dict[int, Lease], list[tuple[int, str, datetime | None]]]:
+    """Renew `process`'s leases to `until` and take every playing match's whose lease is free
+    (the bot driver's claim, a thread). Returns the free leases it could take as they stood
+    (room -> driver, lease end, paused at) and every playing room's (room, driver, lease end)
+    after the claim."""
+    # A room everyone left is closed: nobody is there to watch its bots play on.
+    playing = Match.objects.filter(status=Match.Status.PLAYING, room__status="playing")
+    free = Q(driver_until__isnull=True) | Q(driver_until__lt=now)
+    lost = {
+        room_id: (driver, driver_until, paused_at)
+        for room_id, driver, driver_until, paused_at in playing.filter(free)
+        .exclude(driver=process)
+        .values_list("room_id", "driver", "driver_until", "paused_at")
+    }
+    # One UPDATE: the database settles two drivers reaching for the same lease.
+    playing.filter(Q(driver=process) | free).update(
+        driver=process, driver_until=until, paused_at=None
+    )
+    return lost, list(playing.values_list("room_id", "driver", "driver_until"))
+
+
+def release_leases(process: str, paused: datetime | None) -> list[int]:
+    """Give up every lease `process` holds (`paused`: the moment of a graceful handover, or
+    None); return their rooms."""
+    mine = Match.objects.filter(driver=process)
+    room_ids = list(mine.values_list("room_id", flat=True))
+    mine.update(driver="", driver_until=None, paused_at=paused)
+    return room_ids
+
+
+def shift_for_pause(lost: dict[int, datetime], now: datetime) -> list[int]:
+    """Each room in `lost` had no owner from its moment until `now`: move an away player's
+    grace and a countdown on by that gap, a few statements per room in one transaction; a
+    room that changed gets a new version. Returns those rooms."""
+    changed = []
+    with transaction.atomic():
+        for room_id, lost_at in lost.items():
+            gap = now - lost_at
+            away = Player.objects.filter(
+                match__room_id=room_id,
+                user__isnull=False,
+                left=False,
+                stand_in=False,
+                away_since__isnull=False,
+            ).update(away_since=Least(F("away_since") + gap, Value(now, DateTimeField())))
+            counting = Match.objects.filter(room_id=room_id, starts_at__gt=lost_at).update(
+                starts_at=F("starts_at") + gap
+            )
+            if away or counting:
+                Match.objects.filter(room_id=room_id).update(version=F("version") + 1)
+                changed.append(room_id)
+    return changed
+
+
+# --------------------------------------------------------------------------- presence and seats
+# What a touch's change (tables.presence, the driver, closing a match) writes goes through
+# these, so that the live path's every read and write of the database is in this module.
+
+
+def save_player(player: Player, *fields: str) -> None:
+    """Save these fields of a seat's row (inside a touch: its match row is locked)."""
+    player.save(update_fields=list(fields))
+
+
+def save_match(match: Match, *fields: str) -> None:
+    """Save these fields of a match's row (inside a touch: it is locked)."""
+    match.save(update_fields=list(fields))
+
+
+def seat_of_user(room_id: int, user: Any) -> int | None | bool:
+    """The seat `user` holds at the room's match, None if none, False if it never started."""
+    match = Match.objects.filter(room_id=room_id).only("pk").first()
+    if match is None:
+        return False
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    return (
+        Player.objects.filter(match=match, user=user, left=False)
+        .values_list("seat", flat=True)
+        .first()
+    )
+
+
+def count_socket(player: Player, process: str, delta: int) -> None:
+    """Count one more (`delta` 1) or one fewer (-1) socket of `player` in `process`, then
+    recount the seat's connections (`recount`)."""
+    if delta > 0:
+        here, _ = Presence.objects.get_or_create(
+            player=player, process=process, defaults={"seen_at": timezone.now()}
+        )
+        Presence.objects.filter(pk=here.pk).update(
+            sockets=F("sockets") + delta, seen_at=timezone.now()
+        )
+    else:
+        Presence.objects.filter(player=player, process=process, sockets__gt=0).update(
+            sockets=F("sockets") + delta
+        )
+    recount(player)
+
+
+def recount(player: Player) -> None:
+    """A seat's open sockets: the sum of its presence rows, one per process (never a running
+    count, which a process that went without uncounting would leave wrong for good)."""
+    total = Presence.objects.filter(player=player).aggregate(n=Sum("sockets"))["n"] or 0
+    Player.objects.filter(pk=player.pk).update(connections=total)
+    player.connections = total
+
+
+def drop_presence(process: str) -> list[Presence]:
+    """Delete `process`'s presence rows (it stops); return them, with their players."""
+    rows = list(Presence.objects.filter(process=process).select_related("player__match"))
+    Presence.objects.filter(pk__in=[row.pk for row in rows]).delete()
+    return rows
+
+
+def bump_versions(match_ids: list[int]) -> None:
+    """These matches changed outside their rooms: their versions grow."""
+    Match.objects.filter(pk__in=match_ids).update(version=F("version") + 1)
+
+
+def take_stale_presence(match: Match, cutoff: datetime, mine: str) -> list[Presence]:
+    """Delete `match`'s presence rows not renewed since `cutoff` (their process died; never
+    those of `mine`, the process asking), and return them."""
+    rows = list(
+        Presence.objects.filter(player__match=match, seen_at__lt=cutoff).exclude(process=mine)
+    )
+    Presence.objects.filter(pk__in=[row.pk for row in rows]).delete()
+    return rows
+
+
+def stale_rooms(cutoff: datetime, mine: str) -> set[int]:
+    """The playing rooms with a presence row not renewed since `cutoff` by a process other
+    than `mine`: one read for all."""
+    rows = Presence.objects.filter(
+        seen_at__lt=cutoff, player__match__status=Match.Status.PLAYING
+    ).exclude(process=mine)
+    return set(rows.values_list("player__match__room_id", flat=True))
+
+
+def has_stale_presence(match: Match, cutoff: datetime, mine: str) -> bool:
+    rows = Presence.objects.filter(player__match=match, seen_at__lt=cutoff)
+    return rows.exclude(process=mine).exists()
+
+
+def heartbeat(process: str) -> None:
+    """Renew `process`'s presence rows."""
+    Presence.objects.filter(process=process).update(seen_at=timezone.now())
+
+
 def touch(table: Table, change: Callable[[Table], bool]) -> tuple[Table, bool]:
     """Run `change` on a copy of `table` in a transaction on the locked match row (a thread).
 
@@ -115,8 +304,7 @@ def touch(table: Table, change: Callable[[Table], bool]) -> tuple[Table, bool]:
         table = current.copy_of(table)
         changed = bool(change(table))
         if changed:
-            table.match.version += 1
-            Match.objects.filter(pk=match.pk).update(version=table.match.version)
+            bump_version(table)
     return table, changed
 
 
@@ -340,8 +528,12 @@ class OrmStore:
 
     in_loop = False
 
+    def __init__(self) -> None:
+        # Transactions written each way (tests check which way a batch went).
+        self.written: Counter[str] = Counter()
+
     def write(self, entries: list[Entry]) -> list[Entry]:
-        written["django"] += 1
+        self.written["django"] += 1
         with transaction.atomic(), connection.cursor() as cursor:
             return write_all(entries, _DjangoSql(cursor))
 
@@ -376,7 +568,7 @@ class PostgresStore(OrmStore):
         again += fresh[len(items) :]
         if not items:
             return again
-        written["postgres"] += 1
+        self.written["postgres"] += 1
         if not write_fenced(items):
             again += items
         return again
@@ -422,6 +614,7 @@ class SqliteStore(OrmStore):
     """Plain moves on sqlite3 connections of the store's own; the rare ones as `OrmStore`."""
 
     def __init__(self, name: str, in_loop: bool) -> None:
+        super().__init__()
         self.name = name
         self.in_loop = in_loop
         self.here = threading.local()  # each thread's connection that waits for the lock
@@ -442,7 +635,7 @@ class SqliteStore(OrmStore):
         raw: RawSqlite | None = getattr(self.here, "raw", None)
         if raw is None or raw.closed:
             raw = self.here.raw = self._connection(_sqlite_timeout())
-        written["raw"] += 1
+        self.written["raw"] += 1
         return raw.write(entries)
 
     def write_in_loop(self, entries: list[Entry]) -> list[Entry] | None:
@@ -453,10 +646,10 @@ class SqliteStore(OrmStore):
         try:
             again = self.loop_db.write(entries)
         except Busy:
-            written["busy"] += 1
+            self.written["busy"] += 1
             return None  # another connection writes: the thread waits for the lock
-        written["raw"] += 1
-        written["loop"] += 1
+        self.written["raw"] += 1
+        self.written["loop"] += 1
         return again
 
     def shut(self) -> None:

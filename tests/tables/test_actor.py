@@ -100,14 +100,14 @@ async def test_snapshots_written_between_round_ends_recover_the_live_state(monke
     # A snapshot every few moves: most are written by the writer's own SQLite connection.
     monkeypatch.setattr(django_settings, "SNAPSHOT_EVERY", 3)
     room = await _room(rounds=10)
-    before = store.written["raw"]
+    before = rooms.here().store.written["raw"]
     await _bot_moves(room.pk, random.Random(11), 25)
     live = (await rooms.room_for(room.pk)).table
     match, snapshot_at, table = await sync_to_async(_recovered)(room.pk)
     assert match.version == live.version
     # The last snapshot is at most two moves old: written between round ends, not only at them.
     assert live.version - snapshot_at < 3
-    assert (store.written["raw"] > before) is (connection.vendor == "sqlite")
+    assert (rooms.here().store.written["raw"] > before) is (connection.vendor == "sqlite")
     assert table.game.dump(table.state) == live.game.dump(live.state)
 
 
@@ -133,14 +133,14 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(setti
     settings.SQLITE_OWN_CONNECTION = raw
     settings.SQLITE_COMMIT_IN_LOOP = in_loop
     room = await _room(game="ligretto", bots=3)
-    before = store.written.copy()
+    before = rooms.here().store.written.copy()
     await _bot_moves(room.pk, random.Random(3), 30)
     # (On PostgreSQL, the scale run, every batch goes through Django's connection: one
     # match's plain moves in one statement, store.write_fenced.)
     sqlite = connection.vendor == "sqlite"
-    assert (store.written["raw"] > before["raw"]) is (raw and sqlite)
-    assert (store.written["loop"] > before["loop"]) is (in_loop and sqlite)
-    assert (store.written["postgres"] > before["postgres"]) is (not sqlite)
+    assert (rooms.here().store.written["raw"] > before["raw"]) is (raw and sqlite)
+    assert (rooms.here().store.written["loop"] > before["loop"]) is (in_loop and sqlite)
+    assert (rooms.here().store.written["postgres"] > before["postgres"]) is (not sqlite)
     rows = await sync_to_async(
         lambda: list(
             ActionLog.objects.filter(match__room_id=room.pk, refused="").values_list(
@@ -194,12 +194,12 @@ async def test_a_move_waits_in_the_writer_thread_while_another_connection_holds_
     table = (await rooms.room_for(room.pk)).table
     rng = random.Random(5)
     action, _ = table.game.bot_choose(table.view(1), "normal", rng)
-    before = store.written.copy()
+    before = rooms.here().store.written.copy()
     first = await rooms.act(room.pk, 1, action, by_bot=True)
     if connection.vendor != "sqlite":  # the scale run: PostgreSQL, always the thread
-        assert store.written["loop"] == before["loop"]
+        assert rooms.here().store.written["loop"] == before["loop"]
         return
-    assert store.written["loop"] == before["loop"] + 1
+    assert rooms.here().store.written["loop"] == before["loop"] + 1
     blocker = sqlite3.connect(connection.settings_dict["NAME"], isolation_level=None)
     try:
         blocker.execute("BEGIN IMMEDIATE")
@@ -207,9 +207,9 @@ async def test_a_move_waits_in_the_writer_thread_while_another_connection_holds_
         move = asyncio.ensure_future(rooms.act(room.pk, 2, action, by_bot=True))
         for _ in range(100):
             await asyncio.sleep(0.01)
-            if store.written["busy"] > before["busy"]:
+            if rooms.here().store.written["busy"] > before["busy"]:
                 break
-        assert store.written["busy"] == before["busy"] + 1
+        assert rooms.here().store.written["busy"] == before["busy"] + 1
         await asyncio.sleep(0.05)
         assert not move.done()  # not acknowledged while its row cannot be written
         blocker.execute("COMMIT")
@@ -223,7 +223,8 @@ async def test_a_move_waits_in_the_writer_thread_while_another_connection_holds_
         )
     )()
     assert rows == [first.table.version, second.table.version]
-    assert store.written["loop"] == before["loop"] + 1  # the second went through the thread
+    # The second went through the thread.
+    assert rooms.here().store.written["loop"] == before["loop"] + 1
 
 
 async def test_a_table_changed_behind_the_actor_is_read_again_and_the_move_applied_there():

@@ -207,4 +207,4 @@ async def test_a_reading_under_way_is_not_kept_once_the_cache_is_forgotten(monke
     languages.forget()  # the cache changed meanwhile (a test's new prefix)
     gate.set()
     languages.wait_for_readings()
-    assert place not in languages._memo
+    assert place not in languages._here().memo

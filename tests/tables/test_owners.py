@@ -46,8 +46,6 @@ def _race_layout(data):
 def elsewhere(monkeypatch):
     """The room's owner is another process (served in this loop when the test says so)."""
     monkeypatch.setattr(owners, "FORWARD_IN_MEMORY", True)
-    monkeypatch.setattr(owners, "_owners", {})
-    monkeypatch.setattr(owners, "_inbox", None)
 
     def own(room_id: int, process: str = OWNER) -> None:
         owners.note([(room_id, process, timezone.now() + timedelta(minutes=5))])

@@ -1,11 +1,11 @@
-"""Process state in `tables/`: every module-level name that holds mutable state, found by
-reading the source (ast), must be one this list names, with why it is still there.
+"""Process state in `tables/`: none. Every module-level name that holds mutable state, found
+by reading the source (ast), fails here, and so does a module-level name of `tables/` that
+code elsewhere sets (`owners.leaving = True`).
 
-Issue 44 asks for none holding live rooms, owners, writers or caches (one live server object
-built at start-up and handed in instead); that move is not made yet. Until it is, this test
-keeps the list from growing: a new module-level dict, list, set, cache or registry in
-`tables/`, or a new name a function rebinds with `global`, fails here. Constants (UPPER_CASE
-names bound once, never rebound) are not state.
+Issue 44: no module global holds live rooms, owners, writers or caches. They are parts of the
+one live server object (tables.server.LiveServer), built at start-up by the tables app and
+handed in, and every test gets a fresh one (tests/conftest.py). Constants (UPPER_CASE names
+bound once, never rebound) are not state.
 """
 
 from __future__ import annotations
@@ -30,30 +30,8 @@ MUTABLE_CALLS = {
     "ThreadPoolExecutor",
 }
 
-# Still here (issue 44's live server object would hold them): module path:name -> what it is.
-REMAINING = {
-    "tables/driver.py:_background": "the driver's background tasks",
-    "tables/driver.py:_driver": "this process's bot driver",
-    "tables/driver.py:_driver_task": "the driver's task",
-    "tables/driver.py:_heartbeat_task": "the presence heartbeat's task",
-    "tables/languages.py:_memo": "readers' languages per place (pruned past MEMO_PRUNE_AT)",
-    "tables/languages.py:_reading": "readings under way",
-    "tables/languages.py:_reader": "the one thread that reads them",
-    "tables/languages.py:_generation": "bumped by forget",
-    "tables/languages.py:_cache": "the cache it reads through",
-    "tables/play.py:_waiting": "threads' answers awaited from the loop",
-    "tables/play.py:_abandoned": "set once at a stop",
-    "tables/replay.py:_memo": "the last 16 replays built",
-    "tables/sockets.py:_open": "the open table sockets (weak)",
-    "tables/live/owners.py:_apply_move": "the registry's apply, handed in at start-up",
-    "tables/live/owners.py:_owners": "rooms' owners as last read",
-    "tables/live/owners.py:_on_released": "callbacks for released rooms",
-    "tables/live/owners.py:_inbox": "this process's forwarded-move inbox",
-    "tables/live/owners.py:handed_over": "set at a graceful stop",
-    "tables/live/rooms.py:_rooms": "the live rooms' registry",
-    "tables/live/render.py:_LABELS": "JSON labels of view fields (a few dozen)",
-    "tables/live/store.py:written": "transactions written each way (tests read it)",
-}
+# What truly cannot move yet, each with why: none.
+REMAINING: dict[str, str] = {}
 
 
 def _mutable(value: ast.expr) -> bool:
@@ -125,7 +103,10 @@ def test_no_module_holds_process_state_beyond_the_known_list():
         for name in _state(path)
     }
     new = sorted(found - set(REMAINING))
-    assert not new, "module-level process state in tables/ (hand it in instead):\n" + "\n".join(new)
+    assert not new, (
+        "module-level process state in tables/ (make it a part of tables.server.LiveServer):\n"
+        + "\n".join(new)
+    )
     gone = sorted(set(REMAINING) - found)
     assert not gone, "no longer there: take it off REMAINING:\n" + "\n".join(gone)
 
@@ -145,3 +126,57 @@ def test_the_scan_sees_a_cache_a_registry_and_a_global(tmp_path):
         "    _LABELS[k] = k\n"
     )
     assert _state(module) == {"_memo", "_rooms", "_count", "_LABELS"}
+
+
+def _set_from_outside(path: Path) -> set[str]:
+    """`module.name = value` in `path`, where `module` is a module of `tables/` it imports."""
+    tree = ast.parse(path.read_text())
+    modules: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("tables"):
+            modules.update(alias.asname or alias.name for alias in node.names)
+        elif isinstance(node, ast.Import):
+            modules.update(
+                alias.asname or alias.name
+                for alias in node.names
+                if alias.name.startswith("tables")
+            )
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        targets = node.targets if isinstance(node, ast.Assign) else []
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign)):
+            targets = [node.target]
+        for target in targets:
+            if (
+                isinstance(target, ast.Attribute)
+                and isinstance(target.value, ast.Name)
+                and target.value.id in modules
+            ):
+                found.add(f"{target.value.id}.{target.attr}")
+    return found
+
+
+def test_no_module_of_tables_is_set_from_outside():
+    packages = ["cardgames", "api", "social", "chat", "moderation", "tournaments", "daily"]
+    packages += ["lobby", "tables"]
+    found = {
+        f"{path.relative_to(ROOT)}: {name}"
+        for package in packages
+        for path in sorted((ROOT / package).rglob("*.py"))
+        if "migrations" not in path.parts
+        for name in _set_from_outside(path)
+    }
+    told = "a module of tables/ set from outside (a part's field instead):\n"
+    assert not found, told + "\n".join(sorted(found))
+
+
+def test_the_outside_scan_sees_a_flag_set_on_a_module(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text(
+        "from tables.live import owners\n"
+        "from somewhere import thing\n"
+        "def stop():\n"
+        "    owners.leaving = True\n"
+        "    thing.leaving = True\n"
+    )
+    assert _set_from_outside(module) == {"owners.leaving"}

@@ -53,7 +53,7 @@ def test_once_the_server_stops_a_move_is_refused_and_never_written_inline(monkey
 
     room = started_room(make_user("alice"), [make_user("bob")], game="ligretto-mini")
     assert rooms.serving_loop() is None  # no server here: the move would be written inline
-    monkeypatch.setattr(play, "_abandoned", True)  # as play.abandon() leaves it
+    play.abandon()  # this test's own live server stops (tests/conftest.py)
     with pytest.raises(play.PlayError) as refused:
         play.act(room.pk, 0, {"type": "flip"})
     assert refused.value.code == "unavailable" and refused.value.status == 503

@@ -1,0 +1,175 @@
+"""One home for a table's transports: what a table's socket does whatever its wire format.
+
+`TableStream` is the base of the browser's table socket (lobby.table_consumers, HTML parts)
+and of the Board API's stream (api.consumers, JSON views); each keeps only its wire format:
+how a whole table and a change are drawn (`whole`, `frame`, for the socket's Gate) and how a
+refusal is sent (`send_refusal`). Everything else is here, once:
+
+- the access rule is handed in by the transport (`may_watch`: tables never imports lobby or
+  api, so the layers stay one-way);
+- listening to the room (this process's changes by `deliver`, another's by the group's
+  `table.public`), through the socket's gate (tables.live.outbox.Gate);
+- one resume (`missed`: the changes after the version the client says it shows, when this
+  process's room pushed every one of them);
+- one presence (`count_presence`: the seat whose connection this socket counts);
+- one throttle (`act`: the transport's limit, `throttle`, and never more than
+  TABLE_MOVES_IN_FLIGHT of one socket's moves in flight: a late move is a wrong move);
+- one door for moves (`act` → tables.live.rooms.act), the seat judged once, by the room
+  (the holder check travels with the move), and a refusal worded in the reader's language.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from channels.db import database_sync_to_async
+from django.conf import settings
+from django.utils.translation import gettext as _
+
+from games.engine import Action, IllegalAction
+from tables import presence
+from tables.live import outbox, rooms
+from tables.live.outbox import Frame, Gate
+from tables.live.room import Delivery, holder
+from tables.live.rooms import Outcome
+from tables.words import refusal_text
+
+
+class TableStream:
+    """A table's socket, whatever it speaks (see the module's docstring)."""
+
+    room_id: int
+    user: Any = None
+    seat: int | None = None  # the seat whose presence this socket counts (None: watching)
+    language: str = settings.LANGUAGE_CODE  # the reader's: refusals are worded in it
+    wants_html = False  # whether its frames are the table's HTML parts (tables.live.render)
+    present = False  # this socket counts in its seat's presence
+
+    # ------------------------------------------------------------------ the transport's
+
+    async def may_watch(self) -> bool:
+        """The access rule, handed in by the transport: may this socket's user see the room?"""
+        raise NotImplementedError
+
+    def watching(self) -> tuple[str, str]:
+        """A watcher's move refused: its code and sentence on this transport."""
+        return "not_seated", _("You have no seat at this table; spectators only watch.")
+
+    async def throttle(self) -> tuple[str, str] | None:
+        """The transport's limit on moves: None, or the refusal's (code, sentence)."""
+        return None
+
+    async def send_refusal(self, code: str, message: str, trigger: str | None) -> None:
+        """Send a refused move's code and sentence (worded in the reader's language: the
+        transport's handlers run under it)."""
+        raise NotImplementedError
+
+    async def whole(self) -> Frame:
+        raise NotImplementedError
+
+    async def frame(self, delivery: Delivery, shown: int) -> Frame | None:
+        raise NotImplementedError
+
+    async def send_text(self, text: str) -> None:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------------ listening
+
+    def open_stream(self, room_id: int) -> None:
+        """Before the socket is accepted: its room, its gate, no move in flight."""
+        self.room_id = room_id
+        self.gate = Gate(self)
+        self.acting: set[asyncio.Task[Outcome | None]] = set()
+
+    def listen(self) -> None:
+        """This process's changes of the room come straight to `deliver` from now on."""
+        rooms.listen(self.room_id, self)
+
+    async def close_stream(self) -> None:
+        """The socket ends: it listens no more and no longer counts in its seat's presence."""
+        if hasattr(self, "room_id"):
+            rooms.unlisten(self.room_id, self)
+            await self.count_presence(None)
+
+    # A change arrives by the group only from another process; this one's come by `deliver`.
+    async def table_public(self, event: dict[str, Any]) -> None:
+        if not outbox.from_here(event):
+            await self.gate.offer(outbox.remote(event, self.room_id))
+
+    def deliver_now(self, delivery: Delivery) -> bool:
+        return False  # `deliver` takes it (a transport may send some at once)
+
+    async def deliver(self, delivery: Delivery) -> None:
+        await self.gate.offer(delivery)
+
+    async def missed(self, known: int | None) -> list[Delivery] | None:
+        """The changes after `known`, the version the client says it shows, if this process
+        pushed every one of them (its room keeps the last few); None: send the whole table."""
+        room = rooms.get(self.room_id)
+        if known is None or room is None or not room.recent:
+            return None
+        now = await database_sync_to_async(rooms.version_of)(self.room_id)
+        return room.missed(known, now) if now is not None else None
+
+    # ------------------------------------------------------------------ presence
+
+    async def count_presence(self, seat: int | None) -> None:
+        """Count this socket in `seat`'s presence (None: in none), uncounting the old one."""
+        old, was = self.seat, self.present
+        self.seat, self.present = seat, seat is not None
+        if was and old is not None and old != seat:
+            await database_sync_to_async(presence.disconnected)(self.room_id, old)
+        if seat is not None and (not was or old != seat):
+            await database_sync_to_async(presence.connected)(self.room_id, seat)
+
+    # ------------------------------------------------------------------ moves
+
+    async def act(
+        self,
+        seat: int | None,
+        action: Action,
+        trigger: str | None = None,
+        wants_view: bool = False,
+    ) -> Outcome | None:
+        """Take `action` for `seat` to the room (which judges whether this user holds it);
+        None when it was refused (the refusal sent, in the reader's language)."""
+        if not await self._may_act(seat, trigger):
+            return None
+        assert seat is not None
+        return await self._to_room(seat, action, trigger, wants_view)
+
+    async def act_soon(self, seat: int | None, action: Action, trigger: str | None = None) -> None:
+        """`act` without waiting for the room (a browser's way: its frames come by the
+        deliveries): judged here now, then taken to the room in a task of its own."""
+        if not await self._may_act(seat, trigger):
+            return
+        assert seat is not None
+        task = asyncio.create_task(self._to_room(seat, action, trigger, False))
+        self.acting.add(task)
+        task.add_done_callback(self.acting.discard)
+
+    async def _may_act(self, seat: int | None, trigger: str | None) -> bool:
+        """A watcher does not act; the transport's limit, and never more than
+        TABLE_MOVES_IN_FLIGHT of this socket's moves at once (a late move is a wrong move)."""
+        if seat is None:
+            await self.send_refusal(*self.watching(), trigger)
+            return False
+        limited = await self.throttle()
+        if limited is None and len(self.acting) >= settings.TABLE_MOVES_IN_FLIGHT:
+            limited = "too_fast", _("Slow down: too many actions at once.")
+        if limited is not None:
+            await self.send_refusal(*limited, trigger)
+            return False
+        return True
+
+    async def _to_room(
+        self, seat: int, action: Action, trigger: str | None, wants_view: bool
+    ) -> Outcome | None:
+        try:
+            return await rooms.act(
+                self.room_id, seat, action, check=holder(seat, self.user), wants_view=wants_view
+            )
+        except IllegalAction as refusal:
+            await self.send_refusal(refusal.code, refusal_text(refusal), trigger)
+            return None
