@@ -72,13 +72,15 @@ def stable_bot_name(level: str, seat: int) -> str:
 
 
 def reader_view(view: dict[str, Any], players: Iterable[Named]) -> dict[str, Any]:
-    """`view` with its players' names as `player_name` says them (a copy; the view itself
-    is shared by every reader and the Board API, which keeps the stored name)."""
+    """`view` with its players' names as `player_name` says them in the active language (a
+    copy; the view itself is shared by every reader and the Board API, which keeps the stored
+    name). Plain strings: the layouts join and format names, which a lazy word would break,
+    so a context holding them is built in the language it is drawn in."""
     bots = {p.seat: p for p in players if p.user_id is None and p.bot_level in BOT_NAMES}
     if not bots or not view.get("players"):
         return view
     shown = [
-        {**p, "name": player_name(bots[p["seat"]])} if p.get("seat") in bots else p
+        {**p, "name": str(player_name(bots[p["seat"]]))} if p.get("seat") in bots else p
         for p in view["players"]
     ]
     return {**view, "players": shown}

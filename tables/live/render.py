@@ -181,11 +181,14 @@ def change(room: LiveRoom, table: Table, events: list[Event]) -> Delivery:
             **languages.split(by_language),
             "seat": s,
         }
-    context = render_context(table, view, None, events)  # built once for every public part
-    by_language = languages.render_each(
-        spoken[table_group(room_id)],
-        lambda: version_tag(version) + "".join(_render(table, context, k) for k in changed),
-    )
+
+    def public_parts() -> str:
+        # Built once per language its readers use, for every public part: a bot's name is
+        # worded in that language (tables.words.reader_view).
+        context = render_context(table, view, None, events)
+        return version_tag(version) + "".join(_render(table, context, k) for k in changed)
+
+    by_language = languages.render_each(spoken[table_group(room_id)], public_parts)
     message = {
         "type": "table.public",
         "version": version,

@@ -49,20 +49,17 @@ def test_a_bots_stored_name_is_the_same_whoever_starts_the_match():
     assert names == ["alice", "bob", "Normal bot 3"]  # the view the Board API sends
 
 
-def test_a_part_drawn_once_says_the_bots_name_in_each_readers_language():
-    # A push builds its context once and renders it once per language (tables.live.render).
+def test_a_pushed_part_says_the_bots_name_in_each_readers_language():
+    # A push draws its public parts once per language its readers use, each from a context
+    # built in that language (tables.live.render.change): the layouts join and format names.
     room, _ = _a_match_started_in("de")
     t = table(room.pk)
     view = t.view(None)
     layout = render.layout_for(t.match.game)
-    with translation.override("en"):
-        context = render.render_context(t, view, None)
+    parts = render.outer(layout, layout.public_parts(view))
     for code, name in NORMAL_BOT_3.items():
         with translation.override(code):
-            html = "".join(
-                render._render(t, context, part)
-                for part in render.outer(layout, layout.public_parts(view))
-            )
+            html = "".join(render.render_part(t, view, part) for part in parts)
         assert name in html, code
         others = set(NORMAL_BOT_3.values()) - {name}
         assert not [n for n in others if n in html], code
