@@ -111,7 +111,8 @@ lint: install-dev
 	$(PY) manage.py check
 
 # Everything but the browser (on two workers: the machines have two cores), then the browser
-# flows in their own process (Playwright's event loop and the asyncio consumer tests must not
+# flows in their own process, on two workers of their own, each with its own server and database
+# (Playwright's event loop and the asyncio consumer tests must not
 # share one), then the PostgreSQL + Redis path.
 test: lint chromium fonts gettext axe
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2
