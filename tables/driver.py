@@ -35,6 +35,9 @@ from tables.pacing import bot_speed_of, pace_of
 log = logging.getLogger(__name__)
 
 RENEW_EVERY = 1.0  # seconds between lease renewals and leaver checks
+# The share of a lease its holder uses: it stops stepping a room's bots this much before the
+# lease's end, whatever the clocks of the processes that may take the room over say.
+LEASE_SAFE = 0.8
 # How often a bot with nothing to do looks again (an Allegra bot waiting for its turn): without
 # it, a table of idle bots would be polled in a busy loop.
 IDLE_LOOK = 0.25
@@ -44,13 +47,17 @@ IDLE_LOOK_AT_FULL_SPEED = 0.02
 
 
 class Background(concurrent.futures.ThreadPoolExecutor):
-    """The driver's own database thread: its claims, bot steps and heartbeats run there, one
-    at a time, never in the thread the sockets' database calls share (Channels' one sync
-    thread), so that a takeover's burst of work (every room's first steps) does not hold up
-    the pages and streams reconnecting at that very moment."""
+    """One of the driver's own database threads, never the thread the sockets' database calls
+    share (Channels' one sync thread), so that a takeover's burst of work (every room's first
+    steps) does not hold up the pages and streams reconnecting at that very moment.
 
-    def __init__(self) -> None:
-        super().__init__(max_workers=1, thread_name_prefix="bot-driver")
+    The bot steps run in one ("bot-driver"); the lease renewals and the presence heartbeat in
+    another ("liveness"): a renewal queued behind a busy table's steps came later than the
+    lease's end on a loaded machine, and the other process took the room over while this one
+    was alive, back and forth (CI: 28 drivers for one 12-seat match)."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__(max_workers=1, thread_name_prefix=name)
 
 
 class Running:
@@ -61,18 +68,21 @@ class Running:
         self.driver: Driver | None = None
         self.task: asyncio.Task | None = None
         self.heartbeat: asyncio.Task | None = None
-        self.background = Background()
+        self.background = Background("bot-driver")
+        self.liveness = Background("liveness")
 
     def shut(self) -> None:
         self.background.shutdown(wait=False)
+        self.liveness.shutdown(wait=False)
 
 
 def _running() -> Running:
     return server.current().part(Running)
 
 
-async def in_background[T](fn: Callable[[], T]) -> T:
-    """`fn()` in the driver's thread, with the connection hygiene Channels' calls have."""
+async def in_background[T](fn: Callable[[], T], liveness: bool = False) -> T:
+    """`fn()` in the driver's thread (the liveness thread for leases and heartbeats), with the
+    connection hygiene Channels' calls have."""
 
     def run() -> T:
         close_old_connections()
@@ -81,7 +91,9 @@ async def in_background[T](fn: Callable[[], T]) -> T:
         finally:
             close_old_connections()
 
-    return await asyncio.get_running_loop().run_in_executor(_running().background, run)
+    running = _running()
+    thread = running.liveness if liveness else running.background
+    return await asyncio.get_running_loop().run_in_executor(thread, run)
 
 
 class Driver:
@@ -93,6 +105,11 @@ class Driver:
         self.tasks: dict[int, asyncio.Task] = {}
         self.stale: set[int] = set()  # held rooms with a dead process's presence (claim)
         self.stopping = False
+        # Until when (this process's monotonic clock) the leases held are surely still ours: a
+        # little before the end written with them. A renewal that comes late must not leave
+        # two processes stepping one room's bots at once (CI: 28 drivers alternating in one
+        # match after a late renewal); a step waits for the renewal instead.
+        self.leased_until = float("-inf")
         # Set when another process hands rooms over: claim them now, not at the next renewal.
         self.wake = asyncio.Event()
 
@@ -105,7 +122,7 @@ class Driver:
         while not self.stopping:
             self.wake.clear()
             try:
-                held = await in_background(self.claim)
+                held = await in_background(self.claim, liveness=True)
             except Exception:  # the database may be away for a moment; never let the driver die
                 log.exception("bot driver: claiming leases failed")
                 held = set()
@@ -129,15 +146,17 @@ class Driver:
             task.cancel()
         await asyncio.gather(*self.tasks.values(), return_exceptions=True)
         if release:
-            return await in_background(self.release)
+            return await in_background(self.release, liveness=True)
         return sorted(self.held)
 
     def claim(self) -> set[int]:
         """Renew this process's leases and take over playing matches whose lease ran out."""
         close_old_connections()
+        started = _monotonic()
         now = timezone.now()
         until = now + timedelta(seconds=settings.DRIVER_LEASE)
         free, rows = store.claim_leases(self.id, now, until)
+        self.leased_until = started + settings.DRIVER_LEASE * LEASE_SAFE
         # The leases this took, as they stood: since when nobody has owned each room.
         lost = {room_id: _lost_at(*lease) for room_id, lease in free.items()}
         # Every playing room's lease holder: the owner its moves go to (tables.live.owners).
@@ -161,6 +180,9 @@ class Driver:
         rng = random.Random(seed) if seed is not None else None
         bots = MatchBots(room_id, rng=rng, driver=self.id, stale=lambda: room_id in self.stale)
         while room_id in self.held and not self.stopping:
+            if _monotonic() >= self.leased_until:  # the renewal is late: step on once it came
+                await asyncio.sleep(0.05)
+                continue
             try:
                 wait = await in_background(bots.step)
             except Exception:
@@ -377,7 +399,7 @@ async def _heartbeat() -> None:
     """Renew this process's presence every second, driver or not (tables.presence.sweep)."""
     while True:
         try:
-            await in_background(presence.heartbeat)
+            await in_background(presence.heartbeat, liveness=True)
         except Exception:
             log.exception("presence heartbeat failed")
         await asyncio.sleep(RENEW_EVERY)
