@@ -248,6 +248,14 @@ def unlisten(room_id: int, listener: Listener) -> None:
             rooms.drop_later(room)
 
 
+def watched(room_id: int) -> bool:
+    """Whether a socket of this process listens to the room (a player's or a spectator's).
+
+    Read from the driver's thread: a glance at a set the loop keeps, never relied on to stay."""
+    room = here().rooms.get(room_id)
+    return room is not None and bool(room.listeners)
+
+
 # --------------------------------------------------------------------------- reading
 
 
