@@ -149,18 +149,20 @@ def replace_absent(
     return replaced
 
 
-def nobody_there(table: current.Table, now: Any, grace: float) -> bool:
+def nobody_there(table: current.Table, now: Any, grace: float, last_play: Any = None) -> bool:
     """Whether no person holds the table any more: every human seat given up, or without a
     socket for `grace` seconds (a seat whose person never opened the table counts from the
-    match's start). A table with no human seat at all is nobody's to abandon."""
+    match's start, or from `last_play`, a person's last action: the Board API's HTTP moves
+    need no socket). A table with no human seat at all is nobody's to abandon."""
     humans = [p for p in table.players if p.human]
+    start = max(table.match.created_at, last_play or table.match.created_at)
 
     def gone(player: Player) -> bool:
         if player.left:
             return True
         if player.connections > 0:
             return False
-        since = player.away_since or table.match.created_at
+        since = player.away_since or start
         return (now - since).total_seconds() >= grace
 
     return bool(humans) and all(gone(p) for p in humans)
@@ -175,11 +177,14 @@ def end_unwatched(room_id: int, table: current.Table, now: Any = None) -> bool:
     now = now or timezone.now()
     grace = settings.LEAVER_GRACE
     if not nobody_there(table, now, grace):
-        return False  # one read, no room's turn: the usual answer
+        return False  # no query, no room's turn: the usual answer
+    last_play = store.last_human_play(table.match.pk)
+    if not nobody_there(table, now, grace, last_play):
+        return False
     ended = [False]
 
     def change(table: current.Table) -> bool:
-        ended[0] = nobody_there(table, now, grace) and play.close(table, ABANDONED)
+        ended[0] = nobody_there(table, now, grace, last_play) and play.close(table, ABANDONED)
         return ended[0]
 
     play.touch(room_id, change)

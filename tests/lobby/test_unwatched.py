@@ -3,6 +3,7 @@ spectator left ends, abandoned, within the away grace; a rematch nobody came to 
 
 from __future__ import annotations
 
+import random
 from datetime import timedelta
 
 import pytest
@@ -12,7 +13,7 @@ from django.utils import timezone
 
 from lobby import services
 from lobby.models import Room
-from tables import history, presence
+from tables import history, play, presence
 from tables.driver import MatchBots
 from tables.live import rooms
 from tables.models import Match, Player
@@ -107,7 +108,14 @@ def test_a_started_table_nobody_ever_opened_ends_after_the_grace(settings):
     # She never opened it: no socket, no away mark; the grace counts from the match's start.
     assert not presence.nobody_there(table, now, 30)
     assert presence.nobody_there(table, now + timedelta(seconds=31), 30)
-    assert presence.end_unwatched(room.pk, table, now + timedelta(seconds=31))
+    # A Board API player moves over HTTP, with no socket: her move counts as being there.
+    view = table.view(0)
+    action, _ = table.game.bot_choose(view, "normal", random.Random(1))
+    assert action is not None
+    play.act(room.pk, 0, action)
+    later = timezone.now() + timedelta(seconds=29)
+    assert not presence.end_unwatched(room.pk, rooms.read(room.pk), later)
+    assert presence.end_unwatched(room.pk, rooms.read(room.pk), later + timedelta(seconds=2))
     room.refresh_from_db()
     assert room.status == Room.Status.CLOSED
 
