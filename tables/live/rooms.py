@@ -400,7 +400,7 @@ async def apply_here(
                         log.exception("preparing the push of a move failed")
         if early > 0:
             # A paced table: the play waits for its turn (tables.pacing), then is applied.
-            await room.pacer.wait_turn(seat, early)
+            await room.pacer.wait_turn(seat, early, pace)
             continue
         assert entry.future is not None  # set under the lock with the apply
         durable = await entry.future
