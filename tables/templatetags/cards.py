@@ -67,17 +67,23 @@ def short_name(player: dict[str, Any], players: list[dict[str, Any]]) -> str:
     """A short name for a narrow score column that no other player's short name looks like.
 
     A bot's long name ("Normal bot 3") is its level's initial and number ("N3"); the people's
-    names are all cut at one length (six letters, or as many as tell two of them apart), so
-    the columns read evenly; the column's title holds the whole name.
+    names (a stand-in's person's too: his seat says "bot", his name is his) are all cut at one
+    length (six letters, or as many as tell two of them apart), so the columns read evenly;
+    the column's title holds the whole name.
     """
     name = player["name"]
-    if player.get("bot"):
-        if len(name) <= 6:
-            return name
+    if _named_bot(player):
         words = name.split()
-        return f"{words[0][:1]}{words[-1]}" if len(words) > 1 else name[:4]
-    width = even_width([p["name"] for p in players if not p.get("bot")])
+        return name if len(name) <= 6 else f"{words[0][:1]}{words[-1]}"
+    width = even_width([p["name"] for p in players if not _named_bot(p)])
     return name if len(name) <= width else name[:width] + "…"
+
+
+def _named_bot(player: dict[str, Any]) -> bool:
+    """A bot's seat with a bot's name (its level's words and a number; no username has a
+    space), not a person's seat a stand-in plays."""
+    words = player["name"].split()
+    return bool(player.get("bot")) and len(words) > 1 and words[-1].isdigit()
 
 
 def even_width(names: list[str]) -> int:

@@ -120,9 +120,7 @@ def test_a_target_of_one_point_is_singular_in_every_language():
     says = {}
     for code in ("en", "de", "ru", "ko"):
         with translation.override(code):
-            says[code] = [
-                words.describe_end_text(mini, {"rounds": 3, "target": n}) for n in (1, 5)
-            ]
+            says[code] = [words.describe_end_text(mini, {"rounds": 3, "target": n}) for n in (1, 5)]
     assert says["en"][0] == "First to 1 point, or after round 3, whichever comes first."
     assert says["en"][1].startswith("First to 5 points,")
     assert says["de"][0].startswith("Wer zuerst 1 Punkt hat") and " 5 Punkte " in says["de"][1]

@@ -30,3 +30,14 @@ def test_a_bots_name_in_another_language_keeps_its_number():
         "О4",
         "일반 봇 2",
     ]
+
+
+def test_a_person_a_stand_in_plays_for_keeps_his_name_cut_as_the_others():
+    players = [
+        {"name": "bartholomew", "bot": True},  # his seat is a stand-in's for now
+        {"name": "bartosz", "bot": True},
+        {"name": "anastasia-ivanovna"},
+        {"name": "Fast bot 4", "bot": True},
+    ]
+    heads = [short_name(p, players) for p in players]
+    assert heads == ["bartho…", "bartos…", "anasta…", "F4"]
