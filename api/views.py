@@ -279,7 +279,11 @@ def actions(request: ApiRequest, room_id: int, body: s.ActionRequest) -> Any:
     result = act(room_id, seat, body.action.sent(), request.auth, shaped=True)
     if "error" in result:
         # A refusal carries the caller's view as it stands: the answer as the write path made it.
-        return JsonResponse(result, status=result.pop("status"))
+        wait = result.pop("retry_after", None)
+        response = JsonResponse(result, status=result.pop("status"))
+        if wait:
+            response["Retry-After"] = str(wait)  # a refusal for now (a paced table's queue)
+        return response
     return result
 
 
@@ -319,12 +323,16 @@ def act(
         if refusal.code in MALFORMED:
             status = 409 if shaped else 400
         now = live_rooms.read(room_id)
-        return {
+        answer = {
             # The code stays English for machines; the sentence is in the caller's language.
             "error": {"code": refusal.code, "message": refusal_text(refusal)},
             "view": now.view(seat) if now is not None else None,
             "status": status,
         }
+        if status == 429:
+            # A refusal for now: when to try again (a forwarded refusal may not say: 1 s).
+            answer["retry_after"] = getattr(refusal, "retry_after", None) or 1
+        return answer
     return {"view": outcome.view(seat)}
 
 

@@ -37,6 +37,7 @@ def main() -> None:
         BOT_PACE="0",
         TABLE_COUNTDOWN="0",
         LEAVER_GRACE="0",
+        END_UNWATCHED="False",  # the host never opens his table: his stand-in plays it out
         BOT_DRIVER="False",
     )
     import django

@@ -281,6 +281,10 @@ WSGI_APPLICATION = "cardgames.wsgi.application"
 # and the bot driver's lease (a dead process's rooms are taken over within this many seconds).
 TABLE_COUNTDOWN = float(os.environ.get("TABLE_COUNTDOWN", "3"))
 LEAVER_GRACE = float(os.environ.get("LEAVER_GRACE", "30"))
+# A table with no person left (no socket for LEAVER_GRACE, or given up) and no spectator for as
+# long ends, abandoned, instead of its bots playing on for nobody (off in the unit tests, whose
+# tables nobody opens).
+END_UNWATCHED = envbool("END_UNWATCHED", "True")
 # In a race (a game whose registry entry says `race`), a player who has done nothing for this
 # many seconds while a round goes on (or in the whole round, by its end) is marked away as if
 # his tab were closed: his idle hand could hold the round's only plays (L14).
@@ -330,6 +334,8 @@ BOT_RATINGS = {"easy": (18.0, 1.0), "normal": (25.0, 1.0), "fast": (30.0, 1.0)}
 # the band, wider while a rating is provisional ("?": a few matches say little), grows by so
 # many points for each second the room has waited (lichess's pools widen the same way).
 QUICK_PLAY_WAIT = float(os.environ.get("QUICK_PLAY_WAIT", "20"))
+# A rematch nobody but its opener came to within this many seconds closes (the lobby's sweep).
+REMATCH_EXPIRY = float(os.environ.get("REMATCH_EXPIRY", "600"))
 QUICK_PLAY_BAND = envint("QUICK_PLAY_BAND", 300)
 QUICK_PLAY_PROVISIONAL_BAND = envint("QUICK_PLAY_PROVISIONAL_BAND", 700)
 QUICK_PLAY_BAND_GROWTH = float(os.environ.get("QUICK_PLAY_BAND_GROWTH", "40"))

@@ -11,6 +11,8 @@ class LobbyConfig(AppConfig):
 
         signals.match_finished.connect(services.finish_room, dispatch_uid="lobby.finish_room")
         locale.connect_signals()
+        # A match the tables stopped (nobody at its table): its room closes with it.
+        signals.match_closed.connect(services.close_ended_room, dispatch_uid="lobby.close_room")
         # In the transaction that deals a round: a person who claimed a bot's seat sits there.
         signals.seat_claimed.connect(services.seat_claimed, dispatch_uid="lobby.seat_claimed")
         # In the same transaction: a finished match and its ratings are written together.

@@ -6,6 +6,7 @@ watchers after commit. Refusals raise RoomError with a code, a sentence and an H
 
 from __future__ import annotations
 
+from datetime import timedelta
 from functools import partial
 from typing import Any
 
@@ -212,7 +213,7 @@ def move_to_room(from_id: int, to_id: int, user) -> bool:
 
 
 # Kept in English (a closed room's reason); the site words it in its reader's language.
-ABANDONED = gettext_noop("Everyone left the table: the match was abandoned and counts for no one.")
+ABANDONED = presence.ABANDONED
 
 
 def take_bot_seat(room_id: int, user) -> int:
@@ -523,6 +524,47 @@ def finish_room(sender: Any, match: Any, **kwargs: Any) -> None:
         status=Room.Status.FINISHED, ended_at=timezone.now()
     )
     after_commit_notify(match.room_id)
+
+
+def close_ended_room(sender: Any, match: Any, **kwargs: Any) -> None:
+    """The room of a match the tables stopped is closed too, for the same reason (tables'
+    match_closed: the driver ended a table nobody was at). A room closed first (everyone
+    left, the host closed it) keeps what it says."""
+    Room.objects.filter(pk=match.room_id, status=Room.Status.PLAYING).update(
+        status=Room.Status.CLOSED, ended_at=timezone.now(), closed_reason=match.closed_reason
+    )
+    after_commit_notify(match.room_id)
+
+
+# Kept in English (a closed room's reason), worded in its reader's language where shown.
+EXPIRED = gettext_noop("Nobody came to play this rematch in time: the room expired.")
+
+
+def expire_unopened(now: Any = None) -> list[int]:
+    """Close the rematches nobody came to (the lobby's sweep, beside quick play's fills).
+
+    A rematch opens as soon as one player asks; if no one else takes a seat within
+    `REMATCH_EXPIRY` seconds it leaves the lobby, closed, rather than wait there for ever.
+    (A practice table is started at once: one nobody opens ends as an abandoned table,
+    tables.presence.end_unwatched.) Returns the rooms closed."""
+    cutoff = (now or timezone.now()) - timedelta(seconds=settings.REMATCH_EXPIRY)
+    due = Room.objects.filter(
+        status=Room.Status.OPEN, rematch_of__isnull=False, created_at__lte=cutoff
+    )
+    closed = []
+    for pk in due.values_list("pk", flat=True)[:20]:
+        with transaction.atomic():
+            room = _locked_room(pk)
+            people = room.seat_set.filter(user__isnull=False).count()
+            if room.status != Room.Status.OPEN or people > 1:
+                continue  # started meanwhile, or someone came: it waits for its host
+            room.status = Room.Status.CLOSED
+            room.ended_at = timezone.now()
+            room.closed_reason = EXPIRED
+            room.save(update_fields=["status", "ended_at", "closed_reason"])
+            _after_commit(room.pk)
+            closed.append(pk)
+    return closed
 
 
 def rate_finished_match(sender: Any, match: Any, **kwargs: Any) -> None:

@@ -29,6 +29,7 @@ from tables.live import rooms
 
 def index(request: HttpRequest) -> HttpResponse:
     quickplay.fill_due()  # rooms whose wait is over and whose timer was lost (a restart)
+    services.expire_unopened()  # rematches nobody came to
     context = {**live.listed_rooms(), "games": GAMES, "paces": PACES}
     return render(request, "lobby/index.html", context)
 

@@ -14,7 +14,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
-from games.engine import Progress, State, View
+from games.engine import Progress, Sentence, State, View
 from games.registry import GAMES, Game
 from tables import clocks
 from tables.models import ActionLog, Match, Player, Round
@@ -108,7 +108,9 @@ class Table:
             view["message"] = COUNTDOWN_MESSAGE
         elif status == "closed":
             view["legal"] = []
-            view["message"] = self.match.closed_reason or "This room was closed."
+            # A Sentence: the site's own reasons (everyone left) are worded for each reader;
+            # a host's own words stay as he wrote them.
+            view["message"] = Sentence(self.match.closed_reason or "This room was closed.")
         return view
 
     def _clock(self) -> dict[str, Any]:

@@ -256,6 +256,7 @@ class MatchBots:
         self.acted_at: dict[int, float] = {}
         self.resumed = False  # whether acted_at went on from the log (the first look)
         self.next_check = 0.0
+        self.unwatched_since: float | None = None  # monotonic: since no socket here listens
         # The decision clocks (a timed Allegra table; Ligretto's idle rounds): from now, the
         # moment this process took the room, downtime before it is never a player's.
         self.clock = clocks.Keeper(
@@ -281,6 +282,8 @@ class MatchBots:
                 table = self._table()  # the room took its turn: read again
                 if table is None:
                     return None
+            if self._unwatched(now) and presence.end_unwatched(self.room_id, table):
+                return None  # nobody was there: the match is over, abandoned
         starts_at = table.match.starts_at
         if starts_at is not None and table.counting_down():
             left = (starts_at - timezone.now()).total_seconds()
@@ -356,6 +359,18 @@ class MatchBots:
         if acted and pace == 0:
             return 0.0
         return min(wait, max(self.next_check - _monotonic(), 0.0) + 0.001)
+
+    def _unwatched(self, now: float) -> bool:
+        """Whether no socket of this process (the room's owner, where a room's sockets go)
+        has listened to the room for the away grace, as this driver saw it (a takeover
+        starts counting again). Never, where the site keeps tables nobody watches
+        (`END_UNWATCHED` off)."""
+        if not settings.END_UNWATCHED or rooms.watched(self.room_id):
+            self.unwatched_since = None
+            return False
+        if self.unwatched_since is None:
+            self.unwatched_since = now
+        return now - self.unwatched_since >= settings.LEAVER_GRACE
 
     def _resume(self, match_id: int, gap: float) -> None:
         """Go on from the bots' last actions as the log has them: a driver that took the room

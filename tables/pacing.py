@@ -13,6 +13,7 @@ counts from the moment it was durable, so that its log row is older than the nex
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 from dataclasses import dataclass, field
 
@@ -46,13 +47,15 @@ class Pacer:
         """`seat` played now (applied, then again once durable: the later moment counts)."""
         self.played_at[seat] = max(self.played_at.get(seat, 0.0), time.time())
 
-    async def wait_turn(self, seat: int, wait: float) -> None:
-        """Hold `seat`'s early play for `wait` seconds, or refuse it when one waits already."""
+    async def wait_turn(self, seat: int, wait: float, pace: float = 0.0) -> None:
+        """Hold `seat`'s early play for `wait` seconds, or refuse it when one waits already
+        (a play may come again once the waiting one is made and its `pace` has passed)."""
         if seat in self.waiting:
             raise PlayError(
                 "pace_queued",
                 gettext_noop("Your last play is still waiting for its turn (a paced table)."),
                 429,
+                retry_after=max(1, math.ceil(wait + pace)),
             )
         self.waiting.add(seat)
         try:

@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from games.registry import GAMES
-from tables import current, server, wire, words
+from tables import current, server, signals, wire, words
 from tables.current import Table
 from tables.errors import PlayError
 from tables.live import owners, rooms, store
@@ -31,7 +31,7 @@ from tables.live.room import ACTION_KEYS, Check
 from tables.live.rooms import Outcome
 from tables.models import Match, Player, Round
 
-__all__ = ["ACTION_KEYS", "Outcome", "PlayError", "act", "checked", "close_match", "touch"]
+__all__ = ["ACTION_KEYS", "Outcome", "PlayError", "act", "checked", "close", "close_match", "touch"]
 
 
 # --------------------------------------------------------------------------- starting
@@ -221,14 +221,20 @@ def _touch_in(
 def close_match(room_id: int, reason: str) -> None:
     """Stop the room's match where it stands (its room was closed): no winner, no more moves."""
 
-    def change(table: Table) -> bool:
-        match = table.match
-        if match.status != Match.Status.PLAYING:
-            return False
-        match.status = Match.Status.CLOSED
-        match.closed_reason = reason
-        match.finished_at = timezone.now()
-        store.save_match(match, "status", "closed_reason", "finished_at")
-        return True
+    touch(room_id, partial(close, reason=reason))
 
-    touch(room_id, change)
+
+def close(table: Table, reason: str) -> bool:
+    """In a `touch`: stop the table's match where it stands, for `reason`; False if it is over.
+
+    The layers above learn it in the same transaction (`signals.match_closed`): the lobby
+    closes the room when the match ended here (nobody there: tables.presence.end_unwatched)."""
+    match = table.match
+    if match.status != Match.Status.PLAYING:
+        return False
+    match.status = Match.Status.CLOSED
+    match.closed_reason = reason
+    match.finished_at = timezone.now()
+    store.save_match(match, "status", "closed_reason", "finished_at")
+    signals.match_closed.send(sender=Match, match=match)
+    return True

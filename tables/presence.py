@@ -5,6 +5,8 @@ whose human has had no socket for `settings.LEAVER_GRACE` seconds gets a stand-i
 bot driver checks), and his next socket gives the seat back to him. Each process also keeps
 its own count per seat (`Presence`) and renews it every second (`heartbeat`): when a process
 dies, its sockets are counted as gone once its rows are `DRIVER_LEASE` seconds old (`sweep`).
+A table nobody is at any more (no person's socket for the grace, no spectator) ends, abandoned
+(`end_unwatched`), rather than its bots playing on for nobody under "Being played".
 """
 
 from __future__ import annotations
@@ -15,10 +17,14 @@ from typing import Any
 from django.conf import settings
 from django.db import close_old_connections, transaction
 from django.utils import timezone
+from django.utils.translation import gettext_noop
 
 from tables import claims, current, play
 from tables.live import owners, rooms, store
 from tables.models import Match, Player
+
+# Kept in English on the match (its closed reason); the site words it in its reader's language.
+ABANDONED = gettext_noop("Everyone left the table: the match was abandoned and counts for no one.")
 
 # This server process, as its presence rows and its bot driver's leases name it (and the
 # inbox its room owners' forwarded moves come to: tables.live.owners).
@@ -141,6 +147,48 @@ def replace_absent(
         return None
     play.touch(room_id, change)
     return replaced
+
+
+def nobody_there(table: current.Table, now: Any, grace: float, last_play: Any = None) -> bool:
+    """Whether no person holds the table any more: every human seat given up, or without a
+    socket for `grace` seconds (a seat whose person never opened the table counts from the
+    match's start, or from `last_play`, a person's last action: the Board API's HTTP moves
+    need no socket). A table with no human seat at all is nobody's to abandon."""
+    humans = [p for p in table.players if p.human]
+    start = max(table.match.created_at, last_play or table.match.created_at)
+
+    def gone(player: Player) -> bool:
+        if player.left:
+            return True
+        if player.connections > 0:
+            return False
+        since = player.away_since or start
+        return (now - since).total_seconds() >= grace
+
+    return bool(humans) and all(gone(p) for p in humans)
+
+
+def end_unwatched(room_id: int, table: current.Table, now: Any = None) -> bool:
+    """End the match, abandoned, if nobody is at its table: no person for the away grace
+    (`LEAVER_GRACE`), and the caller saw no spectator either (the bot driver, which watches
+    the room's sockets for as long). Through the room's `touch`, judged again on the locked
+    table; its closed result counts for no one, as when everyone leaves (lobby.services).
+    Returns whether it ended it."""
+    now = now or timezone.now()
+    grace = settings.LEAVER_GRACE
+    if not nobody_there(table, now, grace):
+        return False  # no query, no room's turn: the usual answer
+    last_play = store.last_human_play(table.match.pk)
+    if not nobody_there(table, now, grace, last_play):
+        return False
+    ended = [False]
+
+    def change(table: current.Table) -> bool:
+        ended[0] = nobody_there(table, now, grace, last_play) and play.close(table, ABANDONED)
+        return ended[0]
+
+    play.touch(room_id, change)
+    return ended[0]
 
 
 def stale_rooms(now: Any = None) -> set[int]:

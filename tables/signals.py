@@ -9,6 +9,10 @@ driver's thread: a receiver that may wait (a Web Push) does its work elsewhere.
 row locked: a receiver that locks more (the lobby finishes the room) keeps the lock order match,
 then room.
 
+`match_closed(match)` is sent inside the transaction that stopped a match before its end
+(`match.closed_reason` says why), the match row locked: the lobby closes a room still being
+played (the driver ended a table nobody was at), the tournaments look at their table.
+
 `seat_claimed(match, seat, user_id)` is sent inside the transaction that deals a round in which
 a person takes a bot's seat he claimed (tables.claims), the match row locked: the lobby gives
 him the room's seat row there.
@@ -19,5 +23,6 @@ from __future__ import annotations
 from django.dispatch import Signal
 
 match_finished = Signal()
+match_closed = Signal()
 decision_due = Signal()
 seat_claimed = Signal()

@@ -8,3 +8,6 @@ from cardgames.settings import BASE_DIR, TEMPLATES
 
 EXTRA_GAMES = [("highcard", "High Card", "tests.thirdgame")]
 TEMPLATES[0]["DIRS"] = [*TEMPLATES[0]["DIRS"], BASE_DIR / "tests" / "thirdgame" / "templates"]
+# The unit tests' tables are never opened: their bots play on unless a test asks for the end
+# of tables nobody is at (tests/lobby/test_unwatched.py).
+END_UNWATCHED = False

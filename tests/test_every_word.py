@@ -10,6 +10,7 @@ language translates and that none of its translations says itself.
 from __future__ import annotations
 
 import gettext
+import random
 import re
 from functools import cache
 from html.parser import HTMLParser
@@ -20,6 +21,7 @@ from django.utils import translation
 
 from lobby import services
 from tables import play
+from tables.driver import MatchBots
 from tables.live import render
 from tests.conftest import client_for, make_user
 from tests.tables.allegra_layouts import after_opening, short_round
@@ -172,6 +174,7 @@ def test_the_lobby_rooms_and_history_pages_speak_only_the_readers_language(code)
     pages = {
         "lobby": _page(alice, "/", code),
         "room": _page(bob, waiting.get_absolute_url(), code),
+        "room, its host's (the bots' options)": _page(alice, waiting.get_absolute_url(), code),
         "room form": _page(alice, "/rooms/new/", code),
         "sheet": _page(alice, f"/rooms/{played.pk}/sheet/", code),
         "finished sheet": _page(alice, f"/rooms/{done.pk}/sheet/", code),
@@ -245,4 +248,30 @@ def test_a_live_allegra_table_speaks_only_the_readers_language(code):
     pages["after a knock"] = _page(alice, room.get_absolute_url(), code)
     pages["after a knock, spectator"] = _page(None, room.get_absolute_url(), code)
     pages["after a knock, pushed"] = _pushed(room.pk, 0, code, events)
+    _check(pages, code)
+
+
+# Issue 45's "must show": an Allegra table after a round (its score sheet's tooltips, the
+# round-ender's star), that round's replay, and the offline page, in every language.
+@pytest.mark.django_db(transaction=True)  # the bot driver's steps close their connections
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_an_allegra_table_after_a_round_its_replay_and_the_offline_page_speak_it(code, settings):
+    settings.LEAVER_GRACE = 0  # nobody opens the table: stand-ins play alice's and bob's seats
+    alice, bob = make_user("alice"), make_user("bob")
+    room = started_room(alice, [bob], game="allegra", bots=1, rounds=2)
+    bots = MatchBots(room.pk, rng=random.Random(7))
+    for _ in range(20_000):
+        if table(room.pk).view(None)["status"] == "round_over":
+            break
+        bots.step()
+    assert table(room.pk).view(None)["status"] == "round_over"
+    pages = {
+        "after a round": _page(alice, room.get_absolute_url(), code),
+        "after a round, spectator": _page(None, room.get_absolute_url(), code),
+        "after a round, pushed": _pushed(room.pk, 1, code, [{"type": "round_ended"}]),
+        "replay": _page(alice, f"/rooms/{room.pk}/replay?round=1", code),
+        "replay, last step": _page(alice, f"/rooms/{room.pk}/replay?round=1&step=999", code),
+        "offline": _page(None, f"/offline/{code}/", code),
+    }
+    assert 'class="ender"' in pages["after a round"]  # the round-ender's star is there
     _check(pages, code)

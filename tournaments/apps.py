@@ -12,3 +12,5 @@ class TournamentsConfig(AppConfig):
         from tournaments import services
 
         signals.match_finished.connect(services.table_finished, dispatch_uid="tournaments.table")
+        # A table the live tables stopped (nobody was at it) ends its part of the round too.
+        signals.match_closed.connect(services.table_finished, dispatch_uid="tournaments.closed")

@@ -271,7 +271,7 @@ def describe_end(options: dict[str, Any]) -> Sentence:
             rounds=rounds,
         )
     return ngettext(
-        "First to %(target)d points, or after round %(rounds)d, whichever comes first.",
+        "First to %(target)d point, or after round %(rounds)d, whichever comes first.",
         "First to %(target)d points, or after round %(rounds)d, whichever comes first.",
         target,
         target=target,

@@ -248,6 +248,14 @@ def unlisten(room_id: int, listener: Listener) -> None:
             rooms.drop_later(room)
 
 
+def watched(room_id: int) -> bool:
+    """Whether a socket of this process listens to the room (a player's or a spectator's).
+
+    Read from the driver's thread: a glance at a set the loop keeps, never relied on to stay."""
+    room = here().rooms.get(room_id)
+    return room is not None and bool(room.listeners)
+
+
 # --------------------------------------------------------------------------- reading
 
 
@@ -392,7 +400,7 @@ async def apply_here(
                         log.exception("preparing the push of a move failed")
         if early > 0:
             # A paced table: the play waits for its turn (tables.pacing), then is applied.
-            await room.pacer.wait_turn(seat, early)
+            await room.pacer.wait_turn(seat, early, pace)
             continue
         assert entry.future is not None  # set under the lock with the apply
         durable = await entry.future

@@ -103,6 +103,17 @@ def last_plays(match_id: int, pace: float) -> dict[int, float]:
     return played
 
 
+def last_human_play(match_id: int) -> datetime | None:
+    """When a person's last action of the match was logged (None: none yet): a player of the
+    Board API's HTTP moves has no socket, and is at the table all the same."""
+    return (
+        ActionLog.objects.filter(match_id=match_id, by_bot=False)
+        .order_by("-version")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+
+
 def match_row(room_id: int, lock: bool = False) -> Match | None:
     """The room's match row (any thread; `lock`: FOR UPDATE, in the caller's transaction)."""
     rows = Match.objects.select_for_update() if lock else Match.objects

@@ -66,22 +66,34 @@ def get_item(mapping: dict[Any, Any], key: Any) -> Any:
 def short_name(player: dict[str, Any], players: list[dict[str, Any]]) -> str:
     """A short name for a narrow score column that no other player's short name looks like.
 
-    A name of six letters or fewer stays whole; a bot ("Normal bot 3") is its level's initial
-    and number ("N3"); a person is the shortest prefix of three letters or more that no other
-    player's name starts with (whole, if none).
+    A bot's long name ("Normal bot 3") is its level's initial and number ("N3"); the people's
+    names (a stand-in's person's too: his seat says "bot", his name is his) are all cut at one
+    length (six letters, or as many as tell two of them apart), so the columns read evenly;
+    the column's title holds the whole name.
     """
     name = player["name"]
-    if len(name) <= 6:
-        return name
-    if player.get("bot"):
+    if _named_bot(player):
         words = name.split()
-        return f"{words[0][:1]}{words[-1]}" if len(words) > 1 else name[:4]
-    others = [p["name"].casefold() for p in players if p is not player and p["name"] != name]
-    for n in range(3, len(name)):
-        prefix = name[:n].casefold()
-        if not any(o.startswith(prefix) for o in others):
-            return name[:n] + "…"
-    return name
+        return name if len(name) <= 6 else f"{words[0][:1]}{words[-1]}"
+    width = even_width([p["name"] for p in players if not _named_bot(p)])
+    return name if len(name) <= width else name[:width] + "…"
+
+
+def _named_bot(player: dict[str, Any]) -> bool:
+    """A bot's seat with a bot's name (its level's words and a number; no username has a
+    space), not a person's seat a stand-in plays."""
+    words = player["name"].split()
+    return bool(player.get("bot")) and len(words) > 1 and words[-1].isdigit()
+
+
+def even_width(names: list[str]) -> int:
+    """The one length, six letters at least, at which no two of `names` begin alike."""
+    folded = {name.casefold() for name in names}
+    longest = max((len(name) for name in folded), default=0)
+    for width in range(6, longest):
+        if len({name[:width] for name in folded}) == len(folded):
+            return width
+    return max(longest, 6)
 
 
 @register.filter

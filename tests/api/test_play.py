@@ -3,6 +3,7 @@ seeing the same match (a move in one appears live in the other)."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
@@ -219,3 +220,23 @@ def test_a_deal_that_ends_at_once_is_scored_as_its_own_round(alice, bob):
     assert sheet["rounds"][-1]["round"] == 2
     assert sheet["rounds"][-1]["points"] == view["scores"][1]["points"]
     assert sheet["rounds"][-1]["reason"] == "deadlock"
+
+
+def test_a_play_a_paced_table_queues_no_more_of_is_refused_with_when_to_try_again(
+    alice, bob, table, monkeypatch
+):
+    # The write path's own refusal (the room path that raises it: tests/tables/test_pacing.py):
+    # a seat's play waits for its turn already, so the next one is refused for now.
+    from api import views
+    from tables.pacing import Pacer
+
+    def queued(*args, **kwargs):
+        pacer = Pacer()
+        pacer.waiting.add(0)
+        asyncio.run(pacer.wait_turn(0, 0.4, 2.0))
+
+    monkeypatch.setattr(views.play, "act", queued)
+    response = Api(alice).post(f"rooms/{table.pk}/actions", {"action": {"type": "flip"}})
+    assert response.status_code == 429 and error_code(response) == "pace_queued"
+    assert response["Retry-After"] == "3"  # the waiting play's 0.4 s, then one pace of 2 s
+    assert response.json()["view"]["seat"] == 0

@@ -33,8 +33,10 @@ print(room.pk)
 def _played_match(
     live_env: dict[str, str], name: str, game: str = "ligretto-mini", level: str = "fast"
 ) -> int:
-    # Full speed, no countdown, the absent host's stand-in plays at once.
+    # Full speed, no countdown, the absent host's stand-in plays at once (and the table he
+    # never opens is not ended for it: END_UNWATCHED).
     env = {**live_env, "BOT_PACE": "0", "TABLE_COUNTDOWN": "0", "LEAVER_GRACE": "0"}
+    env["END_UNWATCHED"] = "False"
     done = subprocess.run(
         [
             sys.executable,

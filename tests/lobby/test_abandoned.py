@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from django.utils import translation
 
 from lobby import services
 from lobby.models import Room
@@ -46,3 +47,15 @@ def test_a_ban_of_the_last_human_abandons_the_match_too():
     room = started_room(alice, [], game="ligretto", bots=1)
     services.vacate_seats(alice)
     assert Match.objects.get(room=room).status == Match.Status.CLOSED
+
+
+def test_an_abandoned_tables_reason_is_worded_for_each_reader():
+    alice = make_user("alice")
+    room = started_room(alice, [], game="ligretto", bots=1)
+    services.leave_room(room.pk, alice)
+    table = rooms.read(room.pk)
+    with translation.override("ru"):
+        html = render.render_full(table, None)
+        russian = translation.gettext(services.ABANDONED)
+    assert russian != services.ABANDONED and russian in html
+    assert services.ABANDONED not in html

@@ -113,3 +113,16 @@ def test_a_message_rewritten_in_a_snapshot_is_not_taken_back_from_its_old_words(
     data = R.dump(state)
     assert R.load({**data, "message": None}).message is None
     assert R.load({**data, "message": "Round 1 is over."}).message == "Round 1 is over."
+
+
+def test_a_target_of_one_point_is_singular_in_every_language():
+    mini = GAMES["ligretto-mini"]
+    says = {}
+    for code in ("en", "de", "ru", "ko"):
+        with translation.override(code):
+            says[code] = [words.describe_end_text(mini, {"rounds": 3, "target": n}) for n in (1, 5)]
+    assert says["en"][0] == "First to 1 point, or after round 3, whichever comes first."
+    assert says["en"][1].startswith("First to 5 points,")
+    assert says["de"][0].startswith("Wer zuerst 1 Punkt hat") and " 5 Punkte " in says["de"][1]
+    assert says["ru"][0].startswith("До 1 очка ") and says["ru"][1].startswith("До 5 очков ")
+    assert says["ko"][0].startswith("먼저 1점에")

@@ -4,6 +4,7 @@ turn (a queue of one), bots at a fraction of their speed; ratings kept apart per
 from __future__ import annotations
 
 import asyncio
+import math
 import time
 
 import pytest
@@ -77,6 +78,8 @@ async def test_a_paced_table_keeps_every_players_plays_apart_and_its_bots_slow(s
             await rooms.act(room.pk, 0, action)
         except IllegalAction as refusal:
             queued_refusals += refusal.code == "pace_queued"
+            # The API's 429 says when to try again (Retry-After): the wait and one pace.
+            assert 1 <= getattr(refusal, "retry_after", 0) <= math.ceil(2 * PACE) + 1
         applied = 0
         for task in (first, second):
             try:

@@ -36,6 +36,7 @@ def two_daphnes(tmp_path):
         "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
         "BOT_PACE": os.environ.get("SCALE_BOT_PACE", "0"),
         "LEAVER_GRACE": "0",
+        "END_UNWATCHED": "False",  # stand-ins at once play on tables nobody has open
         "TABLE_COUNTDOWN": "0",
         "DRIVER_LEASE": "2",
     }

@@ -470,6 +470,10 @@ def test_L6_plus_it_describes_how_the_match_ends_in_words():
         "First to 50 points, or after round 20, whichever comes first."
     )
     assert says({"target": None, "rounds": 5}) == "A fixed 5 rounds; the highest total wins."
+    # One point is singular (ngettext on the target), in every language's own plural forms.
+    assert says({"target": 1, "rounds": 3}, "ligretto-mini") == (
+        "First to 1 point, or after round 3, whichever comes first."
+    )
     assert says({"rounds": 1}) == "One round; the highest score wins."
     assert says({}, "ligretto-mini") == "One round; the highest score wins."
     assert says({"rounds": 3}, "ligretto-mini") == "A fixed 3 rounds; the highest total wins."
