@@ -11,10 +11,11 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Playwright, expect, sync_playwright
+from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 
 from tests.devserver import ROOT, serve_site
 
@@ -87,13 +88,13 @@ def browser(driver: Playwright) -> Iterator[Browser]:
     browser.close()
 
 
-@pytest.fixture
-def person(browser: Browser, live_url: str) -> Iterator:
-    """Open a fresh browser context (one person) per call: person() -> Page."""
+@contextmanager
+def people(browser: Browser, url: str) -> Iterator[Callable[[], Page]]:
+    """Fresh browser contexts (one person each) on the site at `url`, closed at the end."""
     contexts: list[BrowserContext] = []
 
-    def open_page():  # noqa: ANN202
-        context = browser.new_context(base_url=live_url)
+    def open_page() -> Page:
+        context = browser.new_context(base_url=url)
         context.set_default_timeout(10_000)
         contexts.append(context)
         return context.new_page()
@@ -101,6 +102,26 @@ def person(browser: Browser, live_url: str) -> Iterator:
     yield open_page
     for context in contexts:
         context.close()
+
+
+@pytest.fixture
+def person(browser: Browser, live_url: str) -> Iterator[Callable[[], Page]]:
+    """Open a fresh browser context (one person) per call: person() -> Page."""
+    with people(browser, live_url) as open_page:
+        yield open_page
+
+
+def shell(env: dict[str, str], code: str) -> str:
+    """Run Python in `manage.py shell` on the database `env` names; its stdout."""
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "--no-imports", "-c", code],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    return done.stdout
 
 
 @pytest.fixture
@@ -112,14 +133,6 @@ def site_shell(live_env: dict[str, str], live_url: str):  # noqa: ANN201
     """
 
     def run(code: str) -> str:
-        done = subprocess.run(
-            [sys.executable, "manage.py", "shell", "--no-imports", "-c", code],
-            cwd=ROOT,
-            env=live_env,
-            check=True,
-            capture_output=True,
-            text=True,
-        )
-        return done.stdout
+        return shell(live_env, code)
 
     return run

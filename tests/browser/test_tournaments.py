@@ -4,15 +4,14 @@ by itself, and the end of the round takes them back to the live standings."""
 from __future__ import annotations
 
 import re
-import subprocess
-import sys
 from collections.abc import Callable, Iterator
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, Page, expect
 
+from tests.browser.conftest import people, shell
 from tests.browser.test_lobby_flow import sign_up, wait_live
-from tests.devserver import ROOT, serve_site
+from tests.devserver import serve_site
 
 TABLE_URL = re.compile(r"/rooms/\d+/$")
 
@@ -33,29 +32,8 @@ def quick_url(quick_env: dict[str, str]) -> Iterator[str]:
 
 @pytest.fixture
 def quick_person(browser: Browser, quick_url: str) -> Iterator[Callable[[], Page]]:
-    contexts: list[BrowserContext] = []
-
-    def open_page() -> Page:
-        context = browser.new_context(base_url=quick_url)
-        context.set_default_timeout(10_000)
-        contexts.append(context)
-        return context.new_page()
-
-    yield open_page
-    for context in contexts:
-        context.close()
-
-
-def _shell(env: dict[str, str], code: str) -> str:
-    done = subprocess.run(
-        [sys.executable, "manage.py", "shell", "--no-imports", "-c", code],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    return done.stdout
+    with people(browser, quick_url) as open_page:
+        yield open_page
 
 
 @pytest.mark.timeout(180)
@@ -63,7 +41,7 @@ def test_two_people_join_from_the_lobby_and_their_pages_follow_the_round(
     quick_person: Callable[[], Page], quick_env: dict[str, str]
 ):
     def site_shell(code: str) -> str:
-        return _shell(quick_env, code)
+        return shell(quick_env, code)
 
     amy, ben = quick_person(), quick_person()
     sign_up(amy, "touramy")
