@@ -41,6 +41,9 @@ def configure(folder: Path) -> None:
         LIVE_ROOM_GRACE="0.5",
         ROOMS_PER_USER="1000000",
         ROOM_ACTIONS_PER_USER="1000000",
+        # The player moves once per version he sees, and bots at full speed make many a
+        # second: over the Board API's ten a second he would be refused, and wait.
+        API_ACTIONS_PER_USER="1000000",
         # As in production: DEBUG keeps a log of every query (9,000 a connection), which a
         # soak would count as the site's memory.
         DEBUG="False",
