@@ -27,6 +27,12 @@ LOWEST_WINS = True
 # clock. The engine only checks the option: the site keeps the time (tables.clocks).
 DEFAULT_CLOCK = 30
 MAX_CLOCK = 600
+# What the site's clock needs to know (tables.clocks, through the registry): the actions a seat
+# may take but never owes (A7: anyone may knock; nobody has to), the kinds of decision a clock
+# runs for, and those that pass from seat to seat (the same key may come round again).
+OPTIONAL_ACTIONS = frozenset({"knock"})
+CLOCK_KINDS = ("opening", "turn", "knock", "ready")
+TURN_KINDS = ("turn", "knock")
 ROWS = 3
 COLS = 4
 
@@ -176,6 +182,23 @@ def describe_end(options: dict[str, Any]) -> Sentence:
         rounds,
         rounds=rounds,
     )
+
+
+def decision(view: View) -> tuple[list[Any], str]:
+    """The key and kind of the decision a table waits for, from a spectator's view (the
+    site's clock, tables.clocks): the opening is one decision for every seat (both cards: A5);
+    a turn is the active seat's draw and what follows it (A6); each step of a knock (A7: the
+    knocker's placing, the active player's taking) is its own; between rounds, pressing ready.
+    The key stays the same while it is the same decision."""
+    rnd = view.get("round")
+    if view.get("status") == "round_over":
+        return [rnd, "ready"], "ready"
+    phase = view.get("phase")
+    if phase == "opening":
+        return [rnd, "opening"], "opening"
+    if phase in ("knock_place", "knock_take"):
+        return [rnd, "knock", phase, view.get("turn")], "knock"
+    return [rnd, "turn", view.get("turn")], "turn"
 
 
 def last_round_points(state: State) -> list[int]:
