@@ -200,6 +200,16 @@ class Game:
         words = getattr(self.rules, "TARGET_HELP", {}).get(self.slug)
         return None if words is None else str(words)
 
+    def field_help(self, name: str) -> str | None:
+        """What the room form says under the option field `name` for this game (the rules'
+        `ROUNDS_HELP`, `TARGET_HELP` or `FIELD_HELP`; None: the form's own words)."""
+        if name == "rounds":
+            return self.rounds_help
+        if name == "target":
+            return self.target_help
+        words = getattr(self.rules, "FIELD_HELP", {}).get(self.slug, {}).get(name)
+        return None if words is None else str(words)
+
     @property
     def lowest_wins(self) -> bool:
         """Whether the lowest total wins (Allegra, A10); only for saying so in words.

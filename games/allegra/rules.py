@@ -23,6 +23,15 @@ OPTION_FIELDS = {"allegra": ("rounds", "clock")}
 # Marked for the site's catalogues (games.engine.gettext_noop is a no-op; the site translates).
 ROUNDS_HELP = {"allegra": gettext_noop("How many rounds (default 3).")}
 LOWEST_WINS = True
+# What the room form says under the clock's field.
+FIELD_HELP = {
+    "allegra": {
+        "clock": gettext_noop(
+            "Seconds for each decision (the opening’s two cards, a turn, a knock step); when "
+            "they run out, a bot decides. 0: no clock (default 30)."
+        )
+    }
+}
 # Seconds a player has for each decision (the opening's two cards, a turn, a knock step); 0: no
 # clock. The engine only checks the option: the site keeps the time (tables.clocks).
 DEFAULT_CLOCK = 30
