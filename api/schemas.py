@@ -40,6 +40,7 @@ from games.registry import (
     PACES,
     Game,
     bot_speed_refused,
+    clock_kinds,
     slow_bots_refused,
 )
 from games.shapes import Options, Shape, WholeNumber
@@ -59,6 +60,8 @@ SLUGS = list(GAMES)
 # Every level some game's bots play, in the registry's order (which game allows which is the
 # lobby's check, with the room in hand).
 LEVELS = list(dict.fromkeys(level for game in GAMES.values() for level in game.bot_levels))
+# Every kind of decision some game's clock speaks of (the registry's: each game says its own).
+CLOCK_KINDS = list(clock_kinds())
 DESCRIPTION = DESCRIPTION.format(games=_either([g.name for g in GAMES.values()], "and"))
 # Seats are numbered from 0; the largest table any game has bounds a seat's number.
 MOST_SEATS = max(game.max_seats for game in GAMES.values())
@@ -638,11 +641,14 @@ class RoundPoints(Answer):
     points: list[int]
 
 
+KIND = Field(description="What is decided (the kinds the games' clocks speak of).")
+
+
 class Clock(Answer):
     """A timed table's running decision (docs/api.md, "Clocks")."""
 
     seats: Annotated[list[int], Field(description="The seats whose decision it is.")]
-    kind: Literal["opening", "turn", "knock", "ready"]
+    kind: Annotated[_literal(*CLOCK_KINDS), KIND]  # type: ignore[valid-type]
     deadline: Annotated[str, Field(description="ISO 8601: when a bot decides for them.")]
     seconds: Annotated[int, Field(ge=1, description="The seconds the decision allows.")]
 

@@ -200,6 +200,16 @@ class Game:
         words = getattr(self.rules, "TARGET_HELP", {}).get(self.slug)
         return None if words is None else str(words)
 
+    def field_help(self, name: str) -> str | None:
+        """What the room form says under the option field `name` for this game (the rules'
+        `ROUNDS_HELP`, `TARGET_HELP` or `FIELD_HELP`; None: the form's own words)."""
+        if name == "rounds":
+            return self.rounds_help
+        if name == "target":
+            return self.target_help
+        words = getattr(self.rules, "FIELD_HELP", {}).get(self.slug, {}).get(name)
+        return None if words is None else str(words)
+
     @property
     def lowest_wins(self) -> bool:
         """Whether the lowest total wins (Allegra, A10); only for saying so in words.
@@ -207,6 +217,52 @@ class Game:
         Who won is the rules' own word (the `match_finished` event), never judged from this.
         """
         return bool(self.rules.LOWEST_WINS)
+
+    @property
+    def optional_actions(self) -> frozenset[str]:
+        """The action types a seat may take but never owes (none: every legal action is owed);
+        a seat with only these does not hold a decision up (the site's clock)."""
+        return frozenset(getattr(self.rules, "OPTIONAL_ACTIONS", ()))
+
+    @property
+    def clock_kinds(self) -> tuple[str, ...]:
+        """The kinds of decision this game's clock and turn notices speak of (the rules'
+        `CLOCK_KINDS`; a game without its own: a turn and the ready between rounds)."""
+        return tuple(getattr(self.rules, "CLOCK_KINDS", ("turn", "ready")))
+
+    @property
+    def turn_kinds(self) -> tuple[str, ...]:
+        """The kinds of decision that pass from seat to seat, so that the same one (its key)
+        may come round again (the rules' `TURN_KINDS`; else a turn)."""
+        return tuple(getattr(self.rules, "TURN_KINDS", ("turn",)))
+
+    def decision(self, view: View) -> tuple[list[Any], str]:
+        """The key and kind of the decision a table waits for, from a spectator's view (the
+        rules' `decision`; a game without one: its turn, or the ready between rounds)."""
+        own = getattr(self.rules, "decision", None)
+        if own is not None:
+            key, kind = own(view)
+            return list(key), str(kind)
+        rnd = view.get("round")
+        if view.get("status") == "round_over":
+            return [rnd, "ready"], "ready"
+        return [rnd, "turn", view.get("turn")], "turn"
+
+    def describe_action(self, action: Action, names: dict[int, str]) -> str:
+        """Say what an action did, from the action alone, `names` naming the seats (the
+        layout's `describe_action`: a Sentence the site words per reader; a game without
+        one: the action's type)."""
+        own = getattr(self.layout, "describe_action", None)
+        if own is None:
+            return str(action.get("type"))
+        said: str = own(action, names)
+        return said
+
+    def term(self, context: str, code: str) -> str | None:
+        """The word this game's layout has for `code` in `context` (its `TERMS`: a card
+        colour, a place's verb), a Sentence the site words per reader; None: none."""
+        terms: dict[tuple[str, str], str] = getattr(self.layout, "TERMS", {})
+        return terms.get((context, code))
 
     def check_options(self, seats: int, options: dict[str, Any] | None) -> dict[str, Any]:
         """The rules' checked options, plus the site's own (`pace`, `bot_speed`) checked here."""
@@ -295,6 +351,23 @@ def rules_for(slug: str) -> Game:
 def slugs() -> tuple[str, ...]:
     """Every registered game's slug, in registration order (the API schema's enum)."""
     return tuple(GAMES)
+
+
+def clock_kinds() -> tuple[str, ...]:
+    """Every kind of decision any registered game's clock speaks of (the API schema's enum)."""
+    kinds: dict[str, None] = {}
+    for game in GAMES.values():
+        kinds.update(dict.fromkeys(game.clock_kinds))
+    return tuple(kinds)
+
+
+def term(context: str, code: str) -> str | None:
+    """The word some registered game has for `code` in `context` (None: none has one)."""
+    for game in GAMES.values():
+        said = game.term(context, code)
+        if said is not None:
+            return said
+    return None
 
 
 def bot_levels() -> tuple[str, ...]:

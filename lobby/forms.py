@@ -76,33 +76,10 @@ class RoomForm(forms.Form):
         label=_("No target"),
         help_text=_("Play the rounds out; the highest total wins."),
     )
-    # L6 (Ligretto Mini): best of 3, 5, ... rounds.
-    best_of = forms.IntegerField(
-        label=_("Best of"),
-        required=False,
-        min_value=3,
-        help_text=_(
-            "Rounds (an odd number): the first to win more than half of them wins the match; "
-            "a round goes to whoever scored most in it. Empty: off."
-        ),
-    )
-    row_variant = forms.BooleanField(
-        required=False,
-        label=_("Descending-row variant"),
-        help_text=_(
-            "Ligretto and Ligretto Mini only: a card may also go onto one of your own row "
-            "cards that is exactly one higher and of another colour."
-        ),
-    )
-    clock = forms.IntegerField(
-        label=_("Clock"),
-        required=False,
-        min_value=0,
-        help_text=_(
-            "Seconds for each decision (the opening’s two cards, a turn, a knock step); when "
-            "they run out, a bot decides. 0: no clock (default 30)."
-        ),
-    )
+    # The words under these are the game's (`Game.field_help`), set when a game is chosen.
+    best_of = forms.IntegerField(label=_("Best of"), required=False, min_value=3)
+    row_variant = forms.BooleanField(required=False, label=_("Descending-row variant"))
+    clock = forms.IntegerField(label=_("Clock"), required=False, min_value=0)
     # A paced table (issue 41): the site's options, offered for every game.
     pace = forms.TypedChoiceField(
         label=_("Pace"),
@@ -141,10 +118,11 @@ class RoomForm(forms.Form):
         self._help_for(_game(DEFAULT_GAME))
 
     def _help_for(self, info: Game) -> None:
-        # The words under `rounds` and `target` differ per game (Mini has no target by default).
-        self.fields["rounds"].help_text = gettext(info.rounds_help)
-        if info.target_help:
-            self.fields["target"].help_text = gettext(info.target_help)
+        # The words under a game's option fields are its own (Mini has no target by default).
+        for name in info.option_fields:
+            words = info.field_help(name)
+            if words and name in self.fields:
+                self.fields[name].help_text = gettext(words)
 
     @staticmethod
     def initial_from(query: QueryDict) -> dict[str, Any]:

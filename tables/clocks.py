@@ -1,9 +1,10 @@
-"""Decision clocks for timed tables (Allegra's `clock` option) and idle Ligretto players.
+"""Decision clocks for timed tables (a game's `clock` option) and idle players of a race.
 
 Who owes a decision is read from the rules' legal actions (the rules keep no clock): a seat
-owes one when it may do something that is not optional (a knock is). The clock of a decision
-lives on the match row (`Match.clock`, durable): its key, the human seats it runs for, since
-and until when, and each seat's timeouts in a row. The bot driver's step calls `Keeper.tick`:
+owes one when it may do something that is not optional (the game says which, and what the
+decision is: `Game.optional_actions`, `Game.decision`). The clock of a decision lives on
+the match row (`Match.clock`, durable): its key, the human seats it runs for, since and until
+when, and each seat's timeouts in a row. The bot driver's step calls `Keeper.tick`:
 it starts a clock when a new decision is due, gives a decision that was due before this
 process took the room its full time again from the takeover (downtime never counts), and when
 time runs out a bot decides for the seat; after `MISSES_FOR_STAND_IN` timeouts in a row the
@@ -24,14 +25,13 @@ from django.conf import settings
 from django.utils import timezone
 
 from games.engine import IllegalAction
+from games.registry import Game
 from tables import signals
 from tables.errors import PlayError
 from tables.models import ActionLog, Match
 
 # A seat's own timeouts in a row that hand it to a stand-in.
 MISSES_FOR_STAND_IN = 3
-# Actions a seat may take but never owes (A7: anyone may knock; nobody has to).
-OPTIONAL = frozenset({"knock"})
 # A bot deciding for a timed-out seat makes at most this many moves (a whole turn is 3).
 MOST_MOVES = 8
 
@@ -42,40 +42,33 @@ class Decision:
     and the seats that owe it."""
 
     key: list[Any]
-    kind: str  # opening, turn, knock, ready
+    kind: str  # one of the game's `clock_kinds` (a turn, the ready between rounds, ...)
     seats: tuple[int, ...]
 
 
-def owing(legal_by_seat: dict[int, list[dict[str, Any]]]) -> tuple[int, ...]:
-    """The seats that owe a decision: those with a legal action that is not optional."""
+def owing(
+    legal_by_seat: dict[int, list[dict[str, Any]]], optional: frozenset[str] = frozenset()
+) -> tuple[int, ...]:
+    """The seats that owe a decision: those with a legal action that is not `optional` (the
+    game's `optional_actions`)."""
     return tuple(
         seat
         for seat, legal in sorted(legal_by_seat.items())
-        if any(a.get("type") not in OPTIONAL for a in legal)
+        if any(a.get("type") not in optional for a in legal)
     )
 
 
 def decision(
-    view: dict[str, Any], legal_by_seat: dict[int, list[dict[str, Any]]]
+    view: dict[str, Any], legal_by_seat: dict[int, list[dict[str, Any]]], game: Game
 ) -> Decision | None:
-    """The decision a table waits for, from a spectator's view and every seat's legal actions.
-
-    The opening is one decision for every seat (both cards: A5); a turn is the active seat's
-    draw and what follows it (A6); each step of a knock (A7: the knocker's placing, the active
-    player's taking) is its own; between rounds, pressing ready.
-    """
-    seats = owing(legal_by_seat)
+    """The decision a table of `game` waits for, from a spectator's view and every seat's
+    legal actions: its key and kind are the game's word (`Game.decision`), its seats those
+    that owe it."""
+    seats = owing(legal_by_seat, game.optional_actions)
     if not seats:
         return None
-    rnd = view.get("round")
-    if view.get("status") == "round_over":
-        return Decision([rnd, "ready"], "ready", seats)
-    phase = view.get("phase")
-    if phase == "opening":
-        return Decision([rnd, "opening"], "opening", seats)
-    if phase in ("knock_place", "knock_take"):
-        return Decision([rnd, "knock", phase, view.get("turn")], "knock", seats)
-    return Decision([rnd, "turn", view.get("turn")], "turn", seats)
+    key, kind = game.decision(view)
+    return Decision(key, kind, seats)
 
 
 def seconds_for(options: dict[str, Any]) -> int:
@@ -207,7 +200,7 @@ def table_decision(table: Any) -> Decision | None:
         return None
     game, state = table.game, table.state
     legal = {p.seat: game.legal_actions(state, p.seat) for p in table.players}
-    return decision(game.player_view(state, None), legal)
+    return decision(game.player_view(state, None), legal, game)
 
 
 class Keeper:
@@ -295,15 +288,17 @@ class Keeper:
 
     def _passed(self, table: Any, kind: Any, version: int, seats: list[int]) -> bool:
         """Whether the decision was made and came round again since `version` (its clock
-        started, or its turn was told): a turn moves on only by a move of another seat than
-        `seats` (a knock aside), which the log shows."""
-        if kind not in ("turn", "knock") or table.version == self.checked:
+        started, or its turn was told): a decision passing from seat to seat (the game's
+        `turn_kinds`) moves on only by a move of another seat than `seats` (an optional one
+        aside), which the log shows."""
+        game = table.game
+        if kind not in game.turn_kinds or table.version == self.checked:
             return False
         self.checked = table.version
         return (
             ActionLog.objects.filter(match_id=table.match.pk, version__gt=version, refused="")
             .exclude(seat__in=seats)
-            .exclude(action__type="knock")
+            .exclude(action__type__in=game.optional_actions)
             .exists()
         )
 
@@ -376,8 +371,9 @@ class Keeper:
                 break
             view = table.view(seat)
             action, _delay = table.game.bot_choose(view, level, self.rng)
-            if action is None:  # a bot that would wait (for a knock) must decide now
-                action = next((a for a in view["legal"] if a["type"] not in OPTIONAL), None)
+            if action is None:  # a bot that would wait (for an optional move) must decide now
+                optional = table.game.optional_actions
+                action = next((a for a in view["legal"] if a["type"] not in optional), None)
             if action is None:
                 break
             try:

@@ -16,8 +16,6 @@ from datetime import datetime
 from typing import Any
 
 from games.engine import IllegalAction, State
-from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
-from games.engine import gettext_noop as _
 from games.registry import GAMES
 from tables import server
 from tables.current import Table
@@ -153,9 +151,9 @@ def _build(match: Match, number: int) -> Replay:
                 offset=max((row.created_at - rnd.started_at).total_seconds(), 0.0),
                 by_bot=row.by_bot,
                 refused=row.refused,
-                text=describe(row.action, names),
+                text=describe(match.game, row.action, names),
                 who=shown.get(row.seat, f"seat {row.seat}"),
-                said=describe(row.action, shown),
+                said=describe(match.game, row.action, shown),
                 deals_next=deals,
                 why=game.refusal(row.refused) if row.refused else "",
             )
@@ -230,90 +228,14 @@ def render_step(replay: Replay, index: int) -> str:
 # --------------------------------------------------------------------------- words
 
 
-def describe(action: dict[str, Any], names: dict[int, str]) -> str:
-    """Say what an action did, from the action alone (it is what the seat sent: public).
+def describe(game: str, action: dict[str, Any], names: dict[int, str]) -> str:
+    """Say what an action did, from the action alone (it is what the seat sent: public): the
+    game's words (`Game.describe_action`), `names` naming the seats.
 
     A Sentence: the English str, kept with its template so that the page words it in its
     reader's language (`say`); a replay is cached for every reader, whatever his language.
     """
-    kind = action.get("type")
-    if kind == "play":
-        source = str(action.get("from"))
-        if action.get("to") == "row":
-            slot = _nth(action.get("index"))
-            if source == "row":
-                return S(_("moves the row card to row slot %(slot)s"), slot=slot)
-            if source == "stack":
-                return S(_("moves the stack to row slot %(slot)s"), slot=slot)
-            if source == "waste":
-                return S(_("moves the waste to row slot %(slot)s"), slot=slot)
-            return f"moves the ? to row slot {slot}"
-        pile = action.get("pile")
-        if source == "row":
-            n = _nth(action.get("index"))
-            if pile is None:
-                return S(_("plays the row card %(n)s"), n=n)
-            return S(_("plays the row card %(n)s on pile %(pile)s"), n=n, pile=pile)
-        if source in ("stack", "waste"):
-            if pile is None:
-                return S(_("plays the stack") if source == "stack" else _("plays the waste"))
-            template = (
-                _("plays the stack on pile %(pile)s")
-                if source == "stack"
-                else _("plays the waste on pile %(pile)s")
-            )
-            return S(template, pile=pile)
-        return "plays the ?" + (f" on pile {pile}" if pile is not None else "")
-    if kind == "flip":
-        return S(_("flips the hand"))
-    if kind == "ready":
-        return S(_("is ready"))
-    if kind == "draw":
-        source = action.get("source", "deck")
-        if source == "deck":
-            return S(_("draws from the deck"))
-        if source == "discard":
-            return S(_("draws from the discard"))
-        return f"draws from the {source}"
-    if kind == "reveal":
-        return S(_("turns up %(place)s"), place=_place(action.get("place"), names))
-    if kind == "swap":
-        return S(_("swaps in at %(place)s"), place=_place(action.get("place"), names))
-    if kind == "place":
-        return S(_("places at %(place)s"), place=_place(action.get("place"), names))
-    if kind == "discard":
-        return S(_("discards the drawn card"))
-    if kind == "knock":
-        return S(_("knocks"))
-    if kind == "give":
-        to = action.get("to")
-        name = names.get(to, f"seat {to}") if isinstance(to, int) else str(to)
-        return S(_("gives the turn to %(name)s"), name=name)
-    if kind == "take":
-        return S(
-            _("takes %(source)s to %(target)s"),
-            source=_place(action.get("from"), names),
-            target=_place(action.get("to"), names),
-        )
-    return str(kind)
-
-
-def _place(place: Any, names: dict[int, str]) -> str:
-    if not isinstance(place, dict):
-        return S(_("a card"))
-    seat = place.get("seat")
-    owner = names.get(seat, f"seat {seat}") if isinstance(seat, int) else f"seat {seat}"
-    return S(
-        _("%(owner)s's row %(row)s, column %(col)s"),
-        owner=owner,
-        row=_nth(place.get("row")),
-        col=_nth(place.get("col")),
-    )
-
-
-def _nth(index: Any) -> str:
-    # A refused row keeps what was sent, which the rules never checked: say "?" for nonsense.
-    return str(index + 1) if type(index) is int else "?"
+    return GAMES[game].describe_action(action, names)
 
 
 def moves(replay: Replay) -> list[dict[str, Any]]:

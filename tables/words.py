@@ -22,6 +22,7 @@ from django.utils.translation import (
     pgettext_lazy,
 )
 
+from games import registry
 from games.engine import IllegalAction, Sentence
 from games.registry import GAMES, Game
 
@@ -177,49 +178,31 @@ def listed(items: list[str]) -> str:
     return gettext("%(names)s and %(last)s") % {"names": ", ".join(items[:-1]), "last": items[-1]}
 
 
+def either(items: list[str]) -> str:
+    """Words as alternatives in the active language: "A, B or C", "A, B oder C"."""
+    if len(items) < 2:
+        return items[0] if items else ""
+    return gettext("%(names)s or %(last)s") % {"names": ", ".join(items[:-1]), "last": items[-1]}
+
+
+def games_listed(alternatives: bool = False) -> str:
+    """Every registered game's name in the active language, as one list ("A, B and C"; with
+    `alternatives`, "A, B or C"): pages that speak of all the games name none themselves."""
+    names = [game_name(slug) for slug in GAMES]
+    return either(names) if alternatives else listed(names)
+
+
 def refusal_text(refusal: IllegalAction) -> str:
     """The refusal's sentence in the active language."""
     return worded(refusal.template, refusal.params, refusal.message)
 
 
-CARD_COLOURS = {
-    "red": pgettext_lazy("card colour", "red"),
-    "yellow": pgettext_lazy("card colour", "yellow"),
-    "green": pgettext_lazy("card colour", "green"),
-    "blue": pgettext_lazy("card colour", "blue"),
-}
-
-
-# A colour as the closed piles' row writes it, one letter or two (German yellow and green
-# both begin with G).
-CARD_LETTERS = {
-    "red": pgettext_lazy("card colour, as a letter", "R"),
-    "yellow": pgettext_lazy("card colour, as a letter", "Y"),
-    "green": pgettext_lazy("card colour, as a letter", "G"),
-    "blue": pgettext_lazy("card colour, as a letter", "B"),
-}
-
-
-# What a click on an Allegra place does (the layout's `verb`, an action type).
-PLACE_VERBS = {
-    "reveal": pgettext_lazy("place action", "reveal"),
-    "swap": pgettext_lazy("place action", "swap"),
-    "place": pgettext_lazy("place action", "place"),
-}
-
-
-def verb(code: str | None) -> str:
-    return str(PLACE_VERBS.get(code or "", code or ""))
-
-
-def colour_letter(name: str) -> str:
-    """A card colour's letter in the active language."""
-    return str(CARD_LETTERS.get(name, name[:1].upper()))
-
-
-def colour(name: str) -> str:
-    """A Ligretto card colour in the active language."""
-    return str(CARD_COLOURS.get(name, name))
+def term(context: str, code: str) -> str:
+    """A game's word for `code` in `context` (a card colour, a place's verb: the game's
+    layout says its `TERMS`, through the registry) in the active language; the code itself
+    for one no game has a word for."""
+    said = registry.term(context, code)
+    return code if said is None else say(said)
 
 
 def seats_in_words(game: Game) -> str:

@@ -17,7 +17,7 @@ from typing import Any
 from games.allegra.rules import SEAT_WORDS
 from games.cards import draw
 from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
-from games.engine import away, ngettext, stood_in
+from games.engine import away, ngettext, stood_in, term
 from games.engine import gettext_noop as _
 from games.sentences import replaced
 
@@ -711,3 +711,70 @@ def listed(items: list[Any]) -> str:
         return items[0] if items else ""
     head = ", ".join(str(i) for i in items[:-1])
     return S(_("%(names)s and %(last)s"), names=head, last=items[-1])
+
+
+# --------------------------------------------------------------------------- words
+
+
+# The words the site has for this game's codes, by the catalogue's context (`Game.term`): what
+# a click on a place of one's own area does (a place's `verb`, an action type).
+TERMS: dict[tuple[str, str], S] = {
+    ("place action", "reveal"): term("place action", "reveal"),
+    ("place action", "swap"): term("place action", "swap"),
+    ("place action", "place"): term("place action", "place"),
+}
+
+
+def describe_action(action: dict[str, Any], names: dict[int, str]) -> S:
+    """Say what an Allegra action did, from the action alone (what the seat sent: public), for
+    a replay's list of moves, `names` naming the seats: a Sentence the site words in its
+    reader's language."""
+    kind = action.get("type")
+    if kind == "draw":
+        source = action.get("source", "deck")
+        if source == "discard":
+            return S(_("draws from the discard"))
+        return S(_("draws from the deck"))
+    if kind == "reveal":
+        return S(_("turns up %(place)s"), place=_place_words(action.get("place"), names))
+    if kind == "swap":
+        return S(_("swaps in at %(place)s"), place=_place_words(action.get("place"), names))
+    if kind == "place":
+        return S(_("places at %(place)s"), place=_place_words(action.get("place"), names))
+    if kind == "discard":
+        return S(_("discards the drawn card"))
+    if kind == "knock":
+        return S(_("knocks"))
+    if kind == "give":
+        return S(_("gives the turn to %(name)s"), name=_seat_words(action.get("to"), names))
+    if kind == "take":
+        return S(
+            _("takes %(source)s to %(target)s"),
+            source=_place_words(action.get("from"), names),
+            target=_place_words(action.get("to"), names),
+        )
+    if kind == "ready":
+        return S(_("is ready"))
+    return S(_("sends %(action)s"), action=str(kind))
+
+
+def _seat_words(seat: Any, names: dict[int, str]) -> str:
+    if isinstance(seat, int) and seat in names:
+        return names[seat]
+    return S(SEAT_WORDS, seat=seat) if type(seat) is int else "?"
+
+
+def _place_words(place: Any, names: dict[int, str]) -> S:
+    if not isinstance(place, dict):
+        return S(_("a card"))
+    return S(
+        _("%(owner)s's row %(row)s, column %(col)s"),
+        owner=_seat_words(place.get("seat"), names),
+        row=_nth(place.get("row")),
+        col=_nth(place.get("col")),
+    )
+
+
+def _nth(index: Any) -> str:
+    # A refused move keeps what was sent, which the rules never checked: "?" for nonsense.
+    return str(index + 1) if type(index) is int else "?"

@@ -23,10 +23,25 @@ OPTION_FIELDS = {"allegra": ("rounds", "clock")}
 # Marked for the site's catalogues (games.engine.gettext_noop is a no-op; the site translates).
 ROUNDS_HELP = {"allegra": gettext_noop("How many rounds (default 3).")}
 LOWEST_WINS = True
+# What the room form says under the clock's field.
+FIELD_HELP = {
+    "allegra": {
+        "clock": gettext_noop(
+            "Seconds for each decision (the opening’s two cards, a turn, a knock step); when "
+            "they run out, a bot decides. 0: no clock (default 30)."
+        )
+    }
+}
 # Seconds a player has for each decision (the opening's two cards, a turn, a knock step); 0: no
 # clock. The engine only checks the option: the site keeps the time (tables.clocks).
 DEFAULT_CLOCK = 30
 MAX_CLOCK = 600
+# What the site's clock needs to know (tables.clocks, through the registry): the actions a seat
+# may take but never owes (A7: anyone may knock; nobody has to), the kinds of decision a clock
+# runs for, and those that pass from seat to seat (the same key may come round again).
+OPTIONAL_ACTIONS = frozenset({"knock"})
+CLOCK_KINDS = ("opening", "turn", "knock", "ready")
+TURN_KINDS = ("turn", "knock")
 ROWS = 3
 COLS = 4
 
@@ -176,6 +191,23 @@ def describe_end(options: dict[str, Any]) -> Sentence:
         rounds,
         rounds=rounds,
     )
+
+
+def decision(view: View) -> tuple[list[Any], str]:
+    """The key and kind of the decision a table waits for, from a spectator's view (the
+    site's clock, tables.clocks): the opening is one decision for every seat (both cards: A5);
+    a turn is the active seat's draw and what follows it (A6); each step of a knock (A7: the
+    knocker's placing, the active player's taking) is its own; between rounds, pressing ready.
+    The key stays the same while it is the same decision."""
+    rnd = view.get("round")
+    if view.get("status") == "round_over":
+        return [rnd, "ready"], "ready"
+    phase = view.get("phase")
+    if phase == "opening":
+        return [rnd, "opening"], "opening"
+    if phase in ("knock_place", "knock_take"):
+        return [rnd, "knock", phase, view.get("turn")], "knock"
+    return [rnd, "turn", view.get("turn")], "turn"
 
 
 def last_round_points(state: State) -> list[int]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from games.engine import Sentence, away, stood_in
+from games.engine import Sentence, away, stood_in, term
 from games.engine import gettext_noop as _
 from games.ligretto.rules import SEAT_WORDS, SEATS_WORDS, describe_end
 from games.sentences import replaced
@@ -232,3 +232,66 @@ def listed(names: list[str]) -> str:
     if len(names) < 2:
         return names[0] if names else ""
     return Sentence(_("%(names)s and %(last)s"), names=", ".join(names[:-1]), last=names[-1])
+
+
+# --------------------------------------------------------------------------- words
+
+
+# The words the site has for this game's codes, by the catalogue's context (`Game.term`): a
+# card colour, and the letter the closed piles' row writes for it (German yellow and green
+# both begin with G, so the catalogue may give two letters).
+TERMS: dict[tuple[str, str], Sentence] = {
+    ("card colour", "red"): term("card colour", "red"),
+    ("card colour", "yellow"): term("card colour", "yellow"),
+    ("card colour", "green"): term("card colour", "green"),
+    ("card colour", "blue"): term("card colour", "blue"),
+    ("card colour, as a letter", "red"): term("card colour, as a letter", "R"),
+    ("card colour, as a letter", "yellow"): term("card colour, as a letter", "Y"),
+    ("card colour, as a letter", "green"): term("card colour, as a letter", "G"),
+    ("card colour, as a letter", "blue"): term("card colour, as a letter", "B"),
+}
+
+
+def describe_action(action: dict[str, Any], names: dict[int, str]) -> Sentence:
+    """Say what a Ligretto action did, from the action alone (what the seat sent: public), for
+    a replay's list of moves: a Sentence the site words in its reader's language. A refused
+    play keeps what was sent, which the rules never checked: a place it names that makes no
+    sense is said as "?"."""
+    kind = action.get("type")
+    if kind == "flip":
+        return Sentence(_("flips the hand"))
+    if kind == "ready":
+        return Sentence(_("is ready"))
+    if kind != "play":
+        return Sentence(_("sends %(action)s"), action=str(kind))
+    source = str(action.get("from"))
+    if action.get("to") == "row":
+        slot = _nth(action.get("index"))
+        if source == "row":
+            return Sentence(_("moves the row card to row slot %(slot)s"), slot=slot)
+        if source == "stack":
+            return Sentence(_("moves the stack to row slot %(slot)s"), slot=slot)
+        if source == "waste":
+            return Sentence(_("moves the waste to row slot %(slot)s"), slot=slot)
+        return Sentence(_("moves a card to row slot %(slot)s"), slot=slot)
+    pile = action.get("pile")
+    if source == "row":
+        n = _nth(action.get("index"))
+        if pile is None:
+            return Sentence(_("plays the row card %(n)s"), n=n)
+        return Sentence(_("plays the row card %(n)s on pile %(pile)s"), n=n, pile=pile)
+    if source == "stack":
+        if pile is None:
+            return Sentence(_("plays the stack"))
+        return Sentence(_("plays the stack on pile %(pile)s"), pile=pile)
+    if source == "waste":
+        if pile is None:
+            return Sentence(_("plays the waste"))
+        return Sentence(_("plays the waste on pile %(pile)s"), pile=pile)
+    if pile is None:
+        return Sentence(_("plays a card"))
+    return Sentence(_("plays a card on pile %(pile)s"), pile=pile)
+
+
+def _nth(index: Any) -> str:
+    return str(index + 1) if type(index) is int else "?"

@@ -53,6 +53,21 @@ TARGET_HELP = {
     ),
     "ligretto": gettext_noop("Points that end the match (default 99)."),
 }
+# What the room form says under the other fields of a preset (L6's best of N, L16's variant).
+_ROW_VARIANT_HELP = gettext_noop(
+    "A card may also go onto one of your own row cards that is exactly one higher and of "
+    "another colour."
+)
+FIELD_HELP = {
+    "ligretto-mini": {
+        "best_of": gettext_noop(
+            "Rounds (an odd number): the first to win more than half of them wins the match; "
+            "a round goes to whoever scored most in it. Empty: off."
+        ),
+        "row_variant": _ROW_VARIANT_HELP,
+    },
+    "ligretto": {"row_variant": _ROW_VARIANT_HELP},
+}
 LOWEST_WINS = False  # L15: the highest total wins
 FLIP_COUNT = 3
 # 2: options always hold `rounds` (and Ligretto `target`, maybe null), `message` and

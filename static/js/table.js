@@ -16,8 +16,7 @@
     return !/^(button|submit|reset|checkbox|radio|range|color|file|image)$/i.test(target.type || "text");
   }
 
-  // Each game prints its keys on its buttons (data-key): Ligretto's 1-5, S, W, space, R;
-  // Allegra's D, P, X, K, R.
+  // Each game prints its keys on its buttons (data-key); this script knows none of them.
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
     if (typing(event.target)) {
@@ -84,11 +83,11 @@
   function applyFocus() {
     table.querySelectorAll(".board .enlarged").forEach((e) => e.classList.remove("enlarged"));
     if (focusSeat === null) return;
-    const el = table.querySelector('.board [id^="lg-seat-"][data-seat="' + focusSeat + '"], .board [id^="al-grid-"][data-seat="' + focusSeat + '"]');
+    const el = table.querySelector('.board [data-seat-box][data-seat="' + CSS.escape(focusSeat) + '"]');
     if (el) el.classList.add("enlarged");
   }
   table.addEventListener("click", (event) => {
-    const seat = event.target.closest && event.target.closest(".board .tableau, .board .grid");
+    const seat = event.target.closest && event.target.closest(".board [data-seat-box]");
     if (!seat || event.target.closest("button, a, input")) return;
     focusSeat = focusSeat === seat.dataset.seat ? null : seat.dataset.seat;
     applyFocus();
@@ -129,7 +128,7 @@
   let lastPressed = null;
   let before = null; // what the piles and the status were before a push
   document.addEventListener("pointerdown", (event) => {
-    const slot = event.target.closest && event.target.closest("#lg-me .slot, #al-me .place, #al-me .actions button");
+    const slot = event.target.closest && event.target.closest("[data-own-area] button");
     if (slot) lastPressed = slot.getBoundingClientRect();
   });
   document.addEventListener("keydown", () => {
@@ -138,11 +137,10 @@
   });
   function snapshot() {
     const status = table.querySelector(".table-status");
-    const count = document.querySelector("#al-discard .n");
-    const digits = count ? count.textContent.match(/\d+/g) : null;
+    const pile = document.querySelector("[data-from-turn]");
     return {
       status: status ? status.dataset.status : "",
-      discard: digits ? Number(digits[digits.length - 1]) : -1,
+      discard: pile ? Number(pile.dataset.count) : -1,
       turn: status ? status.dataset.turn : "",
     };
   }
@@ -167,30 +165,32 @@
     if (seat === table.dataset.me) {
       const mine = lastPressed;
       lastPressed = null;
-      const area = document.querySelector("#lg-me, #al-me");
+      const area = document.querySelector("[data-own-area]");
       return mine || (area && area.getBoundingClientRect());
     }
-    const el = document.querySelector('.board [data-seat="' + CSS.escape(seat) + '"].tableau, .board [data-seat="' + CSS.escape(seat) + '"].grid');
+    const el = document.querySelector('.board [data-seat-box][data-seat="' + CSS.escape(seat) + '"]');
     return el && el.getClientRects().length ? el.getBoundingClientRect() : null;
   }
-  // A pile drawn with `just` glows once: only a pile element this push brought (a push that
-  // leaves the centre alone leaves last change's piles) travels.
+  // The games' templates mark what travels: a pile a card just reached (data-arrived; its card
+  // names its owner in data-owner), and a pile a card reaches from the seat whose turn it was
+  // (data-from-turn, its cards counted in data-count). Only an element this push brought (a
+  // push that leaves a pile alone leaves last change's) travels.
   const seen = new WeakSet();
-  document.querySelectorAll("#lg-center .pile.just").forEach((pile) => seen.add(pile));
+  document.querySelectorAll("[data-arrived]").forEach((pile) => seen.add(pile));
   function moments(was) {
     const now = snapshot();
     let played = false;
-    // Ligretto: each pile a card just reached; its top card names its owner.
-    table.querySelectorAll("#lg-center .pile.just").forEach((pile) => {
+    // Each pile a card just reached; its top card names its owner.
+    table.querySelectorAll("[data-arrived]").forEach((pile) => {
       if (seen.has(pile)) return;
       seen.add(pile);
       const card = pile.querySelector(".card");
       travel(card, seatBox(card && card.dataset.owner));
       played = true;
     });
-    // Allegra: a card onto the discard came from the player whose turn it was.
+    // A card onto a pile counted by turn came from the player whose turn it was.
     if (was.discard >= 0 && now.discard > was.discard && was.turn !== "") {
-      travel(document.querySelector("#al-discard .card"), seatBox(was.turn));
+      travel(document.querySelector("[data-from-turn] .card"), seatBox(was.turn));
       played = true;
     }
     if (now.status !== was.status && (now.status === "round_over" || now.status === "finished")) {
@@ -453,7 +453,7 @@
   }
   awayTick();
 
-  // A decision's clock (a timed Allegra table): the server says until when; the page counts.
+  // A decision's clock (a timed table): the server says until when; the page counts.
   // The seat whose time ran out too often sees the link that takes its seat back.
   function clockTick() {
     const me = table.dataset.me;

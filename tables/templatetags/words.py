@@ -9,6 +9,7 @@ from django.utils import dateformat, formats, timezone
 from django.utils.html import format_html
 from django.utils.safestring import SafeString, mark_safe
 
+from games import registry
 from tables import words
 
 register = template.Library()
@@ -38,21 +39,24 @@ def player_name(player: words.Named) -> str:
 
 
 @register.filter
-def colour(name: str) -> str:
-    """`{{ card.color|colour }}`: a card colour in the page's language."""
-    return words.colour(name)
+def term(code: str | None, context: str) -> str:
+    """`{{ pile.color|term:"card colour" }}`: a game's word for a code (its layout's `TERMS`)
+    in the page's language."""
+    return words.term(context, code or "")
 
 
-@register.filter
-def colour_letter(name: str) -> str:
-    """`{{ pile.color|colour_letter }}`: a card colour's letter in the page's language."""
-    return words.colour_letter(name)
+@register.simple_tag
+def games_listed(joined: str = "and") -> str:
+    """`{% games_listed "or" as names %}`: every registered game's name in the page's
+    language as one list ("A, B and C", or with "or", "A, B or C")."""
+    return words.games_listed(alternatives=joined == "or")
 
 
-@register.filter(name="verb")
-def verb(code: str | None) -> str:
-    """`{{ x.verb|verb }}`: what a click on an Allegra place does, in the page's language."""
-    return words.verb(code)
+@register.simple_tag
+def default_game() -> str:
+    """`{% default_game as slug %}`: the game the site offers first (a link to one game's
+    page from a page about none)."""
+    return registry.DEFAULT_GAME
 
 
 @register.filter

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
 import re
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
@@ -131,9 +133,15 @@ def test_an_allegra_replay_is_drawn_in_allegras_style(person, live_env):
     # replay was unstyled while the page compared a package path with a slug.
     room_id = _played_match(live_env, "allegrareplay", game="allegra", level="normal")
     eve = person()
-    eve.goto(f"/rooms/{room_id}/replay?round=1")
+    eve.set_viewport_size({"width": 1280, "height": 800})
+    eve.goto(f"/rooms/{room_id}/replay?round=1&step=6")
     board = eve.locator("#replay-board")
     expect(board).to_have_class(re.compile(r"\ballegra\b"))
+    # The moves are said in the game's words (its layout's describe_action): the opening's
+    # first move turns a card of someone's grid up.
+    expect(eve.locator("#move-1")).to_contain_text(re.compile(r"turns up .+'s row \d, column \d"))
+    expect(board.locator(".grid").first).to_be_visible()
+    _shot(eve, "replay-allegra-1280")
     eve.click("#replay-last")
     expect(board.locator("#al-status")).to_have_attribute("data-status", "finished")
     # allegra.css is loaded and applies: a grid card is Allegra's size (2.2rem, or 1.55rem on a
@@ -144,6 +152,14 @@ def test_an_allegra_replay_is_drawn_in_allegras_style(person, live_env):
     assert width in ("2.2rem", "1.55rem"), width
     links = eve.locator("link[rel=stylesheet][href*='allegra']")
     expect(links).to_have_count(1)
+
+
+def _shot(page: Page, name: str) -> None:
+    # Set SCREENSHOT_DIR to look at the page (tests/browser/test_table_layout.py does the same).
+    folder = os.environ.get("SCREENSHOT_DIR")
+    if folder:
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(Path(folder) / f"{name}.png"), full_page=True)
 
 
 def _close_waiting_rooms(live_env: dict[str, str], game: str) -> None:

@@ -238,7 +238,7 @@ now = timezone.now()
 Player.objects.filter(match=match, seat__gt=0).update(away_since=now)
 state = game.load(match.rounds.order_by("-number").first().state)
 legal = {{seat: game.legal_actions(state, seat) for seat in range(6)}}
-made = clocks.decision(game.player_view(state, None), legal)
+made = clocks.decision(game.player_view(state, None), legal, game)
 clock = clocks.start({{}}, made, [0], now, 600, match.version)
 last = {{"seats": [1, 2, 3, 4, 5], "at": clock["since"], "key": made.key, "stand_in": [2, 3]}}
 clock["last_timeout"] = last

@@ -16,6 +16,7 @@ from tests.conftest import make_user
 from tests.tables.helpers import started_room
 
 T0 = datetime(2026, 12, 4, 4, 0, tzinfo=UTC)
+ALLEGRA = GAMES["allegra"]
 
 
 def legal(*types):
@@ -27,21 +28,21 @@ def legal(*types):
 
 def test_every_seat_owes_the_opening_and_only_the_active_seat_a_turn():
     opening = {"status": "playing", "round": 1, "phase": "opening", "turn": 0}
-    made = clocks.decision(opening, {0: legal("reveal"), 1: [], 2: legal("reveal")})
+    made = clocks.decision(opening, {0: legal("reveal"), 1: [], 2: legal("reveal")}, ALLEGRA)
     assert made == clocks.Decision([1, "opening"], "opening", (0, 2))
 
     turn = {"status": "playing", "round": 2, "phase": "decide", "turn": 1}
     # The others may knock (A7), but nobody owes a knock: only seat 1 is waited for.
     made = clocks.decision(
-        turn, {0: legal("knock"), 1: legal("swap", "discard"), 2: legal("knock")}
+        turn, {0: legal("knock"), 1: legal("swap", "discard"), 2: legal("knock")}, ALLEGRA
     )
     assert made == clocks.Decision([2, "turn", 1], "turn", (1,))
 
     knock = {"status": "playing", "round": 2, "phase": "knock_place", "turn": 1}
-    assert clocks.decision(knock, {0: [], 1: [], 2: legal("place")}).kind == "knock"
+    assert clocks.decision(knock, {0: [], 1: [], 2: legal("place")}, ALLEGRA).kind == "knock"
     ready = {"status": "round_over", "round": 2, "phase": "draw", "turn": 1}
-    assert clocks.decision(ready, {0: legal("ready"), 1: []}).seats == (0,)
-    assert clocks.decision(turn, {0: legal("knock"), 1: []}) is None
+    assert clocks.decision(ready, {0: legal("ready"), 1: []}, ALLEGRA).seats == (0,)
+    assert clocks.decision(turn, {0: legal("knock"), 1: []}, ALLEGRA) is None
 
 
 def test_a_new_decision_gets_its_full_time_and_runs_out_at_its_deadline():

@@ -23,7 +23,8 @@ from tests.tables.helpers import started_room
 pytestmark = pytest.mark.django_db
 
 VOID = {"area", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "wbr"}
-GLOW = re.compile(r" just(?=[\s\"])")  # the change's glow: drawn with the change, not after it
+# The change's glow and the mark of a pile a card just reached: drawn with the change, not after.
+GLOW = re.compile(r" just(?=[\s\"])| data-arrived(?=[\s>])")
 
 
 class _Ids(HTMLParser):
