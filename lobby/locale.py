@@ -43,11 +43,17 @@ class LanguageMiddleware:
             timezone.deactivate()
         else:
             timezone.activate(zone)
-        response = self.get_response(request)
-        # The same address answers in several languages: caches must tell them apart.
-        patch_vary_headers(response, ("Accept-Language", "Cookie"))
-        response.headers.setdefault("Content-Language", translation.get_language())
-        return response
+        try:
+            response = self.get_response(request)
+            # The same address answers in several languages: caches must tell them apart.
+            patch_vary_headers(response, ("Accept-Language", "Cookie"))
+            response.headers.setdefault("Content-Language", translation.get_language())
+            return response
+        finally:
+            # The thread serves other work next (Channels' one sync thread: sockets' database
+            # calls, other readers' requests): nothing of this reader's stays active there.
+            translation.deactivate()
+            timezone.deactivate()
 
 
 # The reader's time zone, which the page's script keeps in this cookie (static/js/site.js):
