@@ -185,7 +185,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
             return False
         if table.players is not self._seated_in or self.seat != self._seat_there:
             return False  # the seat is looked up (and presence counted) the usual way
-        if not send(render.view_text(rooms.get(self.room_id), table, self._seat_there)):
+        if not send(render.view_text(self.live_rooms.get(self.room_id), table, self._seat_there)):
             return False  # not accepted yet
         self.gate.sent_now(version)
         return True
@@ -264,7 +264,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
                 table = newer
         if table.version <= self.gate.version:
             return 0, ""  # nothing newer than what it shows
-        return table.version, render.view_text(rooms.get(self.room_id), table, seat)
+        return table.version, render.view_text(self.live_rooms.get(self.room_id), table, seat)
 
     async def send_text(self, text: str) -> None:
         await self.send(text_data=text)

@@ -14,7 +14,7 @@ refusal is sent (`send_refusal`). Everything else is here, once:
 - one presence (`count_presence`: the seat whose connection this socket counts);
 - one throttle (`act`: the transport's limit, `throttle`, and never more than
   TABLE_MOVES_IN_FLIGHT of one socket's moves in flight: a late move is a wrong move);
-- one door for moves (`act` → tables.live.rooms.act), the seat judged once, by the room
+- one door for moves (`act` → tables.live.rooms.Rooms.act), the seat judged once, by the room
   (the holder check travels with the move), and a refusal worded in the reader's language.
 """
 
@@ -32,7 +32,7 @@ from tables import presence
 from tables.live import outbox, rooms
 from tables.live.outbox import Frame, Gate
 from tables.live.room import Delivery, holder
-from tables.live.rooms import Outcome
+from tables.live.rooms import Outcome, Rooms
 from tables.words import refusal_text
 
 
@@ -40,6 +40,7 @@ class TableStream:
     """A table's socket, whatever it speaks (see the module's docstring)."""
 
     room_id: int
+    live_rooms: Rooms  # this process's rooms (of the socket's loop): its moves' one door
     user: Any = None
     seat: int | None = None  # the seat whose presence this socket counts (None: watching)
     language: str = settings.LANGUAGE_CODE  # the reader's: refusals are worded in it
@@ -77,8 +78,10 @@ class TableStream:
     # ------------------------------------------------------------------ listening
 
     def open_stream(self, room_id: int) -> None:
-        """Before the socket is accepted: its room, its gate, no move in flight."""
+        """Before the socket is accepted: its room, its gate, no move in flight, and this
+        process's rooms (the live server's, of this loop: its moves go straight to them)."""
         self.room_id = room_id
+        self.live_rooms = rooms.bind(asyncio.get_running_loop())
         self.gate = Gate(self)
         self.acting: set[asyncio.Task[Outcome | None]] = set()
 
@@ -167,7 +170,7 @@ class TableStream:
         self, seat: int, action: Action, trigger: str | None, wants_view: bool
     ) -> Outcome | None:
         try:
-            return await rooms.act(
+            return await self.live_rooms.act(
                 self.room_id, seat, action, check=holder(seat, self.user), wants_view=wants_view
             )
         except IllegalAction as refusal:

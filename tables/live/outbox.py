@@ -48,8 +48,9 @@ class Outbox:
     ones after it waiting (`order`), so that they still go out in order.
     """
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, alone: bool = True) -> None:
         self.loop = loop
+        self.alone = alone  # no other process hears this one: nothing is published
         self.queue: collections.deque[tuple[Delivery, list[Listener]]] = collections.deque()
         self.sender: asyncio.Task[None] | None = None
         self.order = asyncio.Lock()
@@ -116,7 +117,7 @@ class Outbox:
     def _publish(self, delivery: Delivery) -> None:
         """Publish `delivery` to the other processes after those before it, without making
         anything here wait for Redis."""
-        if server.alone():
+        if self.alone:
             return
         self.unpublished.append(delivery)
         if self.publishing is None:

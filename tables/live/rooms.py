@@ -70,12 +70,16 @@ Built = tuple[Table, dict[int, float]]
 class Rooms:
     """The rooms of one server loop, with its writer and its outbox."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop | None) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop | None, alone: bool = True) -> None:
         self.loop = loop
+        # Whether no other process can hear this one (tables.server.alone, asked once when the
+        # rooms are bound to the server's loop): then no move is forwarded, no change is
+        # published, and a room whose listeners here are all streams draws no HTML.
+        self.alone = alone
         self.rooms: dict[int, LiveRoom] = {}
         self.building: dict[int, asyncio.Future[Built | None]] = {}
         self.writer = Writer(self.store, self.published) if loop is not None else None
-        self.outbox = outbox.Outbox(loop) if loop is not None else None
+        self.outbox = outbox.Outbox(loop, alone) if loop is not None else None
 
     def shut(self) -> None:
         """Close the store's own connections, if it made any (tables.server.LiveServer.shut)."""
@@ -86,6 +90,10 @@ class Rooms:
     def store(self) -> store.Store:
         """The store the settings choose, made at first use (the database is known by then)."""
         return store.store()
+
+    def get(self, room_id: int) -> LiveRoom | None:
+        """The room's entry here, if it has one."""
+        return self.rooms.get(room_id)
 
     def room(self, room_id: int) -> LiveRoom:
         """The room's entry here, made if it has none (its table is loaded on first use)."""
@@ -112,7 +120,7 @@ class Rooms:
         room = self.rooms.get(room_id) if serving else self.room(room_id)
         room = room or LiveRoom(room_id)
         room.remember(table)
-        delivery = render.change(room, table, room.news_for(events))
+        delivery = render.change(room, table, room.news_for(events), self.alone)
         room.pushed_change(delivery)
         listeners = list(room.listeners)
         if serving and self.outbox is not None:
@@ -184,6 +192,106 @@ class Rooms:
         assert room.table is not None
         return room, room.table
 
+    # ----------------------------------------------------------------- moves and touches
+
+    async def act(
+        self,
+        room_id: int,
+        seat: int,
+        action: Action,
+        by_bot: bool = False,
+        driver: str = "",
+        check: Check | None = None,
+        wants_view: bool = True,
+    ) -> Outcome:
+        """Apply `action` (checked: tables.wire) for `seat`; answer once durable, or raise.
+
+        Here or at the room's owner: the one place that decides (tables.live.owners; never
+        asked when no other process can hear this one). A check that cannot travel as data is
+        run here, on this process's table (the fence on the match's version keeps that
+        correct): never dropped.
+        """
+        owner = None if self.alone else await owners.elsewhere_now(room_id)
+        if owner is not None and (check is None or isinstance(check, Holder)):
+            try:
+                answer = await owners.forward(
+                    owner, room_id, seat, action, by_bot, driver, check, view=wants_view
+                )
+            except owners.Moved:
+                # It let the room go without applying the move (it stopped): nobody is known to
+                # own it now, so it is applied here (the fence keeps that right if one just did).
+                owners.forget(room_id)
+            else:
+                return Outcome(None, answer.events, answer.version, seat, answer.view)
+        entry = await self.apply_here(
+            room_id, seat, action, by_bot, driver or owners.PROCESS, check
+        )
+        return Outcome(entry.table, entry.events, entry.version, seat)
+
+    async def apply_here(
+        self,
+        room_id: int,
+        seat: int,
+        action: Action,
+        by_bot: bool,
+        driver: str,
+        check: Check | None,
+    ) -> Entry:
+        """Apply one move in its room here; return its entry once it is durable."""
+        assert self.writer is not None
+        while True:
+            room, table = await self.loaded(room_id)
+            pace = pace_of(table.match.options)
+            async with room.lock:
+                if room.table is not table or room.stale:
+                    continue  # rebuilt while this waited for the lock: apply it to the new one
+                early = room.pacer.wait_for(seat, pace) if pace else 0.0  # unpaced: no pacer
+                if early <= 0:
+                    entry = room.apply(table, seat, action, by_bot, driver, check)
+                    entry.future = asyncio.get_running_loop().create_future()
+                    self.writer.submit(entry)
+                    if entry.refusal is None:
+                        if pace:
+                            room.pacer.played(seat)
+                        # While its row is written: what the push will send (it only sends).
+                        try:
+                            render.prepare(room, entry.table, self.alone)
+                        except Exception:  # the push encodes it after the commit instead
+                            log.exception("preparing the push of a move failed")
+            if early > 0:
+                # A paced table: the play waits for its turn (tables.pacing), then is applied.
+                await room.pacer.wait_turn(seat, early)
+                continue
+            assert entry.future is not None  # set under the lock with the apply
+            durable = await entry.future
+            if entry.refusal is not None:
+                raise entry.refusal  # a race lost, and logged (L12)
+            if durable:
+                if pace:
+                    room.pacer.played(seat)  # from its durable moment: the log's clock
+                if not by_bot and _marked_away(entry.table, seat):
+                    await self.touch(room_id, partial(_back, seat))
+                return entry
+
+    async def touch(self, room_id: int, change: Callable[[Table], bool]) -> Table | None:
+        """Run `change(table)` on the room's table in the database thread, moves waiting."""
+        try:
+            room, _ = await self.loaded(room_id)
+        except PlayError:
+            return None
+        async with room.lock:
+            last = room.last
+            if last is not None and last.future is not None:
+                await asyncio.wait([last.future])  # everything before it is written first
+            if room.stale or room.table is None:
+                room, _ = await self.loaded(room_id)
+            assert room.table is not None
+            table, changed = await in_db_thread(store.touch, room.table, change)
+            room.table = table
+            if changed:
+                self.changed(table, [])
+        return table
+
 
 def _build(room_id: int) -> Built | None:
     """The room's table from the database (the database thread), and its seats' last plays
@@ -207,7 +315,7 @@ def bind(loop: asyncio.AbstractEventLoop) -> Rooms:
         return rooms
     # Rooms of a loop that ended (tests) held nothing that was not written or refused.
     rooms.shut()
-    rooms = Rooms(loop)
+    rooms = Rooms(loop, server.alone())
     live.replace(rooms)
     return rooms
 
@@ -255,7 +363,7 @@ def read(room_id: int) -> Table | None:
     """The room's match as it stands now (any thread), or None if the room never started.
 
     The newest durable table the room here holds when the match row is at its version (one
-    consistent moment: no torn read), else rebuilt from the database (tables.current.recover).
+    consistent moment: no torn read), else rebuilt from the database (tables.live.store.recover).
     """
     match = store.match_row(room_id)
     if match is None:
@@ -342,75 +450,30 @@ async def act(
     check: Check | None = None,
     wants_view: bool = True,
 ) -> Outcome:
-    """Apply `action` (checked: tables.wire) for `seat`; answer once durable, or raise.
-
-    Here or at the room's owner: the one place that decides (tables.live.owners). A check that
-    cannot travel as data is run here, on this process's table (the fence on the match's
-    version keeps that correct): never dropped.
-    """
-    bind(asyncio.get_running_loop())
-    owner = await owners.elsewhere_now(room_id)
-    if owner is not None and (check is None or isinstance(check, Holder)):
-        try:
-            answer = await owners.forward(
-                owner, room_id, seat, action, by_bot, driver, check, view=wants_view
-            )
-        except owners.Moved:
-            # It let the room go without applying the move (it stopped): nobody is known to
-            # own it now, so it is applied here (the fence keeps that right if one just did).
-            owners.forget(room_id)
-        else:
-            return Outcome(None, answer.events, answer.version, seat, answer.view)
-    entry = await apply_here(room_id, seat, action, by_bot, driver or owners.me(), check)
-    return Outcome(entry.table, entry.events, entry.version, seat)
+    """`Rooms.act` in this process's rooms of the running loop (a socket holds them itself)."""
+    rooms = bind(asyncio.get_running_loop())
+    return await rooms.act(room_id, seat, action, by_bot, driver, check, wants_view)
 
 
 async def apply_here(
     room_id: int, seat: int, action: Action, by_bot: bool, driver: str, check: Check | None
 ) -> Entry:
-    """Apply one move in its room here; return its entry once it is durable."""
+    """`Rooms.apply_here` in the running loop's rooms (a forwarded move: tables.live.owners)."""
     rooms = bind(asyncio.get_running_loop())
-    assert rooms.writer is not None
-    while True:
-        room, table = await rooms.loaded(room_id)
-        pace = pace_of(table.match.options)
-        async with room.lock:
-            if room.table is not table or room.stale:
-                continue  # rebuilt while this waited for the lock: apply it to the new one
-            early = room.pacer.wait_for(seat, pace) if pace else 0.0  # unpaced: no pacer
-            if early <= 0:
-                entry = room.apply(table, seat, action, by_bot, driver, check)
-                entry.future = asyncio.get_running_loop().create_future()
-                rooms.writer.submit(entry)
-                if entry.refusal is None:
-                    if pace:
-                        room.pacer.played(seat)
-                    # While its row is written: what the push will send, so that it only sends.
-                    try:
-                        render.prepare(room, entry.table)
-                    except Exception:  # the push encodes it after the commit instead
-                        log.exception("preparing the push of a move failed")
-        if early > 0:
-            # A paced table: the play waits for its turn (tables.pacing), then is applied.
-            await room.pacer.wait_turn(seat, early)
-            continue
-        assert entry.future is not None  # set under the lock with the apply
-        durable = await entry.future
-        if entry.refusal is not None:
-            raise entry.refusal  # a race lost, and logged (L12)
-        if durable:
-            if pace:
-                room.pacer.played(seat)  # from its durable moment: the log's clock
-            if not by_bot and _marked_away(entry.table, seat):
-                await touch(room_id, partial(_back, seat))
-            return entry
+    return await rooms.apply_here(room_id, seat, action, by_bot, driver, check)
+
+
+async def touch(room_id: int, change: Callable[[Table], bool]) -> Table | None:
+    """`Rooms.touch` in the running loop's rooms."""
+    return await bind(asyncio.get_running_loop()).touch(room_id, change)
 
 
 def _marked_away(table: Table, seat: int) -> bool:
     """Whether `seat`'s player, here with a socket, is marked away (he sat a round out:
     tables.clocks): his own move says he is back."""
+    # `is_bot` last: a plain move of a seat not marked away asks the rows nothing more.
     return any(
-        p.seat == seat and p.connections > 0 and p.away_since is not None and not p.is_bot
+        p.seat == seat and p.away_since is not None and p.connections > 0 and not p.is_bot
         for p in table.players
     )
 
@@ -422,27 +485,6 @@ def _back(seat: int, table: Table) -> bool:
             store.save_player(player, "away_since")
             return True
     return False
-
-
-async def touch(room_id: int, change: Callable[[Table], bool]) -> Table | None:
-    """Run `change(table)` on the room's table in the database thread, moves waiting."""
-    rooms = bind(asyncio.get_running_loop())
-    try:
-        room, _ = await rooms.loaded(room_id)
-    except PlayError:
-        return None
-    async with room.lock:
-        last = room.last
-        if last is not None and last.future is not None:
-            await asyncio.wait([last.future])  # everything before it is written first
-        if room.stale or room.table is None:
-            room, _ = await rooms.loaded(room_id)
-        assert room.table is not None
-        table, changed = await in_db_thread(store.touch, room.table, change)
-        room.table = table
-        if changed:
-            rooms.changed(table, [])
-    return table
 
 
 async def settle(timeout: float) -> bool:

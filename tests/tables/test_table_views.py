@@ -92,16 +92,11 @@ def test_a_room_with_a_browser_socket_here_is_not_prepared(settings):
     assert room.encoded is None
 
 
-def test_with_other_processes_nothing_is_prepared(settings):
-    # Their browser sockets may want this change drawn (tables.live.render.wants_html).
-    settings.CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": ["redis://127.0.0.1:6379/0"]},
-        }
-    }
+def test_with_other_processes_nothing_is_prepared():
+    # Their browser sockets may want this change drawn (tables.live.render.wants_html): the
+    # rooms say so when the server is not alone (tables.server.alone, asked once).
     rules = GAMES["ligretto"]
     table = _table("ligretto", 4, rules.new_match(4, None, 7), 1)
     room = LiveRoom(table.match.room_id)
-    render.prepare(room, table)
+    render.prepare(room, table, alone=False)
     assert room.encoded is None
