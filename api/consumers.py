@@ -76,7 +76,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
         # token's own group: revoking it closes this socket at once.
         for group in self._groups():
             await self.channel_layer.group_add(group, self.channel_name)
-        self.listen()  # this process's changes come straight here
+        await self.listen()  # every change comes straight here (another process's: the relay)
         sockets.opened(self)  # a stopping server tells it first (restarting)
         since = _whole_number(query.get("since"))
         if since is None or await database_sync_to_async(rooms.version_of)(self.room_id) != since:
@@ -93,7 +93,6 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
 
     def _groups(self) -> list[str]:
         return [
-            render.table_group(self.room_id),
             live.room_group(self.room_id),
             sockets.user_group(self.user.pk),
             auth.token_group(self.token_id),

@@ -7,8 +7,8 @@ refusal is sent (`send_refusal`). Everything else is here, once:
 
 - the access rule is handed in by the transport (`may_watch`: tables never imports lobby or
   api, so the layers stay one-way);
-- listening to the room (this process's changes by `deliver`, another's by the group's
-  `table.public`), through the socket's gate (tables.live.outbox.Gate);
+- listening to the room (this process's changes and, through the process's one relay,
+  another's, all by `deliver`), through the socket's gate (tables.live.outbox.Gate);
 - one resume (`missed`: the changes after the version the client says it shows, when this
   process's room pushed every one of them);
 - one presence (`count_presence`: the seat whose connection this socket counts);
@@ -29,7 +29,7 @@ from django.utils.translation import gettext as _
 
 from games.engine import Action, IllegalAction
 from tables import presence
-from tables.live import outbox, rooms
+from tables.live import rooms
 from tables.live.outbox import Frame, Gate
 from tables.live.room import Delivery, holder
 from tables.live.rooms import Outcome, Rooms
@@ -85,20 +85,21 @@ class TableStream:
         self.gate = Gate(self)
         self.acting: set[asyncio.Task[Outcome | None]] = set()
 
-    def listen(self) -> None:
-        """This process's changes of the room come straight to `deliver` from now on."""
-        rooms.listen(self.room_id, self)
+    async def listen(self) -> None:
+        """Every change of the room comes to `deliver` from now on: this process's straight
+        from its room, another's through the process's one relay (tables.live.outbox.Relay),
+        never through a group of the socket's own. Before the table is drawn: no change falls
+        between the two."""
+        await self.live_rooms.listen(self.room_id, self)
 
     async def close_stream(self) -> None:
         """The socket ends: it listens no more and no longer counts in its seat's presence."""
         if hasattr(self, "room_id"):
-            rooms.unlisten(self.room_id, self)
+            self.live_rooms.unlisten(self.room_id, self)
             await self.count_presence(None)
 
-    # A change arrives by the group only from another process; this one's come by `deliver`.
-    async def table_public(self, event: dict[str, Any]) -> None:
-        if not outbox.from_here(event):
-            await self.gate.offer(outbox.remote(event, self.room_id))
+    async def table_notice(self, event: dict[str, Any]) -> None:
+        """A note outside the versioned parts (a rematch was opened), from the relay."""
 
     def deliver_now(self, delivery: Delivery) -> bool:
         return False  # `deliver` takes it (a transport may send some at once)

@@ -80,11 +80,46 @@ class Rooms:
         self.building: dict[int, asyncio.Future[Built | None]] = {}
         self.writer = Writer(self.store, self.published) if loop is not None else None
         self.outbox = outbox.Outbox(loop, alone) if loop is not None else None
+        # What other processes publish of the rooms listened to here: one subscriber.
+        self.relay = (
+            outbox.Relay(loop, self.outbox, self.listeners_of)
+            if loop is not None and self.outbox is not None
+            else None
+        )
 
     def shut(self) -> None:
-        """Close the store's own connections, if it made any (tables.server.LiveServer.shut)."""
+        """Close the store's own connections, if it made any, and end the relay's task
+        (tables.server.LiveServer.shut)."""
         if "store" in self.__dict__:
             self.store.shut()
+        if self.relay is not None:
+            self.relay.stop()
+
+    def listeners_of(self, room_id: int) -> list[Listener]:
+        """The room's listeners here now (none: no room)."""
+        room = self.rooms.get(room_id)
+        return list(room.listeners) if room is not None else []
+
+    async def listen(self, room_id: int, listener: Listener) -> None:
+        """Deliver every change of the room to `listener` from now on: this process's, and
+        (once the relay hears the room's group) the other processes'."""
+        self.room(room_id).listeners.add(listener)
+        if self.relay is not None:
+            await self.relay.join(room_id)
+
+    def unlisten(self, room_id: int, listener: Listener) -> None:
+        room = self.rooms.get(room_id)
+        if room is None:
+            return
+        room.listeners.discard(listener)
+        if room.listeners:
+            return
+        if self.relay is not None:
+            self.relay.leave(room_id)
+        if room.table is None:
+            self.rooms.pop(room_id, None)
+        elif room.over:
+            self.drop_later(room)
 
     @cached_property
     def store(self) -> store.Store:
@@ -338,22 +373,8 @@ def count() -> int:
 # --------------------------------------------------------------------------- listening
 
 
-def listen(room_id: int, listener: Listener) -> None:
-    """Deliver every change of the room made in this process to `listener` (in the loop)."""
-    here().room(room_id).listeners.add(listener)
-
-
 def unlisten(room_id: int, listener: Listener) -> None:
-    rooms = here()
-    room = rooms.rooms.get(room_id)
-    if room is None:
-        return
-    room.listeners.discard(listener)
-    if not room.listeners and (room.table is None or room.over):
-        if room.table is None:
-            rooms.rooms.pop(room_id, None)
-        else:
-            rooms.drop_later(room)
+    here().unlisten(room_id, listener)
 
 
 # --------------------------------------------------------------------------- reading
