@@ -70,16 +70,17 @@ Built = tuple[Table, dict[int, float]]
 class Rooms:
     """The rooms of one server loop, with its writer and its outbox."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop | None, alone: bool = True) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop | None, alone: bool | None = None) -> None:
         self.loop = loop
-        # Whether no other process can hear this one (tables.server.alone, asked once when the
-        # rooms are bound to the server's loop): then no move is forwarded, no change is
-        # published, and a room whose listeners here are all streams draws no HTML.
-        self.alone = alone
+        # Whether no other process can hear this one (tables.server.alone, asked once: when
+        # the rooms are bound to the server's loop, else at the first change): then no move is
+        # forwarded, no change is published, and a room whose listeners here are all streams
+        # draws no HTML.
+        self._alone = alone
         self.rooms: dict[int, LiveRoom] = {}
         self.building: dict[int, asyncio.Future[Built | None]] = {}
         self.writer = Writer(self.store, self.published) if loop is not None else None
-        self.outbox = outbox.Outbox(loop, alone) if loop is not None else None
+        self.outbox = outbox.Outbox(loop, self.alone) if loop is not None else None
         # What other processes publish of the rooms listened to here: one subscriber.
         self.relay = (
             outbox.Relay(loop, self.outbox, self.listeners_of)
@@ -125,6 +126,12 @@ class Rooms:
     def store(self) -> store.Store:
         """The store the settings choose, made at first use (the database is known by then)."""
         return store.store()
+
+    @property
+    def alone(self) -> bool:
+        if self._alone is None:
+            self._alone = server.alone()
+        return self._alone
 
     def get(self, room_id: int) -> LiveRoom | None:
         """The room's entry here, if it has one."""
