@@ -173,6 +173,8 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
         public = delivery.public
         if not public:
             return NOTHING  # an own part alone (another process's): its public frame follows
+        if public.get("drawn") is False:
+            return None  # made for API streams alone (tables.live.render.wants_html): whole
         own = self.seat is not None and self.seat in public["private"]
         pending = self.pending
         if (version != shown + 1 and not public["full"]) or (

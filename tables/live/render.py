@@ -130,9 +130,14 @@ def render_full(table: Table, seat: int | None, watcher: int | None = None) -> s
 
 
 def wants_html(room: LiveRoom, alone: bool) -> bool:
-    """Whether a change must be drawn: a browser socket of the room is here, or may be
-    elsewhere (`alone`: no other process hears this one, tables.server.alone)."""
-    return not alone or any(listener.wants_html for listener in room.listeners)
+    """Whether a change must be drawn: a browser socket of the room is here, or, when other
+    processes hear this one (not `alone`: tables.server.alone), one noted its language there
+    (tables.languages: a browser's table socket notes it before it draws its table; an API
+    stream never does). A browser elsewhere whose note this process has not read yet gets a
+    change marked undrawn, and draws its whole table instead (lobby.table_consumers)."""
+    if any(listener.wants_html for listener in room.listeners):
+        return True
+    return not alone and languages.noted(table_group(room.room_id))
 
 
 def spoken(room: LiveRoom, seats: list[int], alone: bool) -> tuple[list[str], dict[int, list[str]]]:
@@ -168,6 +173,7 @@ def change(room: LiveRoom, table: Table, events: list[Event], alone: bool = True
         # so no HTML is drawn. The next change draws every part again (nothing to diff with).
         room.pushed = None
         public = {"type": "table.public", "version": version, "html": "", "full": True}
+        public["drawn"] = False  # a browser that gets it draws its whole table
         return Delivery(room_id, version, {**public, "private": []}, table=table)
     seats = [p.seat for p in table.players]
     views = table.views([None, *seats])  # a seat's own part: from that seat's own view

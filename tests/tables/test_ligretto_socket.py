@@ -224,6 +224,24 @@ async def test_a_socket_that_missed_a_version_gets_the_whole_table_again():
     await e.disconnect()
 
 
+async def test_a_change_drawn_for_streams_alone_makes_a_browser_draw_its_whole_table():
+    # Another process drew no HTML for a change (only API streams listened, as far as it had
+    # read the browsers' notes: tables.live.render.wants_html): a browser that gets it anyway
+    # draws its whole table, never shows nothing.
+    alice, bob, eve, room = await _cast()
+    e = await table_socket(room.pk, eve)
+    await _settle(e)
+    from channels.layers import get_channel_layer
+
+    now = await sync_to_async(lambda: rooms.read(room.pk).version)()
+    undrawn = {"type": "table.public", "room": room.pk, "version": now + 1, "html": ""}
+    undrawn.update(full=True, private=[], drawn=False, origin="other")
+    await get_channel_layer().group_send(render.table_group(room.pk), undrawn)
+    whole = await e.receive_from()
+    assert 'data-connected="true"' in whole and 'id="lg-center"' in whole
+    await e.disconnect()
+
+
 async def test_it_refuses_a_socket_for_a_room_that_never_started():
     from lobby import services
 
