@@ -2,9 +2,12 @@
 
 The choice lives in the session (set by the switcher, copied from the profile at login); without
 one the browser's Accept-Language decides. A push renders each public part once per language
-that a socket of the room reads, never once per socket: sockets note their language in the cache
-when they connect (one key per place and language, so that two processes never overwrite each
-other's), and a push reads those few keys in one round trip.
+that a socket of the room reads, never once per socket. In one process those are its listeners'
+languages (tables.live.render.spoken asks them, no cache). With several, browser sockets note
+their language in the cache when they connect (one key per place and language, so that two
+processes never overwrite each other's), and a push reads those few keys in one round trip
+(renewed in the background); whether any browser noted one at all (`noted`) decides whether a
+change is drawn for browsers elsewhere.
 """
 
 from __future__ import annotations

@@ -1,14 +1,16 @@
 """Deliveries of room changes: one ordered route to this process's listeners, one publish for
-the others, and the `Gate` every socket keeps its versions with.
+the others, one relay for what the others publish, and the `Gate` every socket keeps its
+versions with.
 
 A change (tables.live.room.Delivery) reaches a listener of this process by `deliver` (awaited
 in the order of the commits) or, when nothing is queued before it and it has no seat's own
 part, by `deliver_now` in a plain call (a Board API stream writes its seat's text at once).
 When the channel layer reaches other processes (Redis), each change is also published once to
-the room's group, its seats' own parts with it, tagged with this process's origin so that its
-own sockets ignore it there. The publishes go out in order too, but after the sockets here, and
-a socket here never waits for one (`Outbox.publishing`). Without a server loop (a management
-command, a plain test) a change is delivered and waited for.
+the room's group, its room and its seats' own parts with it, tagged with this process's origin.
+The publishes go out in order too, but after the sockets here, and a socket here never waits
+for one (`Outbox.publishing`). No socket is in a room's group: each process's `Relay` is, and
+hands what other processes published to the room's listeners here, once per process. Without a
+server loop (a management command, a plain test) a change is delivered and waited for.
 """
 
 from __future__ import annotations
