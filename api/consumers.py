@@ -76,7 +76,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
         # token's own group: revoking it closes this socket at once.
         for group in self._groups():
             await self.channel_layer.group_add(group, self.channel_name)
-        self.listen()  # this process's changes come straight here
+        await self.listen()  # every change comes straight here (another process's: the relay)
         sockets.opened(self)  # a stopping server tells it first (restarting)
         since = _whole_number(query.get("since"))
         if since is None or await database_sync_to_async(rooms.version_of)(self.room_id) != since:
@@ -93,7 +93,6 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
 
     def _groups(self) -> list[str]:
         return [
-            render.table_group(self.room_id),
             live.room_group(self.room_id),
             sockets.user_group(self.user.pk),
             auth.token_group(self.token_id),
@@ -185,7 +184,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
             return False
         if table.players is not self._seated_in or self.seat != self._seat_there:
             return False  # the seat is looked up (and presence counted) the usual way
-        if not send(render.view_text(rooms.get(self.room_id), table, self._seat_there)):
+        if not send(render.view_text(self.live_rooms.get(self.room_id), table, self._seat_there)):
             return False  # not accepted yet
         self.gate.sent_now(version)
         return True
@@ -264,7 +263,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
                 table = newer
         if table.version <= self.gate.version:
             return 0, ""  # nothing newer than what it shows
-        return table.version, render.view_text(rooms.get(self.room_id), table, seat)
+        return table.version, render.view_text(self.live_rooms.get(self.room_id), table, seat)
 
     async def send_text(self, text: str) -> None:
         await self.send(text_data=text)

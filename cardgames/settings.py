@@ -295,24 +295,17 @@ BOT_PACE = float(os.environ.get("BOT_PACE", "1"))
 # at 0 the writer starts at once and the moves that come in while it writes go in its next
 # transaction, which groups them just as well under load (docs/performance.md).
 ACTION_FLUSH_DELAY = float(os.environ.get("ACTION_FLUSH_DELAY", "0"))
-# The live rooms' store (tables.live.store): on SQLite a batch of plain moves is written on an
-# sqlite3 connection of the store's own, without Django's wrappers (SqliteStore); False: every
-# batch through Django's connection (OrmStore), as on PostgreSQL.
-SQLITE_OWN_CONNECTION = envbool("SQLITE_OWN_CONNECTION", "True")
 # A snapshot of a live match's state at least this often (moves, seconds); between two,
-# recovery replays the action log (tables.current.recover).
+# recovery replays the action log (tables.live.store.recover).
 SNAPSHOT_EVERY = envint("SNAPSHOT_EVERY", 50)
 SNAPSHOT_SECONDS = float(os.environ.get("SNAPSHOT_SECONDS", "5"))
 # Seconds a finished or closed match's live room stays in memory for late readers before the
 # process drops it (tables.live.rooms); a room also goes when another process takes it over.
 LIVE_ROOM_GRACE = float(os.environ.get("LIVE_ROOM_GRACE", "10"))
-# With it, the WAL file is checkpointed by a thread of its own this often (seconds), not by the
-# commit that happens to fill it: 0 leaves it to SQLite's commits (docs/operations.md).
+# On SQLite the live rooms' store (tables.live.store.SqliteStore) has the WAL file checkpointed
+# by a thread of its own this often (seconds), not by the commit that happens to fill it: 0
+# leaves it to SQLite's commits (docs/operations.md).
 SQLITE_CHECKPOINT_SECONDS = float(os.environ.get("SQLITE_CHECKPOINT_SECONDS", "0.5"))
-# With it, a batch of plain moves is committed in the server loop itself on a connection that
-# never waits for the lock (the writer thread takes the batch when another connection holds
-# it); False: every batch in the writer thread (docs/operations.md).
-SQLITE_COMMIT_IN_LOOP = envbool("SQLITE_COMMIT_IN_LOOP", "True")
 BOT_DRIVER = envbool("BOT_DRIVER", "True")
 DRIVER_LEASE = float(os.environ.get("DRIVER_LEASE", "5"))
 # Seconds a thread (a view, the bot driver) waits for the server loop to answer its move or

@@ -61,11 +61,11 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
             self.known = shown
         # Pushes render once per language their readers use: say which this one reads.
         languages.note(render.table_group(self.room_id), self.language)
-        # Join the groups before drawing, so that no change falls between the two.
-        await self.join_group(render.table_group(self.room_id))
         await self._take_seat(seat)
         self.extras = await self.join_room_extras(self.room_id)  # sent with the first table
-        self.listen()  # this process's changes come straight here
+        # Every change of the room comes straight here from now on (another process's through
+        # this one's relay): before the table is drawn, so that no change falls between.
+        await self.listen()
         missed = await self.missed(self.known)
         if missed is not None:
             # The page shows a recent version: what it missed, not the whole table again.
@@ -173,6 +173,8 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
         public = delivery.public
         if not public:
             return NOTHING  # an own part alone (another process's): its public frame follows
+        if public.get("drawn") is False:
+            return None  # made for API streams alone (tables.live.render.wants_html): whole
         own = self.seat is not None and self.seat in public["private"]
         pending = self.pending
         if (version != shown + 1 and not public["full"]) or (

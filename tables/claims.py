@@ -3,8 +3,8 @@
 Nobody joins mid-round: an invited player who accepts while a round is played claims a seat a
 bot has held from the start (`Player.claimed_by`, recorded through the move path's `touch`:
 tables.presence.claim_seat), and the change that deals the next round seats him
-(tables.live.room calls `on_deal` in memory, tables.live.store calls `write` in the same
-transaction as the new round's row). So the bot leaves and the person sits in one version:
+(tables.live.room calls `on_deal` in memory, tables.live.store writes the `seated` rows in the
+same transaction as the new round's row). So the bot leaves and the person sits in one version:
 every page sees him in the seat with the new round. A claim on a seat that is no longer a
 bot's by then is dropped, never applied; a match that ends before another deal drops it too.
 """
@@ -60,21 +60,16 @@ def on_deal(players: list[Player], now: datetime) -> tuple[list[Player], tuple[i
     return after, tuple(settled)
 
 
-def write(table: Table, seats: Iterable[int]) -> None:
-    """Write the claims a deal settled (inside the transaction that writes the deal), and
-    tell the layers above who sits where now (`signals.seat_claimed`: the lobby's seat row)."""
+def seated(table: Table, seats: Iterable[int]) -> list[Player]:
+    """The player rows of the seats a deal settled (the store writes them with the deal)."""
     chosen = set(seats)
-    for player in table.players:
-        if player.seat not in chosen:
-            continue
-        Player.objects.filter(pk=player.pk).update(
-            user_id=player.user_id,
-            name=player.name,
-            stand_in=player.stand_in,
-            away_since=player.away_since,
-            claimed_by=None,
-            claimed_name="",
-        )
+    return [player for player in table.players if player.seat in chosen]
+
+
+def announce(table: Table, players: Iterable[Player]) -> None:
+    """Tell the layers above who sits where now, in the transaction that wrote the deal
+    (`signals.seat_claimed`: the lobby's seat row)."""
+    for player in players:
         if player.user_id is not None:
             signals.seat_claimed.send(
                 sender=Match, match=table.match, seat=player.seat, user_id=player.user_id

@@ -16,10 +16,10 @@ turn: `Keeper._tell_turn`). The functions above `Keeper` are pure: plain data in
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
+from typing import Any, Protocol
 
 from django.conf import settings
 from django.utils import timezone
@@ -28,7 +28,7 @@ from games.engine import IllegalAction
 from games.registry import Game
 from tables import signals
 from tables.errors import PlayError
-from tables.models import ActionLog, Match
+from tables.models import Match, Player
 
 # A seat's own timeouts in a row that hand it to a stand-in.
 MISSES_FOR_STAND_IN = 3
@@ -203,6 +203,19 @@ def table_decision(table: Any) -> Decision | None:
     return decision(game.player_view(state, None), legal, game)
 
 
+class Rows(Protocol):
+    """What a clock reads and saves, through the live path's one door to the database
+    (tables.live.store, handed in: the store reads tables.current, which reads this module)."""
+
+    def moved_on(
+        self, match_id: int, since: int, seats: list[int], optional: Collection[str]
+    ) -> bool: ...
+    def last_move_at(self, match_id: int) -> datetime | None: ...
+    def seats_acted(self, round_id: int, since: datetime | None) -> set[int]: ...
+    def save_match(self, match: Match, *fields: str) -> None: ...
+    def save_player(self, player: Player, *fields: str) -> None: ...
+
+
 class Keeper:
     """One match's clock in the bot driver (tables.driver.MatchBots.step calls `tick`)."""
 
@@ -214,10 +227,12 @@ class Keeper:
         rng: random.Random,
         touch: Callable[..., Any],
         act: Callable[..., Any],
+        rows: Rows,
     ) -> None:
-        # The write path's `touch` and `act` (tables.play), handed in: tables.play reads
-        # tables.current, which reads this module.
-        self.touch, self.act = touch, act
+        # The write path's `touch` and `act` (tables.play) and the store's reads and saves
+        # (`rows`), handed in: tables.play and the store read tables.current, which reads
+        # this module.
+        self.touch, self.act, self.rows = touch, act, rows
         self.room_id = room_id
         self.driver = driver
         self.taken_at = taken_at  # when this process started driving the room
@@ -295,12 +310,7 @@ class Keeper:
         if kind not in game.turn_kinds or table.version == self.checked:
             return False
         self.checked = table.version
-        return (
-            ActionLog.objects.filter(match_id=table.match.pk, version__gt=version, refused="")
-            .exclude(seat__in=seats)
-            .exclude(action__type__in=game.optional_actions)
-            .exists()
-        )
+        return self.rows.moved_on(table.match.pk, version, seats, game.optional_actions)
 
     def _tell_turn(self, table: Any) -> None:
         """A turn-based table without a clock: tell the people whose turn begins, once a turn
@@ -339,24 +349,18 @@ class Keeper:
         if self.first_look_done:
             return False
         self.first_look_done = True
-        last = (
-            ActionLog.objects.filter(match_id=table.match.pk, refused="")
-            .order_by("-version")
-            .values_list("created_at", flat=True)
-            .first()
-        )
-        began = last or table.match.starts_at
+        began = self.rows.last_move_at(table.match.pk) or table.match.starts_at
         return began is not None and began < self.taken_at
 
     def _save(self, clock: dict[str, Any], read: Any, stand_ins: tuple[int, ...] = ()) -> Any:
         def change(table: Any) -> bool:
             table.match.clock = clock
-            table.match.save(update_fields=["clock"])
+            self.rows.save_match(table.match, "clock")
             for player in table.players:
                 if player.seat in stand_ins and not player.stand_in:
                     player.stand_in = True
                     player.bot_level = player.bot_level or "normal"
-                    player.save(update_fields=["stand_in", "bot_level"])
+                    self.rows.save_player(player, "stand_in", "bot_level")
             return True
 
         self.touch(self.room_id, change)
@@ -395,7 +399,7 @@ class Keeper:
         if table.round is None:
             return table
         status = table.status()
-        actions = ActionLog.objects.filter(round=table.round, by_bot=False)
+        since: datetime | None = None  # who acted in the whole round
         if status == "round_over":
             moment = (table.round.pk, "end")
         else:
@@ -408,11 +412,11 @@ class Keeper:
                 return table
             # Looked at once a window: who has done nothing in the last one.
             moment = (table.round.pk, f"late {int(elapsed // window)}")
-            actions = actions.filter(created_at__gte=timezone.now() - timedelta(seconds=window))
+            since = timezone.now() - timedelta(seconds=window)
         if self.idle_checked == moment:
             return table
         self.idle_checked = moment
-        acted = set(actions.values_list("seat", flat=True))
+        acted = self.rows.seats_acted(table.round.pk, since)
         idle = [p.seat for p in table.players if _human(table, p.seat) and p.seat not in acted]
         if not idle:
             return table
@@ -423,7 +427,7 @@ class Keeper:
             for player in t.players:
                 if player.seat in idle and not player.stand_in and player.away_since is None:
                     player.away_since = now
-                    player.save(update_fields=["away_since"])
+                    self.rows.save_player(player, "away_since")
                     marked = True
             return marked
 

@@ -1,7 +1,8 @@
-"""A match as one moment of it (`Table`), and how it is rebuilt from the database (`recover`).
+"""A match as one moment of it (`Table`): its rows, the engine state, and each seat's view.
 
 The live rooms (tables.live) keep the newest durable table of each match they serve; readers
-get it through `tables.live.rooms.read`.
+get it through `tables.live.rooms.read`. A table is read from the database only by the store
+(tables.live.store.recover): this module queries nothing.
 """
 
 from __future__ import annotations
@@ -11,13 +12,12 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
 from django.utils import timezone
 
 from games.engine import Progress, Sentence, State, View
 from games.registry import GAMES, Game
 from tables import clocks
-from tables.models import ActionLog, Match, Player, Round
+from tables.models import Match, Player, Round
 
 # A view's `message` when the service, not the engine, has something to say.
 COUNTDOWN_MESSAGE = "Get ready: the round starts in a moment."
@@ -116,12 +116,14 @@ class Table:
     def _clock(self) -> dict[str, Any]:
         """The view's `clock` (the decision the table waits for, until when) and `timed_out`
         (whom a bot last decided for): the same for every seat, built once per version."""
+        stored = self.match.clock or {}
+        if not stored:  # a table that keeps no clock (Ligretto, an untimed Allegra): nothing
+            return {"clock": None, "timed_out": None}
         known = self.__dict__.get("_clock_view")
         key = (self.match.version, id(self.state))
         if known is not None and known[0] == key:
             return dict(known[1])
         shown = None
-        stored = self.match.clock or {}
         if clocks.seconds_for(self.match.options) and stored:
             shown = clocks.shown(stored, clocks.table_decision(self))
         timed_out = clocks.last_timeout(stored)
@@ -133,12 +135,12 @@ class Table:
         return dict(fields)
 
     def _players(self, totals: list[int]) -> list[dict[str, Any]]:
-        """The view's `players`: the same for every seat, so built once per table and version
-        (a push builds every seat's view of the same table)."""
+        """The view's `players`: the same for every seat, so built once for the same player
+        rows and totals (a push builds every seat's view of the same table, and a plain move
+        changes neither: `copy_of` hands the next table what was built)."""
         known = self.__dict__.get("_players_view")
-        key = (self.match.version, totals, id(self.players))
-        if known is not None and known[0] == key:
-            return known[1]
+        if known is not None and known[0] is self.players and known[1] == totals:
+            return known[2]
         players = [
             {
                 "seat": p.seat,
@@ -150,7 +152,8 @@ class Table:
             }
             for p in self.players
         ]
-        self.__dict__["_players_view"] = (key, players)
+        # The very rows it was built from (never changed in place: a change copies them).
+        self.__dict__["_players_view"] = (self.players, totals, players)
         return players
 
 
@@ -163,75 +166,20 @@ def _away_until(player: Player) -> dict[str, str]:
     return {"away_until": until.isoformat()}
 
 
-# --------------------------------------------------------------------------- reading
-
-
-def recover(match: Match) -> Table:
-    """Rebuild the table of `match` from the database: the last snapshot, then the log after it.
-
-    The round row holds the state as it was at `Round.version`; every move applied since is in
-    the action log, and the rules are deterministic (G1), so replaying those moves in order
-    arrives at exactly the state the room actor held (tests/tables/test_actor.py proves it).
-
-    What it reads is the table at the version the match row said, never a mix: the log is
-    replayed up to that version only, and when a round row, a snapshot or a player row newer
-    than that was written meanwhile (the match row is read again at the end: every change
-    anyone can see bumps it), it reads again from a fresh match row (no torn read), and after
-    RECOVER_TRIES such reads once more with the match row locked.
-    """
-    for _ in range(RECOVER_TRIES):
-        table = _read_at(match)
-        if table is not None:
-            return table
-        match.refresh_from_db()
-    # Changing faster than it can be read: read it with the match row locked (every writer
-    # takes that lock first, so nothing changes under the read; rare, and short).
-    with transaction.atomic():
-        match = Match.objects.select_for_update().get(pk=match.pk)
-        table = _read_at(match)
-    if table is None:
-        raise RuntimeError(f"match {match.pk}: a round or snapshot ahead of its match row")
-    return table
-
-
-def _read_at(match: Match) -> Table | None:
-    """The table at `match.version`, or None if the database moved on while it was read."""
-    game = GAMES[match.game]
-    rnd = match.rounds.order_by("-number").first()
-    if rnd is None:
-        raise Match.DoesNotExist(f"match {match.pk} has no round")
-    players = list(match.players.all())
-    if rnd.version > match.version:
-        return None
-    moves = ActionLog.objects.filter(
-        round=rnd, version__gt=rnd.version, version__lte=match.version, refused=""
-    )
-    state = game.load(rnd.state)
-    for seat, action in moves.order_by("version").values_list("seat", "action"):
-        state, _ = game.apply(state, seat, action)
-    now = Match.objects.filter(pk=match.pk).values_list("version", flat=True).first()
-    if now != match.version:
-        return None
-    rnd.state = None  # the table keeps the engine's state only once, as `state`
-    return Table(match=match, players=players, state=state, round=rnd)
-
-
-# How often `recover` reads again, without a lock, when the match changed while it read (moves
-# come milliseconds apart; a read takes about one).
-RECOVER_TRIES = 5
-
-
 def copy_of(table: Table, players: bool = True) -> Table:
     """A table a caller may change (its rows) without touching the one it was copied from.
 
     `players=False` shares the player rows (a move changes none of them but at the end).
     """
-    return Table(
+    copy = Table(
         match=clone(table.match),
         players=[clone(p) for p in table.players] if players else table.players,
         state=table.state,  # engine states are never changed in place
         round=table.round,
     )
+    if not players and "_players_view" in table.__dict__:
+        copy.__dict__["_players_view"] = table.__dict__["_players_view"]  # the same rows
+    return copy
 
 
 def clone(row: Any) -> Any:

@@ -260,7 +260,7 @@ class MatchBots:
         # The decision clocks (a timed Allegra table; Ligretto's idle rounds): from now, the
         # moment this process took the room, downtime before it is never a player's.
         self.clock = clocks.Keeper(
-            room_id, driver, timezone.now(), self.rng, touch=play.touch, act=play.act
+            room_id, driver, timezone.now(), self.rng, touch=play.touch, act=play.act, rows=store
         )
 
     def _table(self) -> current.Table | None:

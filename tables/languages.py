@@ -2,9 +2,12 @@
 
 The choice lives in the session (set by the switcher, copied from the profile at login); without
 one the browser's Accept-Language decides. A push renders each public part once per language
-that a socket of the room reads, never once per socket: sockets note their language in the cache
-when they connect (one key per place and language, so that two processes never overwrite each
-other's), and a push reads those few keys in one round trip.
+that a socket of the room reads, never once per socket. In one process those are its listeners'
+languages (tables.live.render.spoken asks them, no cache). With several, browser sockets note
+their language in the cache when they connect (one key per place and language, so that two
+processes never overwrite each other's), and a push reads those few keys in one round trip
+(renewed in the background); whether any browser noted one at all (`noted`) decides whether a
+change is drawn for browsers elsewhere.
 """
 
 from __future__ import annotations
@@ -174,6 +177,12 @@ def wait_for_readings() -> None:
         future.result()
 
 
+def noted(place: str) -> bool:
+    """Whether any socket of `place` noted its language (a browser's table socket does, on
+    any process; an API stream never does): read as `present_many` reads."""
+    return bool(_noted([place])[place])
+
+
 def present_many(places: list[str], default: bool = False) -> dict[str, list[str]]:
     """The languages each place's sockets read, in at most one cache round trip (and none for
     places read before: an old reading is renewed in the background).
@@ -181,6 +190,21 @@ def present_many(places: list[str], default: bool = False) -> dict[str, list[str
     With `default`, the site's language comes first in every list; without it, a place that
     no socket noted gets the site's language alone (a seat whose socket has not said yet).
     """
+    memo = _noted(places)
+    site = settings.LANGUAGE_CODE
+    out = {}
+    for place in places:
+        found = [c for c in codes() if c in memo[place]]
+        if default:
+            out[place] = [site] + [c for c in found if c != site]
+        else:
+            out[place] = found or [site]
+    return out
+
+
+def _noted(places: list[str]) -> dict[str, frozenset[str]]:
+    """The languages noted for each place, from what this process read (unknown places read
+    at once, in one round trip; old readings renewed in the background)."""
     readings = _here()
     memo, reading = readings.memo, readings.reading
     now = time.monotonic()
@@ -191,14 +215,7 @@ def present_many(places: list[str], default: bool = False) -> dict[str, list[str
     if unknown:
         for place, read in _read(unknown).items():
             memo[place] = (now, read)
-    site = settings.LANGUAGE_CODE
-    out = {}
-    for place in places:
-        noted = [c for c in codes() if c in memo[place][1]]
-        if default:
-            out[place] = [site] + [c for c in noted if c != site]
-        else:
-            out[place] = noted or [site]
+    out = {place: memo[place][1] for place in places}
     old = [p for p in places if now - memo[p][0] > MEMO_SECONDS and p not in reading]
     if old:
         done: concurrent.futures.Future[None] = concurrent.futures.Future()

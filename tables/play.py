@@ -29,7 +29,7 @@ from tables.errors import PlayError
 from tables.live import owners, rooms, store
 from tables.live.room import ACTION_KEYS, Check
 from tables.live.rooms import Outcome
-from tables.models import Match, Player, Round
+from tables.models import Match
 
 __all__ = ["ACTION_KEYS", "Outcome", "PlayError", "act", "checked", "close", "close_match", "touch"]
 
@@ -43,32 +43,26 @@ def start_match(room: Any, seats: list[Any]) -> Match:
     # A room arranged with a fixed deal (a duplicate round, the daily challenge) is dealt from it.
     seed = room.deal_seed if room.deal_seed is not None else secrets.randbits(53)
     state = game.new_match(len(seats), room.options, seed)
-    match = Match.objects.create(
-        room=room,
-        game=room.game,
-        options=room.options,
-        seed=seed,
-        bot_seed=room.bot_seed,
-        starts_at=_countdown_end(),
-        **owners.first_lease(),  # this process owns it from the start (tables.live.owners)
-    )
-    Player.objects.bulk_create(
-        Player(
-            match=match,
+    players = [
+        store.NewPlayer(
             seat=seat.index,
             user=seat.user,
             # A bot's stored name is the same for every reader (pages word it: tables.words).
             name=seat.name if seat.user_id else words.stable_bot_name(seat.bot_level, seat.index),
             bot_level=seat.bot_level,
-            # A human's grace period runs from the start until his first socket (tables.presence).
-            away_since=match.created_at if seat.user_id else None,
         )
         for seat in seats
+    ]
+    return store.create_match(
+        room,
+        seed,
+        players,
+        number=game.progress(state).round,
+        state=game.dump(state),
+        starts_at=_countdown_end(),
+        # This process owns it from the start (tables.live.owners).
+        lease=owners.first_lease(),
     )
-    Round.objects.create(
-        match=match, number=game.progress(state).round, seed=seed, state=game.dump(state), version=1
-    )
-    return match
 
 
 def _countdown_end() -> Any:

@@ -256,11 +256,7 @@ def claim_seat(room_id: int, seat: int, user: Any) -> str:
 def drop_claims(user: Any) -> list[int]:
     """Forget every seat `user` would take at a next deal (he is banned, or deleted his
     account); returns their rooms."""
-    room_ids = list(
-        Player.objects.filter(claimed_by=user, match__status=Match.Status.PLAYING).values_list(
-            "match__room_id", flat=True
-        )
-    )
+    room_ids = store.claimed_rooms(user)
 
     def change(table: current.Table) -> bool:
         dropped = False

@@ -28,6 +28,9 @@ class LiveServer:
 
     def __init__(self, *parts: object) -> None:
         self.parts: dict[type, Any] = {type(part): part for part in parts}
+        # Whether other processes can hear this one (`alone`): asked of the channel layer once.
+        # A test that plays two processes in one sets it (the in-memory layer carries both).
+        self.others: bool | None = None
 
     def part[T](self, kind: type[T]) -> T:
         """This server's `kind` (handed in when it was built: a missing one is a bug)."""
@@ -61,11 +64,15 @@ def install(server: LiveServer) -> LiveServer:
 def alone() -> bool:
     """Whether no other process can hear this one: asked here, and nowhere else.
 
-    The channel layer says it: an in-memory layer (or none) reaches no other process, so this
-    one is alone; Redis reaches every process of the deployment. The outbox publishes a change
-    to the table's group only when others may listen, the renderer draws HTML for API-only
-    rooms only when a browser elsewhere may want it, and the owners forward moves only to
-    processes that exist.
+    The channel layer says it, once for the server: an in-memory layer (or none) reaches no
+    other process, so this one is alone; Redis reaches every process of the deployment. The
+    rooms take the answer when they are bound to the server's loop (tables.live.rooms.bind),
+    so a move never asks again: the outbox publishes a change to the table's group only when
+    others may listen, the renderer draws HTML for API-only rooms only when a browser
+    elsewhere may want it, and the owners forward moves only to processes that exist.
     """
-    layer = get_channel_layer()
-    return layer is None or isinstance(layer, InMemoryChannelLayer)
+    live = current()
+    if live.others is None:
+        layer = get_channel_layer()
+        live.others = not (layer is None or isinstance(layer, InMemoryChannelLayer))
+    return not live.others

@@ -7,14 +7,14 @@ refusal is sent (`send_refusal`). Everything else is here, once:
 
 - the access rule is handed in by the transport (`may_watch`: tables never imports lobby or
   api, so the layers stay one-way);
-- listening to the room (this process's changes by `deliver`, another's by the group's
-  `table.public`), through the socket's gate (tables.live.outbox.Gate);
+- listening to the room (this process's changes and, through the process's one relay,
+  another's, all by `deliver`), through the socket's gate (tables.live.outbox.Gate);
 - one resume (`missed`: the changes after the version the client says it shows, when this
   process's room pushed every one of them);
 - one presence (`count_presence`: the seat whose connection this socket counts);
 - one throttle (`act`: the transport's limit, `throttle`, and never more than
   TABLE_MOVES_IN_FLIGHT of one socket's moves in flight: a late move is a wrong move);
-- one door for moves (`act` → tables.live.rooms.act), the seat judged once, by the room
+- one door for moves (`act` → tables.live.rooms.Rooms.act), the seat judged once, by the room
   (the holder check travels with the move), and a refusal worded in the reader's language.
 """
 
@@ -29,10 +29,10 @@ from django.utils.translation import gettext as _
 
 from games.engine import Action, IllegalAction
 from tables import presence
-from tables.live import outbox, rooms
+from tables.live import rooms
 from tables.live.outbox import Frame, Gate
 from tables.live.room import Delivery, holder
-from tables.live.rooms import Outcome
+from tables.live.rooms import Outcome, Rooms
 from tables.words import refusal_text
 
 
@@ -40,6 +40,7 @@ class TableStream:
     """A table's socket, whatever it speaks (see the module's docstring)."""
 
     room_id: int
+    live_rooms: Rooms  # this process's rooms (of the socket's loop): its moves' one door
     user: Any = None
     seat: int | None = None  # the seat whose presence this socket counts (None: watching)
     language: str = settings.LANGUAGE_CODE  # the reader's: refusals are worded in it
@@ -77,25 +78,28 @@ class TableStream:
     # ------------------------------------------------------------------ listening
 
     def open_stream(self, room_id: int) -> None:
-        """Before the socket is accepted: its room, its gate, no move in flight."""
+        """Before the socket is accepted: its room, its gate, no move in flight, and this
+        process's rooms (the live server's, of this loop: its moves go straight to them)."""
         self.room_id = room_id
+        self.live_rooms = rooms.bind(asyncio.get_running_loop())
         self.gate = Gate(self)
         self.acting: set[asyncio.Task[Outcome | None]] = set()
 
-    def listen(self) -> None:
-        """This process's changes of the room come straight to `deliver` from now on."""
-        rooms.listen(self.room_id, self)
+    async def listen(self) -> None:
+        """Every change of the room comes to `deliver` from now on: this process's straight
+        from its room, another's through the process's one relay (tables.live.outbox.Relay),
+        never through a group of the socket's own. Before the table is drawn: no change falls
+        between the two."""
+        await self.live_rooms.listen(self.room_id, self)
 
     async def close_stream(self) -> None:
         """The socket ends: it listens no more and no longer counts in its seat's presence."""
         if hasattr(self, "room_id"):
-            rooms.unlisten(self.room_id, self)
+            self.live_rooms.unlisten(self.room_id, self)
             await self.count_presence(None)
 
-    # A change arrives by the group only from another process; this one's come by `deliver`.
-    async def table_public(self, event: dict[str, Any]) -> None:
-        if not outbox.from_here(event):
-            await self.gate.offer(outbox.remote(event, self.room_id))
+    async def table_notice(self, event: dict[str, Any]) -> None:
+        """A note outside the versioned parts (a rematch was opened), from the relay."""
 
     def deliver_now(self, delivery: Delivery) -> bool:
         return False  # `deliver` takes it (a transport may send some at once)
@@ -167,7 +171,7 @@ class TableStream:
         self, seat: int, action: Action, trigger: str | None, wants_view: bool
     ) -> Outcome | None:
         try:
-            return await rooms.act(
+            return await self.live_rooms.act(
                 self.room_id, seat, action, check=holder(seat, self.user), wants_view=wants_view
             )
         except IllegalAction as refusal:

@@ -1,14 +1,16 @@
 """Deliveries of room changes: one ordered route to this process's listeners, one publish for
-the others, and the `Gate` every socket keeps its versions with.
+the others, one relay for what the others publish, and the `Gate` every socket keeps its
+versions with.
 
 A change (tables.live.room.Delivery) reaches a listener of this process by `deliver` (awaited
 in the order of the commits) or, when nothing is queued before it and it has no seat's own
 part, by `deliver_now` in a plain call (a Board API stream writes its seat's text at once).
 When the channel layer reaches other processes (Redis), each change is also published once to
-the room's group, its seats' own parts with it, tagged with this process's origin so that its
-own sockets ignore it there. The publishes go out in order too, but after the sockets here, and
-a socket here never waits for one (`Outbox.publishing`). Without a server loop (a management
-command, a plain test) a change is delivered and waited for.
+the room's group, its room and its seats' own parts with it, tagged with this process's origin.
+The publishes go out in order too, but after the sockets here, and a socket here never waits
+for one (`Outbox.publishing`). No socket is in a room's group: each process's `Relay` is, and
+hands what other processes published to the room's listeners here, once per process. Without a
+server loop (a management command, a plain test) a change is delivered and waited for.
 """
 
 from __future__ import annotations
@@ -48,9 +50,10 @@ class Outbox:
     ones after it waiting (`order`), so that they still go out in order.
     """
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, alone: bool = True) -> None:
         self.loop = loop
-        self.queue: collections.deque[tuple[Delivery, list[Listener]]] = collections.deque()
+        self.alone = alone  # no other process hears this one: nothing is published
+        self.queue: collections.deque[tuple[Delivery, list[Listener], bool]] = collections.deque()
         self.sender: asyncio.Task[None] | None = None
         self.order = asyncio.Lock()
         self.queued = 0  # deliveries not sent yet (one being sent included)
@@ -71,11 +74,17 @@ class Outbox:
         else:
             self.loop.call_soon_threadsafe(self._enqueue, delivery, listeners)
 
-    def _enqueue(self, delivery: Delivery, listeners: list[Listener]) -> None:
+    def relay(self, delivery: Delivery, listeners: list[Listener]) -> None:
+        """Deliver a change another process made (`Relay`) to `listeners`, in the same order
+        as this process's own; never published again (in the loop)."""
+        self._enqueue(delivery, listeners, mine=False)
+
+    def _enqueue(self, delivery: Delivery, listeners: list[Listener], mine: bool = True) -> None:
         if self.queued == 0 and not self.order.locked():
             listeners = _deliver_now(delivery, listeners)
             if not listeners:  # every socket here took it at once
-                self._publish(delivery)
+                if mine:
+                    self._publish(delivery)
                 return
         self.queued += 1
         if self.queued == 1 and not self.order.locked():
@@ -84,7 +93,7 @@ class Outbox:
             # thread inside asgiref's sync_to_async, whose marks would refuse the sockets'
             # database calls).
             task = asyncio.Task(
-                self._send_in_order(delivery, listeners),
+                self._send_in_order(delivery, listeners, mine),
                 loop=self.loop,
                 context=contextvars.Context(),
                 eager_start=True,
@@ -93,30 +102,33 @@ class Outbox:
                 self.at_once.add(task)
                 task.add_done_callback(self.at_once.discard)
             return
-        self.queue.append((delivery, listeners))
+        self.queue.append((delivery, listeners, mine))
         if self.sender is None:
             self.sender = self.loop.create_task(self._send_queued(), context=contextvars.Context())
 
     async def _send_queued(self) -> None:
         try:
             while self.queue:
-                delivery, listeners = self.queue.popleft()
-                await self._send_in_order(delivery, listeners)
+                delivery, listeners, mine = self.queue.popleft()
+                await self._send_in_order(delivery, listeners, mine)
         finally:
             self.sender = None
 
-    async def _send_in_order(self, delivery: Delivery, listeners: list[Listener]) -> None:
+    async def _send_in_order(
+        self, delivery: Delivery, listeners: list[Listener], mine: bool = True
+    ) -> None:
         async with self.order:
             try:
                 await deliver(delivery, listeners)
             finally:
                 self.queued -= 1
-                self._publish(delivery)
+                if mine:
+                    self._publish(delivery)
 
     def _publish(self, delivery: Delivery) -> None:
         """Publish `delivery` to the other processes after those before it, without making
         anything here wait for Redis."""
-        if server.alone():
+        if self.alone:
             return
         self.unpublished.append(delivery)
         if self.publishing is None:
@@ -172,9 +184,8 @@ async def publish(delivery: Delivery) -> None:
         return
     seats = {str(seat): part for seat, part in delivery.private.items()}
     try:
-        await layer.group_send(
-            table_group(delivery.room_id), {**delivery.public, "seats": seats, "origin": ORIGIN}
-        )
+        message = {**delivery.public, "room": delivery.room_id, "seats": seats, "origin": ORIGIN}
+        await layer.group_send(table_group(delivery.room_id), message)
     except Exception:  # the others redraw from the next change (or on reconnect)
         log.exception("publishing a change failed")
 
@@ -191,16 +202,119 @@ def send_inline(delivery: Delivery, listeners: list[Listener]) -> None:
 
 
 def notice(room_id: int, message: dict[str, Any]) -> None:
-    """Send a note outside the versioned parts (a rematch was opened) to the room's group."""
+    """Send a note outside the versioned parts (a rematch was opened) to the room's group:
+    every process's relay hands it to its sockets there (this one's too)."""
     layer = get_channel_layer()
     if layer is not None:
-        async_to_sync(layer.group_send)(table_group(room_id), message)
+        async_to_sync(layer.group_send)(table_group(room_id), {**message, "room": room_id})
 
 
 def remote(event: dict[str, Any], room_id: int) -> Delivery:
     """A change another process published (a group message), as a delivery here."""
     seats = event.get("seats") or {}
     return Delivery(room_id, event["version"], event, {int(s): part for s, part in seats.items()})
+
+
+# --------------------------------------------------------------------------- the relay
+
+
+class Relay:
+    """This process's one subscriber to its rooms' groups: what other processes publish of a
+    room (its changes, its notes) reaches this process once, not once per socket.
+
+    A room's group is joined when the room gets its first listener here (`join`, awaited
+    before that socket draws its table, so that no change falls between the two) and left
+    when its last one goes. A change comes in once per process: one made here (it came back
+    from Redis) is dropped at once, one made elsewhere is handed to the room's listeners
+    through the outbox, in order with this process's own; a note (a rematch was opened) goes
+    to each listener's `table_notice`.
+    """
+
+    def __init__(
+        self,
+        loop: asyncio.AbstractEventLoop,
+        outbox: Outbox,
+        listeners: Callable[[int], list[Listener]],
+    ) -> None:
+        self.loop = loop
+        self.outbox = outbox
+        self.listeners = listeners  # a room's listeners here, now
+        self.channel: str | None = None
+        self.joined: set[int] = set()
+        self.task: asyncio.Task[None] | None = None
+        self.leaving: set[asyncio.Task[None]] = set()
+
+    async def join(self, room_id: int) -> None:
+        """Hear what other processes publish of `room_id` from now on."""
+        if room_id in self.joined:
+            return
+        layer = get_channel_layer()
+        if layer is None:
+            return
+        if self.channel is None:
+            self.channel = await layer.new_channel("relay.")
+            self.task = self.loop.create_task(self._run(layer, self.channel))
+        self.joined.add(room_id)
+        try:
+            await layer.group_add(table_group(room_id), self.channel)
+        except Exception:
+            self.joined.discard(room_id)
+            raise
+
+    def leave(self, room_id: int) -> None:
+        """No listener of `room_id` is left here: stop hearing its group (in the loop)."""
+        if room_id not in self.joined or self.channel is None:
+            return
+        self.joined.discard(room_id)
+        task = self.loop.create_task(self._leave(room_id, self.channel))
+        self.leaving.add(task)
+        task.add_done_callback(self.leaving.discard)
+
+    async def _leave(self, room_id: int, channel: str) -> None:
+        if room_id in self.joined:
+            return  # a listener came back meanwhile
+        try:
+            await get_channel_layer().group_discard(table_group(room_id), channel)
+        except Exception:
+            log.exception("leaving the group of room %s failed", room_id)
+
+    def stop(self) -> None:
+        """End the relay's task (its loop ends: a test's, or a stopping server's)."""
+        if self.task is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self.task.cancel)
+
+    async def _run(self, layer: Any, channel: str) -> None:
+        while True:
+            try:
+                message = await layer.receive(channel)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # the layer may be away for a moment; never let the relay die
+                log.exception("the relay's receive failed")
+                await asyncio.sleep(0.5)
+                continue
+            try:
+                await self._hand_on(message)
+            except Exception:
+                log.exception("relaying a message failed")
+
+    async def _hand_on(self, message: dict[str, Any]) -> None:
+        room_id = message.get("room")
+        if not isinstance(room_id, int):
+            return
+        kind = message.get("type")
+        if kind == "table.public":
+            if from_here(message):
+                return  # this process delivered it to its sockets already
+            listeners = self.listeners(room_id)
+            if listeners:
+                self.outbox.relay(remote(message, room_id), listeners)
+        elif kind == "table.notice":
+            for listener in self.listeners(room_id):
+                try:
+                    await listener.table_notice(message)
+                except Exception:
+                    log.exception("a note to a socket failed")
 
 
 # --------------------------------------------------------------------------- the gate

@@ -52,8 +52,6 @@ log = logging.getLogger(__name__)
 # This server process, as its presence rows, its bot driver's leases and its inbox name it.
 PROCESS = f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"[:64]
 
-# Tests run both ends of the protocol in one process on the in-memory layer: they set this.
-FORWARD_IN_MEMORY = False
 # The group every process's inbox is in: a stopping process tells the others which rooms it
 # handed over, so that one of them claims each at once (`released`).
 EVERYONE = "owners.everyone"
@@ -112,7 +110,7 @@ def inbox(process: str) -> str:
 
 def reaches_others() -> bool:
     """Whether the channel layer carries messages to other processes (Redis, not memory)."""
-    return FORWARD_IN_MEMORY or not server.alone()
+    return not server.alone()
 
 
 def note(rows: Iterable[tuple[int, str, datetime | None]]) -> list[int]:

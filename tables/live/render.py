@@ -18,6 +18,7 @@ from operator import is_not
 from typing import Any
 
 import orjson
+from django.conf import settings
 from django.template.loader import render_to_string
 
 from games.engine import Event, LayoutModule, View
@@ -128,21 +129,51 @@ def render_full(table: Table, seat: int | None, watcher: int | None = None) -> s
 # --------------------------------------------------------------------------- a change
 
 
-def wants_html(room: LiveRoom) -> bool:
-    """Whether a change must be drawn: a browser socket of the room is here, or may be elsewhere."""
-    if not server.alone():
+def wants_html(room: LiveRoom, alone: bool) -> bool:
+    """Whether a change must be drawn: a browser socket of the room is here, or, when other
+    processes hear this one (not `alone`: tables.server.alone), one noted its language there
+    (tables.languages: a browser's table socket notes it before it draws its table; an API
+    stream never does). A browser elsewhere whose note this process has not read yet gets a
+    change marked undrawn, and draws its whole table instead (lobby.table_consumers)."""
+    if any(listener.wants_html for listener in room.listeners):
         return True
-    return any(listener.wants_html for listener in room.listeners)
+    return not alone and languages.noted(table_group(room.room_id))
 
 
-def change(room: LiveRoom, table: Table, events: list[Event]) -> Delivery:
+def spoken(room: LiveRoom, seats: list[int], alone: bool) -> tuple[list[str], dict[int, list[str]]]:
+    """The languages the room's public parts are drawn in (the site's first), and each of
+    `seats`' own part: asked once per change.
+
+    Alone, the room's readers are its listeners here, which know their language: no cache is
+    asked. With other processes, the languages their sockets noted (tables.languages: one
+    cache read, renewed in the background) and this process's own.
+    """
+    site = settings.LANGUAGE_CODE
+    readers = [listener for listener in room.listeners if listener.wants_html]
+    here = {listener.language for listener in readers}
+    mine = {s: {listener.language for listener in readers if listener.seat == s} for s in seats}
+    if not alone:
+        group = table_group(room.room_id)
+        places = [group] + [seat_group(room.room_id, s) for s in seats]
+        noted = languages.present_many(places)
+        here.update(noted[group])
+        for s in seats:
+            mine[s].update(noted[seat_group(room.room_id, s)])
+    order = [code for code, _name in settings.LANGUAGES]
+    public = [site] + [c for c in order if c in here and c != site]
+    own = {s: [c for c in order if c in mine[s]] or [site] for s in seats}
+    return public, own
+
+
+def change(room: LiveRoom, table: Table, events: list[Event], alone: bool = True) -> Delivery:
     """What changed at `table.version`, drawn once per language its readers use."""
     room_id, version = table.match.room_id, table.version
-    if not wants_html(room):
+    if not wants_html(room, alone):
         # Only Board API streams listen, here and nowhere else: they build their own views,
         # so no HTML is drawn. The next change draws every part again (nothing to diff with).
         room.pushed = None
         public = {"type": "table.public", "version": version, "html": "", "full": True}
+        public["drawn"] = False  # a browser that gets it draws its whole table
         return Delivery(room_id, version, {**public, "private": []}, table=table)
     seats = [p.seat for p in table.players]
     views = table.views([None, *seats])  # a seat's own part: from that seat's own view
@@ -159,11 +190,8 @@ def change(room: LiveRoom, table: Table, events: list[Event]) -> Delivery:
     changed = outer(layout, [k for k, v in public.items() if full or before_public.get(k) != v])
     mine = [s for s in seats if full or before_private.get(s) != private[s]]
 
-    # Each part is rendered once per language its readers use (noted by their sockets), never
-    # once per socket: one cache read for the room's and the changed seats' languages.
-    places = [table_group(room_id)] + [seat_group(room_id, s) for s in mine]
-    spoken = languages.present_many(places)
-    spoken[table_group(room_id)] = languages.present(table_group(room_id))
+    # Each part is rendered once per language its readers use, never once per socket.
+    in_public, in_own = spoken(room, mine, alone)
 
     own: dict[int, dict[str, Any]] = {}
     for s in mine:
@@ -173,7 +201,7 @@ def change(room: LiveRoom, table: Table, events: list[Event]) -> Delivery:
         else:
             names = [k for k, v in private[s].items() if before.get(k) != v]
         by_language = languages.render_each(
-            spoken[seat_group(room_id, s)], partial(_render_mine, table, views[s], names, s, events)
+            in_own[s], partial(_render_mine, table, views[s], names, s, events)
         )
         own[s] = {
             "type": "table.private",
@@ -188,7 +216,7 @@ def change(room: LiveRoom, table: Table, events: list[Event]) -> Delivery:
         context = render_context(table, view, None, events)
         return version_tag(version) + "".join(_render(table, context, k) for k in changed)
 
-    by_language = languages.render_each(spoken[table_group(room_id)], public_parts)
+    by_language = languages.render_each(in_public, public_parts)
     message = {
         "type": "table.public",
         "version": version,
@@ -223,14 +251,14 @@ def rematch_notice(room_id: int, rematch_id: int, username: str) -> dict[str, An
 # --------------------------------------------------------------------------- Board API texts
 
 
-def prepare(room: LiveRoom, table: Table) -> None:
+def prepare(room: LiveRoom, table: Table, alone: bool = True) -> None:
     """Encode every seat's Board API text of a move's `table` while the move is written.
 
     Nothing is sent before the move is durable; this only moves the work of the push that
     follows (`view_text`) ahead of the commit. Only for a room whose sockets here are all
     streams: browsers' parts are drawn after the commit.
     """
-    if wants_html(room):
+    if wants_html(room, alone):
         return
     seats: list[int | None] = [p.seat for p in table.players]
     if len(seats) < 2:

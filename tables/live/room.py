@@ -67,9 +67,11 @@ class Listener(Protocol):
 
     seat: int | None
     wants_html: bool
+    language: str  # its reader's: a change is drawn in the languages its listeners read
 
     def deliver_now(self, delivery: Delivery) -> bool: ...
     async def deliver(self, delivery: Delivery) -> None: ...
+    async def table_notice(self, event: dict[str, Any]) -> None: ...
 
 
 @dataclass(eq=False)

@@ -70,22 +70,72 @@ Built = tuple[Table, dict[int, float]]
 class Rooms:
     """The rooms of one server loop, with its writer and its outbox."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop | None) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop | None, alone: bool | None = None) -> None:
         self.loop = loop
+        # Whether no other process can hear this one (tables.server.alone, asked once: when
+        # the rooms are bound to the server's loop, else at the first change): then no move is
+        # forwarded, no change is published, and a room whose listeners here are all streams
+        # draws no HTML.
+        self._alone = alone
         self.rooms: dict[int, LiveRoom] = {}
         self.building: dict[int, asyncio.Future[Built | None]] = {}
         self.writer = Writer(self.store, self.published) if loop is not None else None
-        self.outbox = outbox.Outbox(loop) if loop is not None else None
+        self.outbox = outbox.Outbox(loop, self.alone) if loop is not None else None
+        # What other processes publish of the rooms listened to here: one subscriber.
+        self.relay = (
+            outbox.Relay(loop, self.outbox, self.listeners_of)
+            if loop is not None and self.outbox is not None
+            else None
+        )
 
     def shut(self) -> None:
-        """Close the store's own connections, if it made any (tables.server.LiveServer.shut)."""
+        """Close the store's own connections, if it made any, and end the relay's task
+        (tables.server.LiveServer.shut)."""
         if "store" in self.__dict__:
             self.store.shut()
+        if self.relay is not None:
+            self.relay.stop()
+
+    def listeners_of(self, room_id: int) -> list[Listener]:
+        """The room's listeners here now (none: no room)."""
+        room = self.rooms.get(room_id)
+        return list(room.listeners) if room is not None else []
+
+    async def listen(self, room_id: int, listener: Listener) -> None:
+        """Deliver every change of the room to `listener` from now on: this process's, and
+        (once the relay hears the room's group) the other processes'."""
+        self.room(room_id).listeners.add(listener)
+        if self.relay is not None:
+            await self.relay.join(room_id)
+
+    def unlisten(self, room_id: int, listener: Listener) -> None:
+        room = self.rooms.get(room_id)
+        if room is None:
+            return
+        room.listeners.discard(listener)
+        if room.listeners:
+            return
+        if self.relay is not None:
+            self.relay.leave(room_id)
+        if room.table is None:
+            self.rooms.pop(room_id, None)
+        elif room.over:
+            self.drop_later(room)
 
     @cached_property
     def store(self) -> store.Store:
         """The store the settings choose, made at first use (the database is known by then)."""
         return store.store()
+
+    @property
+    def alone(self) -> bool:
+        if self._alone is None:
+            self._alone = server.alone()
+        return self._alone
+
+    def get(self, room_id: int) -> LiveRoom | None:
+        """The room's entry here, if it has one."""
+        return self.rooms.get(room_id)
 
     def room(self, room_id: int) -> LiveRoom:
         """The room's entry here, made if it has none (its table is loaded on first use)."""
@@ -112,7 +162,7 @@ class Rooms:
         room = self.rooms.get(room_id) if serving else self.room(room_id)
         room = room or LiveRoom(room_id)
         room.remember(table)
-        delivery = render.change(room, table, room.news_for(events))
+        delivery = render.change(room, table, room.news_for(events), self.alone)
         room.pushed_change(delivery)
         listeners = list(room.listeners)
         if serving and self.outbox is not None:
@@ -184,6 +234,106 @@ class Rooms:
         assert room.table is not None
         return room, room.table
 
+    # ----------------------------------------------------------------- moves and touches
+
+    async def act(
+        self,
+        room_id: int,
+        seat: int,
+        action: Action,
+        by_bot: bool = False,
+        driver: str = "",
+        check: Check | None = None,
+        wants_view: bool = True,
+    ) -> Outcome:
+        """Apply `action` (checked: tables.wire) for `seat`; answer once durable, or raise.
+
+        Here or at the room's owner: the one place that decides (tables.live.owners; never
+        asked when no other process can hear this one). A check that cannot travel as data is
+        run here, on this process's table (the fence on the match's version keeps that
+        correct): never dropped.
+        """
+        owner = None if self.alone else await owners.elsewhere_now(room_id)
+        if owner is not None and (check is None or isinstance(check, Holder)):
+            try:
+                answer = await owners.forward(
+                    owner, room_id, seat, action, by_bot, driver, check, view=wants_view
+                )
+            except owners.Moved:
+                # It let the room go without applying the move (it stopped): nobody is known to
+                # own it now, so it is applied here (the fence keeps that right if one just did).
+                owners.forget(room_id)
+            else:
+                return Outcome(None, answer.events, answer.version, seat, answer.view)
+        entry = await self.apply_here(
+            room_id, seat, action, by_bot, driver or owners.PROCESS, check
+        )
+        return Outcome(entry.table, entry.events, entry.version, seat)
+
+    async def apply_here(
+        self,
+        room_id: int,
+        seat: int,
+        action: Action,
+        by_bot: bool,
+        driver: str,
+        check: Check | None,
+    ) -> Entry:
+        """Apply one move in its room here; return its entry once it is durable."""
+        assert self.writer is not None
+        while True:
+            room, table = await self.loaded(room_id)
+            pace = pace_of(table.match.options)
+            async with room.lock:
+                if room.table is not table or room.stale:
+                    continue  # rebuilt while this waited for the lock: apply it to the new one
+                early = room.pacer.wait_for(seat, pace) if pace else 0.0  # unpaced: no pacer
+                if early <= 0:
+                    entry = room.apply(table, seat, action, by_bot, driver, check)
+                    entry.future = asyncio.get_running_loop().create_future()
+                    self.writer.submit(entry)
+                    if entry.refusal is None:
+                        if pace:
+                            room.pacer.played(seat)
+                        # While its row is written: what the push will send (it only sends).
+                        try:
+                            render.prepare(room, entry.table, self.alone)
+                        except Exception:  # the push encodes it after the commit instead
+                            log.exception("preparing the push of a move failed")
+            if early > 0:
+                # A paced table: the play waits for its turn (tables.pacing), then is applied.
+                await room.pacer.wait_turn(seat, early, pace)
+                continue
+            assert entry.future is not None  # set under the lock with the apply
+            durable = await entry.future
+            if entry.refusal is not None:
+                raise entry.refusal  # a race lost, and logged (L12)
+            if durable:
+                if pace:
+                    room.pacer.played(seat)  # from its durable moment: the log's clock
+                if not by_bot and _marked_away(entry.table, seat):
+                    await self.touch(room_id, partial(_back, seat))
+                return entry
+
+    async def touch(self, room_id: int, change: Callable[[Table], bool]) -> Table | None:
+        """Run `change(table)` on the room's table in the database thread, moves waiting."""
+        try:
+            room, _ = await self.loaded(room_id)
+        except PlayError:
+            return None
+        async with room.lock:
+            last = room.last
+            if last is not None and last.future is not None:
+                await asyncio.wait([last.future])  # everything before it is written first
+            if room.stale or room.table is None:
+                room, _ = await self.loaded(room_id)
+            assert room.table is not None
+            table, changed = await in_db_thread(store.touch, room.table, change)
+            room.table = table
+            if changed:
+                self.changed(table, [])
+        return table
+
 
 def _build(room_id: int) -> Built | None:
     """The room's table from the database (the database thread), and its seats' last plays
@@ -207,7 +357,7 @@ def bind(loop: asyncio.AbstractEventLoop) -> Rooms:
         return rooms
     # Rooms of a loop that ended (tests) held nothing that was not written or refused.
     rooms.shut()
-    rooms = Rooms(loop)
+    rooms = Rooms(loop, server.alone())
     live.replace(rooms)
     return rooms
 
@@ -230,22 +380,8 @@ def count() -> int:
 # --------------------------------------------------------------------------- listening
 
 
-def listen(room_id: int, listener: Listener) -> None:
-    """Deliver every change of the room made in this process to `listener` (in the loop)."""
-    here().room(room_id).listeners.add(listener)
-
-
 def unlisten(room_id: int, listener: Listener) -> None:
-    rooms = here()
-    room = rooms.rooms.get(room_id)
-    if room is None:
-        return
-    room.listeners.discard(listener)
-    if not room.listeners and (room.table is None or room.over):
-        if room.table is None:
-            rooms.rooms.pop(room_id, None)
-        else:
-            rooms.drop_later(room)
+    here().unlisten(room_id, listener)
 
 
 def watched(room_id: int) -> bool:
@@ -263,7 +399,7 @@ def read(room_id: int) -> Table | None:
     """The room's match as it stands now (any thread), or None if the room never started.
 
     The newest durable table the room here holds when the match row is at its version (one
-    consistent moment: no torn read), else rebuilt from the database (tables.current.recover).
+    consistent moment: no torn read), else rebuilt from the database (tables.live.store.recover).
     """
     match = store.match_row(room_id)
     if match is None:
@@ -350,75 +486,30 @@ async def act(
     check: Check | None = None,
     wants_view: bool = True,
 ) -> Outcome:
-    """Apply `action` (checked: tables.wire) for `seat`; answer once durable, or raise.
-
-    Here or at the room's owner: the one place that decides (tables.live.owners). A check that
-    cannot travel as data is run here, on this process's table (the fence on the match's
-    version keeps that correct): never dropped.
-    """
-    bind(asyncio.get_running_loop())
-    owner = await owners.elsewhere_now(room_id)
-    if owner is not None and (check is None or isinstance(check, Holder)):
-        try:
-            answer = await owners.forward(
-                owner, room_id, seat, action, by_bot, driver, check, view=wants_view
-            )
-        except owners.Moved:
-            # It let the room go without applying the move (it stopped): nobody is known to
-            # own it now, so it is applied here (the fence keeps that right if one just did).
-            owners.forget(room_id)
-        else:
-            return Outcome(None, answer.events, answer.version, seat, answer.view)
-    entry = await apply_here(room_id, seat, action, by_bot, driver or owners.me(), check)
-    return Outcome(entry.table, entry.events, entry.version, seat)
+    """`Rooms.act` in this process's rooms of the running loop (a socket holds them itself)."""
+    rooms = bind(asyncio.get_running_loop())
+    return await rooms.act(room_id, seat, action, by_bot, driver, check, wants_view)
 
 
 async def apply_here(
     room_id: int, seat: int, action: Action, by_bot: bool, driver: str, check: Check | None
 ) -> Entry:
-    """Apply one move in its room here; return its entry once it is durable."""
+    """`Rooms.apply_here` in the running loop's rooms (a forwarded move: tables.live.owners)."""
     rooms = bind(asyncio.get_running_loop())
-    assert rooms.writer is not None
-    while True:
-        room, table = await rooms.loaded(room_id)
-        pace = pace_of(table.match.options)
-        async with room.lock:
-            if room.table is not table or room.stale:
-                continue  # rebuilt while this waited for the lock: apply it to the new one
-            early = room.pacer.wait_for(seat, pace) if pace else 0.0  # unpaced: no pacer
-            if early <= 0:
-                entry = room.apply(table, seat, action, by_bot, driver, check)
-                entry.future = asyncio.get_running_loop().create_future()
-                rooms.writer.submit(entry)
-                if entry.refusal is None:
-                    if pace:
-                        room.pacer.played(seat)
-                    # While its row is written: what the push will send, so that it only sends.
-                    try:
-                        render.prepare(room, entry.table)
-                    except Exception:  # the push encodes it after the commit instead
-                        log.exception("preparing the push of a move failed")
-        if early > 0:
-            # A paced table: the play waits for its turn (tables.pacing), then is applied.
-            await room.pacer.wait_turn(seat, early, pace)
-            continue
-        assert entry.future is not None  # set under the lock with the apply
-        durable = await entry.future
-        if entry.refusal is not None:
-            raise entry.refusal  # a race lost, and logged (L12)
-        if durable:
-            if pace:
-                room.pacer.played(seat)  # from its durable moment: the log's clock
-            if not by_bot and _marked_away(entry.table, seat):
-                await touch(room_id, partial(_back, seat))
-            return entry
+    return await rooms.apply_here(room_id, seat, action, by_bot, driver, check)
+
+
+async def touch(room_id: int, change: Callable[[Table], bool]) -> Table | None:
+    """`Rooms.touch` in the running loop's rooms."""
+    return await bind(asyncio.get_running_loop()).touch(room_id, change)
 
 
 def _marked_away(table: Table, seat: int) -> bool:
     """Whether `seat`'s player, here with a socket, is marked away (he sat a round out:
     tables.clocks): his own move says he is back."""
+    # `is_bot` last: a plain move of a seat not marked away asks the rows nothing more.
     return any(
-        p.seat == seat and p.connections > 0 and p.away_since is not None and not p.is_bot
+        p.seat == seat and p.away_since is not None and p.connections > 0 and not p.is_bot
         for p in table.players
     )
 
@@ -430,27 +521,6 @@ def _back(seat: int, table: Table) -> bool:
             store.save_player(player, "away_since")
             return True
     return False
-
-
-async def touch(room_id: int, change: Callable[[Table], bool]) -> Table | None:
-    """Run `change(table)` on the room's table in the database thread, moves waiting."""
-    rooms = bind(asyncio.get_running_loop())
-    try:
-        room, _ = await rooms.loaded(room_id)
-    except PlayError:
-        return None
-    async with room.lock:
-        last = room.last
-        if last is not None and last.future is not None:
-            await asyncio.wait([last.future])  # everything before it is written first
-        if room.stale or room.table is None:
-            room, _ = await rooms.loaded(room_id)
-        assert room.table is not None
-        table, changed = await in_db_thread(store.touch, room.table, change)
-        room.table = table
-        if changed:
-            rooms.changed(table, [])
-    return table
 
 
 async def settle(timeout: float) -> bool:

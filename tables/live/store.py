@@ -5,8 +5,8 @@ that is also the fence (it only matches the row at the version the entries start
 every action-log row in one INSERT. What is rare (a round's end, a deal, the match's end) goes
 through the ORM. The statements name their tables through the models (`_meta.db_table`).
 
-- `OrmStore` writes every batch on Django's connection (PostgreSQL, or SQLite when the fast one
-  is off).
+- `OrmStore` writes every batch on Django's connection (what the others leave to it, and an
+  SQLite database in memory, which no other connection can share).
 - `PostgresStore` writes a batch of one match's plain moves in one statement (its fence and its
   log rows, in autocommit): one round trip to the server instead of four (BEGIN, the fence,
   the rows, COMMIT); anything else as `OrmStore`.
@@ -16,7 +16,7 @@ through the ORM. The statements name their tables through the models (`_meta.db_
   (`write_in_loop`), which never waits (`None`: the thread takes the batch). Its WAL file is
   checkpointed by a thread of its own (`Checkpointer`), not inside the commit that fills it.
 
-`store()` picks one from the settings (SQLITE_OWN_CONNECTION, SQLITE_COMMIT_IN_LOOP).
+`store()` picks one by the database: one way per kind of database, no flag to choose.
 
 The fence is per entry. An entry of a room already known to be stale comes back (it was
 applied to a table that is not the database's); of the others, the run whose versions chain
@@ -33,7 +33,8 @@ import logging
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
@@ -44,6 +45,7 @@ from django.db.models.functions import Least
 from django.utils import timezone
 
 from games.engine import Action
+from games.registry import GAMES
 from tables import claims, current, signals
 from tables.current import Table
 from tables.live.room import Entry
@@ -75,7 +77,7 @@ def load(room_id: int) -> Table | None:
     """The room's match as the database has it (a thread), or None before the start."""
     close_old_connections()
     match = Match.objects.filter(room_id=room_id).first()
-    return current.recover(match) if match is not None else None
+    return recover(match) if match is not None else None
 
 
 # A paced table's seats act at most once per pace: far fewer log rows than this fall within
@@ -121,8 +123,58 @@ def match_row(room_id: int, lock: bool = False) -> Match | None:
 
 
 def recover(match: Match) -> Table:
-    """The table of `match` (a row just read), rebuilt from its snapshot and the log."""
-    return current.recover(match)
+    """Rebuild the table of `match` from the database: the last snapshot, then the log after it.
+
+    The round row holds the state as it was at `Round.version`; every move applied since is in
+    the action log, and the rules are deterministic (G1), so replaying those moves in order
+    arrives at exactly the state the room actor held (tests/tables/test_actor.py proves it).
+
+    What it reads is the table at the version the match row said, never a mix: the log is
+    replayed up to that version only, and when a round row, a snapshot or a player row newer
+    than that was written meanwhile (the match row is read again at the end: every change
+    anyone can see bumps it), it reads again from a fresh match row (no torn read), and after
+    RECOVER_TRIES such reads once more with the match row locked.
+    """
+    for _ in range(RECOVER_TRIES):
+        table = _read_at(match)
+        if table is not None:
+            return table
+        match.refresh_from_db()
+    # Changing faster than it can be read: read it with the match row locked (every writer
+    # takes that lock first, so nothing changes under the read; rare, and short).
+    with transaction.atomic():
+        match = Match.objects.select_for_update().get(pk=match.pk)
+        table = _read_at(match)
+    if table is None:
+        raise RuntimeError(f"match {match.pk}: a round or snapshot ahead of its match row")
+    return table
+
+
+def _read_at(match: Match) -> Table | None:
+    """The table at `match.version`, or None if the database moved on while it was read."""
+    game = GAMES[match.game]
+    rnd = match.rounds.order_by("-number").first()
+    if rnd is None:
+        raise Match.DoesNotExist(f"match {match.pk} has no round")
+    players = list(match.players.all())
+    if rnd.version > match.version:
+        return None
+    moves = ActionLog.objects.filter(
+        round=rnd, version__gt=rnd.version, version__lte=match.version, refused=""
+    )
+    state = game.load(rnd.state)
+    for seat, action in moves.order_by("version").values_list("seat", "action"):
+        state, _ = game.apply(state, seat, action)
+    now = Match.objects.filter(pk=match.pk).values_list("version", flat=True).first()
+    if now != match.version:
+        return None
+    rnd.state = None  # the table keeps the engine's state only once, as `state`
+    return Table(match=match, players=players, state=state, round=rnd)
+
+
+# How often `recover` reads again, without a lock, when the match changed while it read (moves
+# come milliseconds apart; a read takes about one).
+RECOVER_TRIES = 5
 
 
 def version_of(room_id: int) -> int | None:
@@ -206,6 +258,107 @@ def shift_for_pause(lost: dict[int, datetime], now: datetime) -> list[int]:
                 Match.objects.filter(room_id=room_id).update(version=F("version") + 1)
                 changed.append(room_id)
     return changed
+
+
+# --------------------------------------------------------------------------- a match's start
+
+
+@dataclass(frozen=True)
+class NewPlayer:
+    """A seat of a match that starts: its human (None: a bot), the name kept, the bot's level."""
+
+    seat: int
+    user: Any
+    name: str
+    bot_level: str
+
+
+def create_match(
+    room: Any,
+    seed: int,
+    players: list[NewPlayer],
+    number: int,
+    state: dict[str, Any],
+    starts_at: datetime,
+    lease: dict[str, Any],
+) -> Match:
+    """The rows of a match that starts (inside the room's transaction): the match with its
+    countdown and lease, a row per seat, and its first round dealt from `seed`."""
+    match = Match.objects.create(
+        room=room,
+        game=room.game,
+        options=room.options,
+        seed=seed,
+        bot_seed=room.bot_seed,
+        starts_at=starts_at,
+        **lease,
+    )
+    Player.objects.bulk_create(
+        Player(
+            match=match,
+            seat=p.seat,
+            user=p.user,
+            name=p.name,
+            bot_level=p.bot_level,
+            # A human's grace period runs from the start until his first socket (presence).
+            away_since=match.created_at if p.user is not None else None,
+        )
+        for p in players
+    )
+    Round.objects.create(match=match, number=number, seed=seed, state=state, version=1)
+    return match
+
+
+def claimed_rooms(user: Any) -> list[int]:
+    """The playing rooms where `user` claimed a bot's seat for the next deal."""
+    rows = Player.objects.filter(claimed_by=user, match__status=Match.Status.PLAYING)
+    return list(rows.values_list("match__room_id", flat=True))
+
+
+def write_claims(players: list[Player]) -> None:
+    """The seats a deal settled (inside the transaction that writes the deal)."""
+    for player in players:
+        Player.objects.filter(pk=player.pk).update(
+            user_id=player.user_id,
+            name=player.name,
+            stand_in=player.stand_in,
+            away_since=player.away_since,
+            claimed_by=None,
+            claimed_name="",
+        )
+
+
+# --------------------------------------------------------------------------- clocks
+# What a decision clock reads (tables.clocks.Keeper, handed this module as its `rows`).
+
+
+def moved_on(match_id: int, since: int, seats: list[int], optional: Collection[str]) -> bool:
+    """Whether a seat other than `seats` moved (an `optional` move, the game's, aside) after
+    version `since`: a turn that came back to the same seat passed in between."""
+    return (
+        ActionLog.objects.filter(match_id=match_id, version__gt=since, refused="")
+        .exclude(seat__in=seats)
+        .exclude(action__type__in=list(optional))
+        .exists()
+    )
+
+
+def last_move_at(match_id: int) -> datetime | None:
+    """When the match's last applied move was logged (None: no move yet)."""
+    return (
+        ActionLog.objects.filter(match_id=match_id, refused="")
+        .order_by("-version")
+        .values_list("created_at", flat=True)
+        .first()
+    )
+
+
+def seats_acted(round_id: int, since: datetime | None) -> set[int]:
+    """The seats whose people (not bots) acted in the round, since `since` (None: at all)."""
+    actions = ActionLog.objects.filter(round_id=round_id, by_bot=False)
+    if since is not None:
+        actions = actions.filter(created_at__gte=since)
+    return set(actions.values_list("seat", flat=True))
 
 
 # --------------------------------------------------------------------------- presence and seats
@@ -311,7 +464,7 @@ def touch(table: Table, change: Callable[[Table], bool]) -> tuple[Table, bool]:
     with transaction.atomic():
         match = Match.objects.select_for_update().get(pk=table.match.pk)
         if match.version != table.version:
-            table = current.recover(match)  # changed behind the room's back: the truth first
+            table = recover(match)  # changed behind the room's back: the truth first
         table = current.copy_of(table)
         changed = bool(change(table))
         if changed:
@@ -509,7 +662,9 @@ def _write_rare(entry: Entry) -> None:
         entry.new_round.save()
         entry.new_round.state = None
         if entry.claims:
-            claims.write(entry.table, entry.claims)  # the bot leaves, the claimant sits
+            seated = claims.seated(entry.table, entry.claims)
+            write_claims(seated)  # the bot leaves, the claimant sits
+            claims.announce(entry.table, seated)
     if entry.scores is not None:
         _record_scores(entry, entry.scores)
     if entry.winners is not None:
@@ -624,10 +779,11 @@ class Busy(Exception):
 class SqliteStore(OrmStore):
     """Plain moves on sqlite3 connections of the store's own; the rare ones as `OrmStore`."""
 
-    def __init__(self, name: str, in_loop: bool) -> None:
+    in_loop = True
+
+    def __init__(self, name: str) -> None:
         super().__init__()
         self.name = name
-        self.in_loop = in_loop
         self.here = threading.local()  # each thread's connection that waits for the lock
         self.loop_db: RawSqlite | None = None  # the loop's, which never waits (made at first use)
         self.opened: list[RawSqlite] = []
@@ -650,7 +806,7 @@ class SqliteStore(OrmStore):
         return raw.write(entries)
 
     def write_in_loop(self, entries: list[Entry]) -> list[Entry] | None:
-        if not self.in_loop or any(e.rare for e in entries):
+        if any(e.rare for e in entries):
             return None
         if self.loop_db is None or self.loop_db.closed:
             self.loop_db = self._connection(0)
@@ -767,10 +923,9 @@ def sqlite_file() -> str | None:
 
 
 def store() -> Store:
-    """The store the settings choose for the default database."""
+    """The store of the default database: one per kind of database, no flag to choose it
+    (an SQLite database in memory, which other connections cannot share: the ORM's)."""
     if connection.vendor == "postgresql":
         return PostgresStore()
-    name = sqlite_file() if settings.SQLITE_OWN_CONNECTION else None
-    if name is None:
-        return OrmStore()
-    return SqliteStore(name, in_loop=settings.SQLITE_COMMIT_IN_LOOP)
+    name = sqlite_file()
+    return OrmStore() if name is None else SqliteStore(name)

@@ -248,7 +248,14 @@ async def test_a_change_from_another_process_is_loaded_once_for_all_sockets():
     layer = get_channel_layer()
     await layer.group_send(
         render.table_group(room.pk),
-        {"type": "table.public", "version": version, "html": "", "full": True, "private": []},
+        {
+            "type": "table.public",
+            "room": room.pk,
+            "version": version,
+            "html": "",
+            "full": True,
+            "private": [],
+        },
     )
     views = [await next_of(s, "view") for s in sockets]
     assert [v["view"]["version"] for v in views] == [version] * 3

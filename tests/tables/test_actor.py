@@ -14,7 +14,7 @@ from django.db import connection
 from django.db.models import F
 
 from games.engine import IllegalAction
-from tables import current, play
+from tables import play
 from tables.live import rooms, store
 from tables.models import ActionLog, Match
 from tests.conftest import make_user
@@ -30,20 +30,11 @@ async def _room(game: str = "ligretto", bots: int = 3, **options):
     return room
 
 
-# The three ways plain moves are committed: the loop's own sqlite3 connection, the writer
-# thread's, or Django's (a round's end always goes through Django's).
-WRITE_PATHS = pytest.mark.parametrize(
-    ("raw", "in_loop"),
-    [(True, True), (True, False), (False, False)],
-    ids=["in-the-loop", "raw-sqlite-thread", "django"],
-)
-
-
 def _recovered(room_id: int):
     """The match row, its last snapshot's version, and its table rebuilt from the database."""
     match = Match.objects.get(room_id=room_id)
     rnd = match.rounds.order_by("-number").first()
-    return match, rnd.version, current.recover(match)
+    return match, rnd.version, store.recover(match)
 
 
 async def _bot_moves(room_id: int, rng: random.Random, rounds: int) -> int:
@@ -126,20 +117,17 @@ async def test_a_move_is_acknowledged_only_once_its_log_row_is_durable():
     assert version == outcome.table.version
 
 
-@WRITE_PATHS
-async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(settings, raw, in_loop):
-    # Plain moves are committed by the loop's own sqlite3 connection, the writer thread's, or
-    # Django's: the same rows either way (a round's end always goes through Django's).
-    settings.SQLITE_OWN_CONNECTION = raw
-    settings.SQLITE_COMMIT_IN_LOOP = in_loop
+async def test_moves_from_many_seats_at_once_are_written_in_order_and_once():
+    # On SQLite plain moves are committed by the loop's own sqlite3 connection (the writer
+    # thread's while another holds the lock; a round's end always goes through Django's).
     room = await _room(game="ligretto", bots=3)
     before = rooms.here().store.written.copy()
     await _bot_moves(room.pk, random.Random(3), 30)
     # (On PostgreSQL, the scale run, every batch goes through Django's connection: one
     # match's plain moves in one statement, store.write_fenced.)
     sqlite = connection.vendor == "sqlite"
-    assert (rooms.here().store.written["raw"] > before["raw"]) is (raw and sqlite)
-    assert (rooms.here().store.written["loop"] > before["loop"]) is (in_loop and sqlite)
+    assert (rooms.here().store.written["raw"] > before["raw"]) is sqlite
+    assert (rooms.here().store.written["loop"] > before["loop"]) is sqlite
     assert (rooms.here().store.written["postgres"] > before["postgres"]) is (not sqlite)
     rows = await sync_to_async(
         lambda: list(
@@ -152,12 +140,7 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once(setti
     assert rows == sorted(set(rows)) and rows[-1] == live.version
 
 
-@WRITE_PATHS
-async def test_a_log_row_holds_the_text_django_would_store_whichever_way_it_was_written(
-    settings, raw, in_loop
-):
-    settings.SQLITE_OWN_CONNECTION = raw
-    settings.SQLITE_COMMIT_IN_LOOP = in_loop
+async def test_a_log_row_holds_the_text_django_would_store_whichever_way_it_was_written():
     room = await _room(game="ligretto", bots=3)
     await _bot_moves(room.pk, random.Random(5), 4)
 

@@ -211,6 +211,7 @@ async def test_a_socket_that_missed_a_version_gets_the_whole_table_again():
         render.table_group(room.pk),
         {
             "type": "table.public",
+            "room": room.pk,
             "version": now + 5,
             "html": "<p id='x'>partial</p>",
             "full": False,
@@ -220,6 +221,24 @@ async def test_a_socket_that_missed_a_version_gets_the_whole_table_again():
     resync = await e.receive_from()
     assert "partial" not in resync and 'data-connected="true"' in resync
     assert 'id="lg-center"' in resync and 'id="lg-scores"' in resync
+    await e.disconnect()
+
+
+async def test_a_change_drawn_for_streams_alone_makes_a_browser_draw_its_whole_table():
+    # Another process drew no HTML for a change (only API streams listened, as far as it had
+    # read the browsers' notes: tables.live.render.wants_html): a browser that gets it anyway
+    # draws its whole table, never shows nothing.
+    alice, bob, eve, room = await _cast()
+    e = await table_socket(room.pk, eve)
+    await _settle(e)
+    from channels.layers import get_channel_layer
+
+    now = await sync_to_async(lambda: rooms.read(room.pk).version)()
+    undrawn = {"type": "table.public", "room": room.pk, "version": now + 1, "html": ""}
+    undrawn.update(full=True, private=[], drawn=False, origin="other")
+    await get_channel_layer().group_send(render.table_group(room.pk), undrawn)
+    whole = await e.receive_from()
+    assert 'data-connected="true"' in whole and 'id="lg-center"' in whole
     await e.disconnect()
 
 
@@ -309,7 +328,8 @@ async def test_with_the_row_variant_a_stack_top_goes_onto_a_row_card_by_its_butt
 
 async def test_a_change_from_another_process_arrives_by_the_group_and_one_from_here_does_not():
     # This process hands its own changes to its sockets directly; the channel layer carries a
-    # change to the processes that did not make it, and each ignores what came from itself.
+    # change to the processes that did not make it, each process's one relay hears it for all
+    # of its sockets, and ignores what came from itself.
     from channels.layers import get_channel_layer
 
     alice, bob, eve, room = await _cast()
@@ -317,7 +337,8 @@ async def test_a_change_from_another_process_arrives_by_the_group_and_one_from_h
     await _settle(e)
     layer = get_channel_layer()
     now = await sync_to_async(lambda: rooms.read(room.pk).version)()
-    frame = {"type": "table.public", "version": now + 1, "full": True, "private": []}
+    frame = {"type": "table.public", "room": room.pk, "version": now + 1, "full": True}
+    frame["private"] = []
     html = render.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
     await layer.group_send(
         render.table_group(room.pk), {**frame, "html": html, "origin": outbox.ORIGIN}
@@ -381,6 +402,7 @@ async def test_a_part_of_another_seat_is_never_shown_even_when_it_reaches_the_so
         render.table_group(room.pk),
         {
             "type": "table.public",
+            "room": room.pk,
             "version": now + 1,
             "full": True,
             "private": [0, 1],

@@ -43,9 +43,10 @@ def _race_layout(data):
 
 
 @pytest.fixture
-def elsewhere(monkeypatch):
-    """The room's owner is another process (served in this loop when the test says so)."""
-    monkeypatch.setattr(owners, "FORWARD_IN_MEMORY", True)
+def elsewhere(_fresh_live_server):
+    """The room's owner is another process (served in this loop when the test says so): the
+    in-memory layer carries both, so the live server is told others hear it."""
+    _fresh_live_server.others = True
 
     def own(room_id: int, process: str = OWNER) -> None:
         owners.note([(room_id, process, timezone.now() + timedelta(minutes=5))])

@@ -98,7 +98,7 @@ def test_a_page_patched_by_every_push_is_the_page_drawn_afresh(
     users = [make_user(name) for name in ("alice", "bob", "carol")[:seats]]
     room = started_room(users[0], users[1:], game=game, **options)
     pushed: list[dict] = []
-    monkeypatch.setattr(render, "wants_html", lambda room: True)  # as if a browser listened
+    monkeypatch.setattr(render, "wants_html", lambda room, alone: True)  # as if a browser listened
     monkeypatch.setattr(
         outbox,
         "send_inline",

@@ -8,9 +8,9 @@ import pytest
 from django.utils import timezone
 
 from games.registry import GAMES
-from tables import current, replay
+from tables import replay
 from tables.driver import MatchBots
-from tables.live import render, rooms
+from tables.live import render, rooms, store
 from tables.models import ActionLog, Match, RoundScore
 from tests.conftest import make_user
 from tests.tables.helpers import started_room
@@ -71,7 +71,7 @@ def test_every_round_of_a_played_match_replays_to_its_stored_state_and_scores(
 def test_a_refused_row_is_shown_marked_and_never_applied():
     alice, bob = make_user("alice"), make_user("bob")
     room = started_room(alice, [bob], game="ligretto-mini", rounds=1)
-    from tables import current, play
+    from tables import play
 
     table = rooms.read(room.pk)
     legal = table.game.legal_actions(table.state, 0)
@@ -99,7 +99,7 @@ def test_a_refused_row_is_shown_marked_and_never_applied():
     assert rep.states[2] is rep.states[1]
     assert GAMES["ligretto-mini"].dump(rep.states[1]) == GAMES["ligretto-mini"].dump(after.state)
     # The round goes on: its stored state is the last snapshot plus the log after it (actors).
-    stored = current.recover(match).state
+    stored = store.recover(match).state
     assert GAMES["ligretto-mini"].dump(rep.final_state) == GAMES["ligretto-mini"].dump(stored)
     moves = replay.moves(rep)
     assert [m["refused"] for m in moves] == [None, "too_slow", None]
@@ -124,7 +124,7 @@ def test_a_replay_shows_nobody_away_and_no_live_timer(game):
     room = started_room(alice, [bob], game=game, rounds=1)
     match = Match.objects.get(room_id=room.pk)
     match.players.filter(seat=1).update(away_since=timezone.now())
-    table = current.recover(match)
+    table = store.recover(match)
     live = render.render_part(table, table.view(None), "grid-1" if game == "allegra" else "seat-1")
     assert 'class="tag away"' in live  # the live table counts down to his stand-in
     html = replay.render_step(replay.replay_round(match, 1), 0)

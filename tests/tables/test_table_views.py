@@ -11,6 +11,7 @@ import pytest
 from django.utils import timezone
 
 from games.registry import GAMES
+from tables import languages
 from tables.current import Table
 from tables.live import render
 from tables.live.room import LiveRoom
@@ -92,16 +93,17 @@ def test_a_room_with_a_browser_socket_here_is_not_prepared(settings):
     assert room.encoded is None
 
 
-def test_with_other_processes_nothing_is_prepared(settings):
-    # Their browser sockets may want this change drawn (tables.live.render.wants_html).
-    settings.CHANNEL_LAYERS = {
-        "default": {
-            "BACKEND": "channels_redis.pubsub.RedisPubSubChannelLayer",
-            "CONFIG": {"hosts": ["redis://127.0.0.1:6379/0"]},
-        }
-    }
+def test_with_other_processes_only_a_room_no_browser_reads_anywhere_is_prepared():
+    # Another process's browser socket notes its language for the room (tables.languages)
+    # before it draws its table: then this process draws the change after the commit, and
+    # prepares nothing (tables.live.render.wants_html). While none did, only streams listen
+    # anywhere: the texts are encoded while the row is written, as in one process.
     rules = GAMES["ligretto"]
     table = _table("ligretto", 4, rules.new_match(4, None, 7), 1)
     room = LiveRoom(table.match.room_id)
-    render.prepare(room, table)
+    render.prepare(room, table, alone=False)
+    assert room.encoded is not None and room.encoded.version == table.version
+    room = LiveRoom(table.match.room_id)
+    languages.note(render.table_group(table.match.room_id), "de")
+    render.prepare(room, table, alone=False)
     assert room.encoded is None
