@@ -3,6 +3,7 @@ spectator left ends, abandoned, within the away grace; a rematch nobody came to 
 
 from __future__ import annotations
 
+import asyncio
 import random
 from datetime import timedelta
 
@@ -90,7 +91,7 @@ def test_a_table_with_a_person_or_a_spectator_plays_on(settings):
 
     away_for(room, 1)  # bob goes too, but a spectator's socket listens to the room
     spectator = Spectator()
-    rooms.listen(room.pk, spectator)
+    asyncio.run(rooms.here().listen(room.pk, spectator))
     bots.next_check = 0.0
     assert bots.step() is not None
     assert Match.objects.get(room=room).status == Match.Status.PLAYING
