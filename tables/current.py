@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from games.engine import Progress, Sentence, State, View
 from games.registry import GAMES, Game
-from tables import clocks
+from tables import clocks, fairness
 from tables.models import ActionLog, Match, Player, Round
 
 # A view's `message` when the service, not the engine, has something to say.
@@ -101,6 +101,8 @@ class Table:
             seat=seat,
             players=self._players(totals),
             starts_at=self.match.starts_at.isoformat() if self.match.starts_at else None,
+            # The round's commitment; its seeds only once it is over (tables.fairness).
+            fairness=fairness.public(self.match.fair_secret, self.progress),
             **self._clock(),
         )
         if status == "starting":
@@ -208,7 +210,8 @@ def _read_at(match: Match) -> Table | None:
     )
     state = game.load(rnd.state)
     for seat, action in moves.order_by("version").values_list("seat", "action"):
-        state, _ = game.apply(state, seat, action)
+        new, _ = game.apply(state, seat, action)
+        state = fairness.next_deal(game, match.fair_secret, game.progress(state), new)
     now = Match.objects.filter(pk=match.pk).values_list("version", flat=True).first()
     if now != match.version:
         return None

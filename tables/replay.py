@@ -19,7 +19,7 @@ from games.engine import IllegalAction, State
 from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
 from games.engine import gettext_noop as _
 from games.registry import GAMES
-from tables import server
+from tables import fairness, server
 from tables.current import Table
 from tables.live import render
 from tables.models import ActionLog, Match, Player, Round
@@ -173,7 +173,8 @@ def _apply(game: Any, state: State, row: ActionLog, match: Match) -> tuple[State
     if row.refused:
         return state, []  # refused by the server then: shown, never applied
     try:
-        return game.apply(state, row.seat, row.action)
+        new, events = game.apply(state, row.seat, row.action)
+        return fairness.next_deal(game, match.fair_secret, game.progress(state), new), events
     except IllegalAction as refusal:
         raise ReplayError(
             f"match {match.pk} v{row.version}: {row.action} refused on replay ({refusal.code})"
