@@ -6,10 +6,9 @@ The work is tables.fairness.verify, the same as GET /api/v1/verify's; the form s
 
 from __future__ import annotations
 
-import json
-
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.utils.cache import patch_vary_headers
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_GET
 
@@ -42,19 +41,10 @@ def verify(request: HttpRequest) -> HttpResponse:
         "asked": asked,
         "games": [(slug, game_name(slug)) for slug in GAMES],
         "result": result,
-        "lines": _lines(result["cards"]) if result else [],
+        "lines": fairness.lines(result["cards"]) if result else [],
         "problem": problem,
     }
     template = "fairness/verify.html#result" if is_htmx(request) else "fairness/verify.html"
     response = render(request, template, context, status=400 if problem else 200)
-    response["Vary"] = "HX-Request"
+    patch_vary_headers(response, ["HX-Request"])
     return response
-
-
-def _lines(cards: dict[str, object]) -> list[tuple[str, list[str]]]:
-    """The deal as the engine gives it, one line per seat (or per item) of each of its parts."""
-    shown = []
-    for part, value in cards.items():
-        items = value if isinstance(value, list) else [value]
-        shown.append((part, [json.dumps(item, separators=(",", ":")) for item in items]))
-    return shown

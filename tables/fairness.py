@@ -9,8 +9,10 @@ match seeded with that number, so `verify(game, seats, seed)` rebuilds it with t
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
+import json
 import re
 import secrets
 from typing import Any
@@ -142,6 +144,20 @@ def verify(
                 commitment(server_seed), committed.lower()
             )
     return answer
+
+
+def lines(cards: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """A deal as the engine gives it (`Game.dealt`), one line per seat or item of each part."""
+    shown = []
+    for part, value in cards.items():
+        items = value if isinstance(value, list) else [value]
+        shown.append((part, [json.dumps(item, separators=(",", ":")) for item in items]))
+    return shown
+
+
+def revealed(game: Game, secret: str, dealt: State) -> dict[str, Any] | None:
+    """The seeds of a round that is over, from the state its deal left (a replay's first)."""
+    return public(secret, dataclasses.replace(game.progress(dealt), status="finished"))
 
 
 def _number(text: str, limit: int, code: str, message: str) -> int:
