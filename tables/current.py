@@ -102,7 +102,7 @@ class Table:
             players=self._players(totals),
             starts_at=self.match.starts_at.isoformat() if self.match.starts_at else None,
             # The round's commitment; its seeds only once it is over (tables.fairness).
-            fairness=fairness.public(self.match.fair_secret, self.progress),
+            fairness=fairness.public(self.match.fair_secret, self.progress, status == "closed"),
             **self._clock(),
         )
         if status == "starting":

@@ -12,7 +12,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
-import json
 import re
 import secrets
 from typing import Any
@@ -62,9 +61,10 @@ def next_deal(game: Game, secret: str, before: Progress, new: State) -> State:
     return new
 
 
-def public(secret: str, progress: Progress) -> dict[str, Any] | None:
-    """The view's `fairness`: the round's commitment, and once it is over its revealed seeds
-    and the next round's commitment. None for a match without a checkable shuffle."""
+def public(secret: str, progress: Progress, stopped: bool = False) -> dict[str, Any] | None:
+    """The view's `fairness`: the round's commitment, and once it is over (or the match was
+    `stopped` in it) its revealed seeds and the next round's commitment. None for a match
+    without a checkable shuffle."""
     if not secret:
         return None
     number = progress.round
@@ -76,7 +76,7 @@ def public(secret: str, progress: Progress) -> dict[str, Any] | None:
         "seed": None,
         "next_commitment": None,
     }
-    if progress.status in ("round_over", "finished"):
+    if stopped or progress.status in ("round_over", "finished"):
         shown.update(
             server_seed=server_seed(secret, number),
             client_seeds=list(progress.clients),
@@ -146,13 +146,9 @@ def verify(
     return answer
 
 
-def lines(cards: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """A deal as the engine gives it (`Game.dealt`), one line per seat or item of each part."""
-    shown = []
-    for part, value in cards.items():
-        items = value if isinstance(value, list) else [value]
-        shown.append((part, [json.dumps(item, separators=(",", ":")) for item in items]))
-    return shown
+def items(value: Any) -> list[Any]:
+    """A part of a deal (`Game.dealt`) as the lines it is shown in: one per seat or item."""
+    return value if isinstance(value, list) else [value]
 
 
 def revealed(game: Game, secret: str, dealt: State) -> dict[str, Any] | None:

@@ -10,11 +10,13 @@ from games.engine import commitment, mixed_seed
 from games.registry import GAMES
 from lobby import services
 from lobby.models import Room
+from lobby.verify_views import deal_lines
 from tables import fairness, play, replay
 from tables.models import Match
 from tests.api.helpers import Api, error_code
 from tests.conftest import client_for, make_user
 from tests.tables.helpers import started_room
+from tests.test_every_word import english_in
 
 pytestmark = pytest.mark.django_db
 
@@ -44,8 +46,10 @@ def test_the_page_rebuilds_a_deal_and_checks_its_seeds(client):
     assert 'id="verify-seed-check" data-ok="true"' in html
     # Every seat's cards, as the engine dealt them from that seed.
     cards = GAMES["ligretto"].dealt(GAMES["ligretto"].deal(3, seed))
-    for line in fairness.lines(cards)[0][1]:
-        assert line.replace('"', "&quot;") in html
+    seats = deal_lines(cards)[0][1]
+    assert len(seats) == 3
+    for line in seats:
+        assert line in html
     wrong = client.get(
         _query(game="ligretto", seats=3, seed=seed + 1, server_seed=SERVER, client_seeds="bob")
     ).content.decode()
@@ -149,3 +153,39 @@ def test_a_fixed_deal_has_no_commitment(alice, bob):
     assert Match.objects.get(room=room).seed == 12345
     view = Api(alice).get(f"rooms/{room.pk}/view").json()
     assert view["fairness"] is None
+
+
+@pytest.mark.parametrize("code", ["de", "ru", "ko"])
+def test_the_verifier_and_the_replays_shuffle_speak_only_the_readers_language(
+    code, alice, bob, client
+):
+    room = started_room(alice, [bob], game="ligretto-mini", rounds=1)
+    play.act(room.pk, 0, {"type": "flip"})
+    play.close_match(room.pk, "Stopped for the test.")
+    match = Match.objects.get(room=room)
+    server = fairness.server_seed(match.fair_secret, 1)
+    pages = {
+        "verify": client.get(
+            _query(
+                game="ligretto-mini",
+                seats=2,
+                seed=match.seed,
+                server_seed=server,
+                commitment=commitment(server),
+            ),
+            headers={"Accept-Language": code},
+        ),
+        "verify, refused": client.get(
+            _query(game="ligretto", seats=1, seed=1), headers={"Accept-Language": code}
+        ),
+        "replay": client_for(bob).get(
+            f"/rooms/{room.pk}/replay?round=1", headers={"Accept-Language": code}
+        ),
+        "table": client_for(alice).get(f"/rooms/{room.pk}/", headers={"Accept-Language": code}),
+    }
+    for name, page in pages.items():
+        assert page["Content-Language"] == code, name
+        assert not english_in(page.content.decode(), code), (
+            name,
+            english_in(page.content.decode(), code),
+        )
