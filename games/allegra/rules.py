@@ -702,9 +702,9 @@ def _do_ready(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) 
     if seat in s.ready:
         raise IllegalAction("already_ready", gettext_noop("You are already ready."))
     s.ready.append(seat)
-    seed = client_seed(a)
-    if seed is not None:
-        s.client_seeds = [*s.client_seeds, [seat, seed]]
+    own = client_seed(a)
+    if own is not None:
+        s.client_seeds = [*s.client_seeds, [seat, own]]
     ev.append({"type": "player_ready", "seat": seat})
     if len(s.ready) < s.seats:
         return

@@ -315,7 +315,8 @@ def _deal(preset: str, seats: int, seed: int, round_no: int) -> tuple[Player, ..
 
 
 def _start_round(state: State, round_no: int) -> tuple[State, list[Event]]:
-    seed, clients = state.seed, ()
+    seed = state.seed
+    clients: tuple[str, ...] = ()
     if state.server_seed is not None:
         # A reseeded round is dealt from its own seed as round 1 of a match seeded with it.
         clients = tuple(sorted(c for _, c in state.client_seeds))
