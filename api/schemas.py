@@ -739,6 +739,14 @@ class Replay(Answer):
     round: int
     rounds: Annotated[list[int], Field(description="The rounds that may be replayed.")]
     moves: list[Move]
+    fairness: Annotated[
+        Fairness | None,
+        Field(description="The round's revealed seeds (docs/fairness.md); null: a fixed deal."),
+    ] = None
+    dealt: Annotated[
+        dict[str, Any] | None,
+        Field(description="Every card the round's deal gave, where it lay (as GET /verify shows)."),
+    ] = None
 
 
 def finish_document(document: dict[str, Any]) -> dict[str, Any]:
