@@ -18,15 +18,10 @@ from games.engine import CLIENT_SEED, commitment, mixed_seed
 from games.registry import GAMES
 from tables import fairness
 
-# (game, seats): every registered game's smallest and a larger table.
-TABLES = [
-    ("ligretto-mini", 2),
-    ("ligretto", 2),
-    ("ligretto", 5),
-    ("allegra", 2),
-    ("allegra", 4),
-    ("highcard", 3),
-]
+# (game, seats): every registered game (the test game too) at its fewest seats and at up to 5.
+TABLES = sorted(
+    {(slug, n) for slug, g in GAMES.items() for n in (g.min_seats, min(g.max_seats, 5))}
+)
 SEED_CHARS = string.ascii_letters + string.digits + "-_"
 
 
@@ -34,9 +29,7 @@ def _round_over(slug: str, seats: int, seed: int):
     """A state of `slug` whose round 1 is over, played by always taking the first legal action
     (Ligretto: the first play, else a flip), and the match's secret."""
     game = GAMES[slug]
-    options = {"rounds": 10} if slug != "highcard" else {"rounds": 5}
-    if slug == "ligretto":
-        options = {"rounds": 10, "target": None}
+    options = {"rounds": 2}  # every game takes a number of rounds; the match goes on after one
     secret = fairness.new_secret()
     state = game.new_match(seats, options, fairness.first_seed(secret))
     rng = random.Random(seed)
