@@ -14,8 +14,9 @@ from ninja import Status
 from api import schemas as s
 from api.http import ApiError, ApiRequest, api
 from api.views import ROOM, InviteQuery, posted, room_answer, room_call
+from games.registry import GAMES
 from lobby import quickplay
-from tables import replay
+from tables import fairness, replay
 from tables.models import Match
 
 
@@ -41,6 +42,9 @@ def round_moves(
         "round": number,
         "rounds": [r.number for r in rounds],
         "moves": replay.moves(rep),
+        # The round is over: its seeds, and the cards its deal gave (docs/fairness.md).
+        "fairness": fairness.revealed(GAMES[match.game], match.fair_secret, rep.states[0]),
+        "dealt": GAMES[match.game].dealt(rep.states[0]),
     }
 
 

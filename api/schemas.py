@@ -663,6 +663,22 @@ class TimedOut(Answer):
     ]
 
 
+class Fairness(Answer):
+    """A shuffle anyone can check (docs/fairness.md): the round's commitment, its seeds once
+    it is over."""
+
+    round: int
+    commitment: Annotated[str, Field(description="SHA-256 (hex) of the round's server seed.")]
+    server_seed: Annotated[str | None, Field(description="Revealed once the round is over.")]
+    client_seeds: Annotated[
+        list[str] | None, Field(description="The client seeds mixed in (sorted), once it is over.")
+    ]
+    seed: Annotated[int | None, Field(description="The round's deal seed, once it is over.")]
+    next_commitment: Annotated[
+        str | None, Field(description="Between rounds: the next round's commitment.")
+    ]
+
+
 class View(Answer):
     """What one seat may see; the game's own fields are in the oneOf (finish_document)."""
 
@@ -678,6 +694,9 @@ class View(Answer):
     message: str | None
     clock: Annotated[Clock | None, Field(description="null: no clock runs.")] = None
     timed_out: TimedOut | None = None
+    fairness: Annotated[
+        Fairness | None, Field(description="null: a fixed deal, or a match older than it.")
+    ] = None
 
 
 class ViewAnswer(Answer):
@@ -726,6 +745,14 @@ class Replay(Answer):
     round: int
     rounds: Annotated[list[int], Field(description="The rounds that may be replayed.")]
     moves: list[Move]
+    fairness: Annotated[
+        Fairness | None,
+        Field(description="The round's revealed seeds (docs/fairness.md); null: a fixed deal."),
+    ] = None
+    dealt: Annotated[
+        dict[str, Any] | None,
+        Field(description="Every card the round's deal gave, where it lay (as GET /verify shows)."),
+    ] = None
 
 
 def finish_document(document: dict[str, Any]) -> dict[str, Any]:

@@ -1,6 +1,6 @@
 from django.urls import re_path
 
-from api import daily, replays, social, tournaments, views  # noqa: F401 - each module registers its operations on `api`
+from api import daily, replays, social, tournaments, verify, views  # noqa: F401 - each module registers its operations on `api`
 from api.http import api, json_405
 
 app_name = "api"

@@ -6,7 +6,9 @@ Rules modules are pure: no Django, no clock, no global random. State is plain da
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import hashlib
+import re
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar
 
@@ -78,6 +80,35 @@ def term(context: str, word: str) -> Sentence:
     return sentence
 
 
+# A shuffle anyone can check (docs/fairness.md): the server commits to a round's server seed
+# (SHA-256 of it) before anyone can add entropy; players add theirs with "ready"; the round
+# is dealt from the seed both make, and the server seed is revealed when the round ends.
+CLIENT_SEED = re.compile(r"[A-Za-z0-9_-]{1,64}")
+SEED_BITS = 53  # exact in any JSON client
+
+
+def commitment(server_seed: str) -> str:
+    """The SHA-256 (hex) of a server seed: what the table shows before the seed is used."""
+    return hashlib.sha256(server_seed.encode("ascii")).hexdigest()
+
+
+def mixed_seed(server_seed: str, client_seeds: Iterable[str]) -> int:
+    """The round's deal seed: the first 53 bits of SHA-256("deal|<server>|<clients sorted>")."""
+    # "deal|" keeps the seed apart from the commitment (SHA-256 of the server seed alone), and
+    # sorting makes the seed independent of who was ready first.
+    text = "|".join(["deal", server_seed, *sorted(client_seeds)])
+    digest = hashlib.sha256(text.encode("ascii")).digest()
+    return int.from_bytes(digest, "big") >> (256 - SEED_BITS)
+
+
+def client_seed(action: Action) -> str | None:
+    """The client seed a "ready" action carries (its `seed`), None if it has none or a bad one."""
+    seed = action.get("seed")
+    if isinstance(seed, str) and CLIENT_SEED.fullmatch(seed):
+        return seed
+    return None
+
+
 class IllegalAction(Exception):  # noqa: N818 - the name is part of the public interface
     """An action the rules refuse (G2): `.code` is machine-readable, `.message` one sentence.
 
@@ -104,6 +135,8 @@ class Progress:
     rounds_scored: int
     seed: int
     status: str  # "playing" | "round_over" | "finished"
+    # The client seeds mixed into this round's seed (`mixed_seed`), sorted; () when none.
+    clients: tuple[str, ...] = ()
 
     @property
     def finished(self) -> bool:
@@ -123,6 +156,10 @@ class RulesModule(Protocol[S]):
       the game's view fields of the Board API plus `status`, `round`, `legal`, `scores`;
       `player_views(state, seats)` the same for several seats, what they share built once.
     - `progress(state)`: round, rounds scored, seed and status (see `Progress`).
+    - `reseed(state, server_seed)`: the next round is dealt from `mixed_seed(server_seed, the
+      client seeds of the "ready" actions until it)`, exactly as `new_match` deals round 1
+      from that seed (so the deal of a round is a function of its seed, game and seats);
+      `dealt(state)` every card where it lies, as JSON (what the verifier shows).
     - `dump(state)` / `load(data)` convert to and from JSON-native data (G0).
 
     Each game's package checks its rules against this protocol (mypy, games/registry.py).
@@ -153,6 +190,8 @@ class RulesModule(Protocol[S]):
     def player_view(self, state: S, seat: int | None) -> View: ...
     def player_views(self, state: S, seats: list[int | None]) -> dict[int | None, View]: ...
     def progress(self, state: S) -> Progress: ...
+    def reseed(self, state: S, server_seed: str) -> S: ...
+    def dealt(self, state: S) -> dict[str, Any]: ...
     def last_round_points(self, state: S) -> list[int]: ...
     def describe_end(self, options: dict[str, Any]) -> str: ...
     def dump(self, state: S) -> dict[str, Any]: ...

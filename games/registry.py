@@ -298,6 +298,19 @@ class Game:
         """The round, the rounds scored, the deal's seed and the status of `state`."""
         return self.rules.progress(state)
 
+    def reseed(self, state: State, server_seed: str) -> State:
+        """`state`, whose next round is dealt from `server_seed` and the players' client seeds."""
+        return self.rules.reseed(state, server_seed)
+
+    def deal(self, seats: int, seed: int) -> State:
+        """The deal a round with deal seed `seed` gets (round 1 of a match seeded with it)."""
+        return self.new_match(seats, None, seed)
+
+    def dealt(self, state: State) -> dict[str, Any]:
+        """Every card of `state` where it lies, as JSON (a deal as the verifier shows it)."""
+        cards: dict[str, Any] = self.rules.dealt(state)
+        return cards
+
     def dump(self, state: State) -> dict[str, Any]:
         data: dict[str, Any] = self.rules.dump(state)
         return data

@@ -36,6 +36,12 @@ WholeNumber = Annotated[int, BeforeValidator(_whole)]
 Word = Annotated[str, StringConstraints(strict=True, pattern=r"^[a-z_]{1,20}$")]
 Small = Annotated[WholeNumber, Field(ge=0, le=99)]
 Index = Annotated[WholeNumber, Field(ge=0, le=9999)]
+# A client seed sent with "ready" (docs/fairness.md; tables.wire.client_seed).
+ClientSeed = Annotated[
+    str,
+    StringConstraints(strict=True, pattern=r"^[A-Za-z0-9_-]{1,64}$"),
+    Field(description="Your own entropy, mixed into the next round's seed (docs/fairness.md)."),
+]
 
 
 class Place(BaseModel):
@@ -73,6 +79,7 @@ class Shape(BaseModel):
     pile: Index = absent()
     source: Word = absent()
     place: Place = absent()
+    seed: ClientSeed = absent()
 
     def sent(self) -> dict[str, Any]:
         """The action as the write path takes it: the fields sent, by their wire names."""

@@ -13,7 +13,8 @@ from django.shortcuts import get_object_or_404, render
 
 from games.registry import GAMES
 from lobby import access
-from tables import replay
+from lobby.verify_views import deal_lines
+from tables import fairness, replay
 from tables.models import Match
 from tables.words import game_name
 
@@ -45,6 +46,10 @@ def replay_page(request: HttpRequest, room_id: int) -> HttpResponse:
         "step": step,
         "board": board,
         "rounds": [r.number for r in rounds],
+        # A shuffle anyone can check: the round's seeds, and the cards its deal gave.
+        "fair": fairness.revealed(GAMES[match.game], match.fair_secret, rep.states[0]),
+        "dealt": deal_lines(GAMES[match.game].dealt(rep.states[0])),
+        "seats": len(rep.players),
         # For playing in real time: the recorded gap before each step.
         "timeline": [round(g, 3) for g in rep.gaps],
     }

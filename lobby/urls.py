@@ -1,6 +1,6 @@
 from django.urls import path
 
-from lobby import history_views, replay_views, table_views, views
+from lobby import history_views, replay_views, table_views, verify_views, views
 
 app_name = "lobby"
 
@@ -25,5 +25,6 @@ urlpatterns = [
     path("rooms/<int:room_id>/rematch/", history_views.rematch, name="rematch"),
     path("players/<str:username>/", history_views.player, name="player"),
     path("leaderboard/", history_views.leaderboard, name="leaderboard"),
+    path("verify/", verify_views.verify, name="verify"),
     path("leaderboard/<slug:game>/", history_views.leaderboard, name="leaderboard_game"),
 ]

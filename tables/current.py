@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from games.engine import Progress, Sentence, State, View
 from games.registry import GAMES, Game
-from tables import clocks
+from tables import clocks, fairness
 from tables.models import Match, Player, Round
 
 # A view's `message` when the service, not the engine, has something to say.
@@ -101,6 +101,8 @@ class Table:
             seat=seat,
             players=self._players(totals),
             starts_at=self.match.starts_at.isoformat() if self.match.starts_at else None,
+            # The round's commitment; its seeds only once it is over (tables.fairness).
+            fairness=fairness.public(self.match.fair_secret, self.progress, status == "closed"),
             **self._clock(),
         )
         if status == "starting":

@@ -26,6 +26,9 @@ class Match(models.Model):
     # The seed of its bots' choices and delays (None: fresh randomness each time a process
     # drives them); fixed where everyone must meet the same bot (the daily challenge).
     bot_seed = models.BigIntegerField(null=True, blank=True)
+    # The secret its rounds' server seeds come from (tables.fairness; never sent to anyone);
+    # empty for a fixed deal (its maker committed to it) and for matches older than it.
+    fair_secret = models.CharField(max_length=64, blank=True, default="")
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PLAYING)
     # Grows with every change (a move, a countdown ending, a player coming or going).
     version = models.PositiveIntegerField(default=1)

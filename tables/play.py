@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import secrets
 from collections.abc import Callable
 from datetime import timedelta
 from functools import partial
@@ -23,7 +22,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from games.registry import GAMES
-from tables import current, server, signals, wire, words
+from tables import current, fairness, server, signals, wire, words
 from tables.current import Table
 from tables.errors import PlayError
 from tables.live import owners, rooms, store
@@ -40,8 +39,10 @@ __all__ = ["ACTION_KEYS", "Outcome", "PlayError", "act", "checked", "close", "cl
 def start_match(room: Any, seats: list[Any]) -> Match:
     """Deal round 1 for a room that starts now; call inside the room's transaction."""
     game = GAMES[room.game]
-    # A room arranged with a fixed deal (a duplicate round, the daily challenge) is dealt from it.
-    seed = room.deal_seed if room.deal_seed is not None else secrets.randbits(53)
+    # A room arranged with a fixed deal (a duplicate round, the daily challenge) is dealt from it
+    # (its maker committed to it); any other from the first of its committed seeds.
+    secret = "" if room.deal_seed is not None else fairness.new_secret()
+    seed = room.deal_seed if room.deal_seed is not None else fairness.first_seed(secret)
     state = game.new_match(len(seats), room.options, seed)
     players = [
         store.NewPlayer(
@@ -56,6 +57,7 @@ def start_match(room: Any, seats: list[Any]) -> Match:
     return store.create_match(
         room,
         seed,
+        secret,
         players,
         number=game.progress(state).round,
         state=game.dump(state),

@@ -17,7 +17,7 @@ from typing import Any
 
 from games.engine import IllegalAction, State
 from games.registry import GAMES
-from tables import server
+from tables import fairness, server
 from tables.current import Table
 from tables.live import render
 from tables.models import ActionLog, Match, Player, Round
@@ -171,7 +171,8 @@ def _apply(game: Any, state: State, row: ActionLog, match: Match) -> tuple[State
     if row.refused:
         return state, []  # refused by the server then: shown, never applied
     try:
-        return game.apply(state, row.seat, row.action)
+        new, events = game.apply(state, row.seat, row.action)
+        return fairness.next_deal(game, match.fair_secret, game.progress(state), new), events
     except IllegalAction as refusal:
         raise ReplayError(
             f"match {match.pk} v{row.version}: {row.action} refused on replay ({refusal.code})"

@@ -14,6 +14,8 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
+from games.engine import CLIENT_SEED
+
 MAX_DEPTH = 8
 # The largest frame or body a client of ours sends is a chat line or a room form: far below this.
 MAX_BYTES = 16 * 1024
@@ -146,6 +148,14 @@ def text(max_len: int, ascii_word: bool = False) -> Check:
     return check
 
 
+def client_seed(value: Any) -> str:
+    """A client seed (docs/fairness.md): 1 to 64 ASCII letters, digits, "-" or "_"."""
+    # Empty: the browser's field left blank (no seed; the rules take none).
+    if not isinstance(value, str) or not (value == "" or CLIENT_SEED.fullmatch(value)):
+        raise Bad("must be 1 to 64 letters, digits, - or _")
+    return value
+
+
 def _is_word(value: str) -> bool:
     return value.isascii() and value.replace("_", "a").isalpha() and value.islower()
 
@@ -239,6 +249,8 @@ ACTION: dict[str, Check] = {
     "pile": integer(0, 9999),
     "source": text(20, ascii_word=True),
     "place": PLACE,
+    # A client seed (docs/fairness.md), with "ready": letters, digits, - and _.
+    "seed": client_seed,
 }
 
 

@@ -10,7 +10,17 @@ from typing import Annotated, Literal
 from pydantic import Field
 
 from games.allegra.rules import MAX_ROUNDS
-from games.shapes import ApiShapes, Fields, Options, Place, Shape, Small, WholeNumber, absent
+from games.shapes import (
+    ApiShapes,
+    ClientSeed,
+    Fields,
+    Options,
+    Place,
+    Shape,
+    Small,
+    WholeNumber,
+    absent,
+)
 
 
 class AllegraOptions(Options):
@@ -41,7 +51,12 @@ class AllegraGive(Shape):
 
 
 class AllegraPlain(Shape):
-    type: Literal["discard", "knock", "ready"]
+    type: Literal["discard", "knock"]
+
+
+class AllegraReady(Shape):
+    type: Literal["ready"]
+    seed: ClientSeed = absent()
 
 
 class AllegraCard(Fields):
@@ -87,6 +102,6 @@ class AllegraFields(Fields):
 
 SHAPES = ApiShapes(
     options={"allegra": AllegraOptions},
-    actions=(AllegraPlaceAction, AllegraTake, AllegraDraw, AllegraGive, AllegraPlain),
+    actions=(AllegraPlaceAction, AllegraTake, AllegraDraw, AllegraGive, AllegraPlain, AllegraReady),
     view=AllegraFields,
 )

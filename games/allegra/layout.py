@@ -72,7 +72,9 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
                 )
             ]
         ),
-        "scores": repr((view["players"], view["score_sheet"], view["status"])),
+        "scores": repr(
+            (view["players"], view["score_sheet"], view["status"], view.get("fairness"))
+        ),
     }
     for seat, cells in grids.items():
         p = players[seat]

@@ -8,7 +8,17 @@ from dataclasses import dataclass, field, replace
 from functools import cache
 from typing import Any
 
-from games.engine import Action, IllegalAction, Progress, Sentence, View, gettext_noop, ngettext
+from games.engine import (
+    Action,
+    IllegalAction,
+    Progress,
+    Sentence,
+    View,
+    client_seed,
+    gettext_noop,
+    mixed_seed,
+    ngettext,
+)
 from games.sentences import message_of, to_data
 
 SEAT_LIMITS = {"allegra": (2, 6)}
@@ -104,6 +114,12 @@ class State:
     # What every view says just happened (api.md `message`): the deal through the opening, the
     # final lap until the round ends, the round's scoring through round_over, then the result.
     message: Sentence | str | None = None
+    # A checkable shuffle (docs/fairness.md): the next round's server seed (the site's, set by
+    # `reseed` when a round ends; never in a view), the client seeds "ready" brought since
+    # ([seat, seed]), and those the current round's seed was mixed from (sorted).
+    server_seed: str | None = None
+    client_seeds: list[list[Any]] = field(default_factory=list)
+    clients: list[str] = field(default_factory=list)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -226,8 +242,11 @@ def full_deck() -> list[int]:
     return [v for v, n in DECK_COUNTS.items() for _ in range(n)]
 
 
-def _deal(seats: int, rounds: int, seed: int, round_no: int, first: int | None) -> State:
-    round_seed = round_seed_for(seed, round_no)
+def _deal(
+    seats: int, rounds: int, seed: int, round_no: int, first: int | None, as_round: int = 0
+) -> State:
+    # `as_round`: the round number the cards are dealt as (a reseeded round's are round 1's).
+    round_seed = round_seed_for(seed, as_round or round_no)
     rng = random.Random(round_seed)
     deck = full_deck()
     rng.shuffle(deck)
@@ -715,11 +734,22 @@ def _do_ready(s: State, seat: int, a: dict[str, Any], ev: list[dict[str, Any]]) 
     if seat in s.ready:
         raise IllegalAction("already_ready", gettext_noop("You are already ready."))
     s.ready.append(seat)
+    own = client_seed(a)
+    if own is not None:
+        s.client_seeds = [*s.client_seeds, [seat, own]]
     ev.append({"type": "player_ready", "seat": seat})
     if len(s.ready) < s.seats:
         return
     if s.round < s.rounds:
-        nxt = _deal(s.seats, s.rounds, s.seed, s.round + 1, (s.first + 1) % s.seats)
+        first = (s.first + 1) % s.seats
+        if s.server_seed is not None:
+            # A reseeded round: its cards as round 1 of a match seeded with its own seed.
+            clients = sorted(str(c) for _, c in s.client_seeds)
+            seed = mixed_seed(s.server_seed, clients)
+            nxt = _deal(s.seats, s.rounds, seed, s.round + 1, first, as_round=1)
+            nxt.clients = clients
+        else:
+            nxt = _deal(s.seats, s.rounds, s.seed, s.round + 1, first)
         nxt.scores = s.scores[:]
         nxt.sheet = s.sheet[:]
         s.__dict__.update(nxt.__dict__)
@@ -1006,7 +1036,35 @@ def dump(state: State) -> dict[str, Any]:
         "message": None if s.message is None else str(s.message),
         # Its template and parameters: a reloaded table still says it in every language.
         "message_words": to_data(s.message),
+        **_dump_fairness(s),
     }
+
+
+def _dump_fairness(s: State) -> dict[str, Any]:
+    # Only when set: a match without a checkable shuffle dumps as it always did.
+    data: dict[str, Any] = {}
+    if s.server_seed is not None:
+        data["server_seed"] = s.server_seed
+    if s.client_seeds:
+        data["client_seeds"] = [list(c) for c in s.client_seeds]
+    if s.clients:
+        data["clients"] = s.clients[:]
+    return data
+
+
+def dealt(state: State) -> dict[str, Any]:
+    """Every card where it lies (grids row by row, deck and discard top last): a deal as the
+    verifier shows it (docs/fairness.md); who begins is not part of the shuffle."""
+    return {
+        "grids": [[[None if c is None else c[0] for c in row] for row in g] for g in state.grids],
+        "deck": state.deck[:],
+        "discard": state.discard[:],
+    }
+
+
+def reseed(state: State, server_seed: str) -> State:
+    """`state`, whose next round is dealt from `server_seed` mixed with the client seeds."""
+    return replace(state, server_seed=server_seed)
 
 
 def load(data: dict[str, Any]) -> State:
@@ -1045,6 +1103,9 @@ def load(data: dict[str, Any]) -> State:
         ],
         ready=list(d.get("ready", [])),
         message=message_of(d, d.get("message")),
+        server_seed=d.get("server_seed"),
+        client_seeds=[[int(c[0]), str(c[1])] for c in d.get("client_seeds", [])],
+        clients=[str(c) for c in d.get("clients", [])],
     )
 
 
@@ -1084,7 +1145,11 @@ def redeal_hidden(state: State, seat: int | None, rng: random.Random) -> State:
 def progress(state: State) -> Progress:
     """The round being played, the rounds scored, the deal's seed and the status (the site's)."""
     return Progress(
-        round=state.round, rounds_scored=len(state.scores), seed=state.seed, status=state.status
+        round=state.round,
+        rounds_scored=len(state.scores),
+        seed=state.seed,
+        status=state.status,
+        clients=tuple(state.clients),
     )
 
 

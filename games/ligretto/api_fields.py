@@ -10,7 +10,7 @@ from typing import Annotated, Literal
 from pydantic import Field, StrictBool
 
 from games.ligretto.rules import MAX_ROUNDS, MAX_TARGET
-from games.shapes import ApiShapes, Fields, Index, Options, Shape, WholeNumber, absent
+from games.shapes import ApiShapes, ClientSeed, Fields, Index, Options, Shape, WholeNumber, absent
 
 
 class _RoundOptions(Options):
@@ -48,6 +48,7 @@ class MiniOptions(_RoundOptions):
 
 class LigrettoReady(Shape):
     type: Literal["ready"]
+    seed: ClientSeed = absent()
 
 
 class LigrettoFlip(Shape):

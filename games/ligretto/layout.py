@@ -41,7 +41,7 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
             view.get("starts_at"),
             tuple(view.get("ready", ())),
         ),
-        "scores": (view["players"], view["scores"]),
+        "scores": (view["players"], view["scores"], view.get("fairness")),
         "center": view["center"],
     }
     players = {p["seat"]: p for p in view["players"]}

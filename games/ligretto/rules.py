@@ -16,7 +16,9 @@ from games.engine import (
     Progress,
     Sentence,
     View,
+    client_seed,
     gettext_noop,
+    mixed_seed,
     ngettext,
     term,
 )
@@ -150,6 +152,12 @@ class State:
     # L14+: the standstills met since the last card was played, as `_standstill_key`s. Older
     # ones cannot come back, because the centre (and the rows) only ever grow.
     standstills: tuple[tuple[Any, ...], ...] = ()
+    # A checkable shuffle (docs/fairness.md): the next round's server seed (the site's, set by
+    # `reseed` when a round ends; never in a view) and the client seeds "ready" brought since.
+    server_seed: str | None = None
+    client_seeds: tuple[tuple[int, str], ...] = ()
+    # The client seeds the current round's seed was mixed from (sorted).
+    clients: tuple[str, ...] = ()
     # Derived from `center`; rebuilt lazily, never dumped.
     _wanted: dict[tuple[str, int], int] | None = field(default=None, compare=False, repr=False)
 
@@ -322,9 +330,21 @@ def _deal(preset: str, seats: int, seed: int, round_no: int) -> tuple[Player, ..
 
 
 def _start_round(state: State, round_no: int) -> tuple[State, list[Event]]:
-    players = _deal(state.preset, state.seats, state.seed, round_no)
+    seed = state.seed
+    clients: tuple[str, ...] = ()
+    if state.server_seed is not None:
+        # A reseeded round is dealt from its own seed as round 1 of a match seeded with it.
+        clients = tuple(sorted(c for _, c in state.client_seeds))
+        seed = mixed_seed(state.server_seed, clients)
+        players = _deal(state.preset, state.seats, seed, 1)
+    else:
+        players = _deal(state.preset, state.seats, state.seed, round_no)
     new = replace(
         state,
+        seed=seed,
+        server_seed=None,
+        client_seeds=(),
+        clients=clients,
         round=round_no,
         status="playing",
         players=players,
@@ -552,7 +572,7 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
         raise IllegalAction("bad_action", "An action is an object with a type.")
     kind = action["type"]
     if kind == "ready":
-        return _ready(state, seat)
+        return _ready(state, seat, client_seed(action))
     if kind == "play":
         return _play(state, seat, action)
     if kind == "flip":
@@ -928,13 +948,15 @@ def _end_round(
     return new, events
 
 
-def _ready(state: State, seat: int) -> tuple[State, list[Event]]:
+def _ready(state: State, seat: int, seed: str | None = None) -> tuple[State, list[Event]]:
     if state.status == "playing":
         raise IllegalAction("not_round_over", gettext_noop("The round is still being played."))
     if state.status == "finished" or seat in state.ready:
         raise IllegalAction("already_ready", gettext_noop("You are already ready."))
     ready = tuple(sorted(state.ready + (seat,)))
     new = replace(state, ready=ready)
+    if seed is not None:
+        new.client_seeds = (*state.client_seeds, (seat, seed))
     events: list[Event] = [{"type": "player_ready", "seat": seat}]
     if len(ready) < state.seats:
         return new, events
@@ -1132,7 +1154,20 @@ def dump(state: State) -> dict[str, Any]:
         # every reader's language (a plain string: the English alone).
         "message_words": to_data(state.message),
         "standstills": [[None if k is None else list(k) for k in key] for key in state.standstills],
+        **_dump_fairness(state),
     }
+
+
+def _dump_fairness(state: State) -> dict[str, Any]:
+    # Only when set: a match without a checkable shuffle dumps as it always did.
+    data: dict[str, Any] = {}
+    if state.server_seed is not None:
+        data["server_seed"] = state.server_seed
+    if state.client_seeds:
+        data["client_seeds"] = [list(c) for c in state.client_seeds]
+    if state.clients:
+        data["clients"] = list(state.clients)
+    return data
 
 
 def _load_options(data: dict[str, Any]) -> dict[str, Any]:
@@ -1178,11 +1213,39 @@ def load(data: dict[str, Any]) -> State:
             tuple(None if k is None else tuple(k) for k in key)
             for key in data.get("standstills", ())
         ),
+        server_seed=data.get("server_seed"),
+        client_seeds=tuple((int(s), str(c)) for s, c in data.get("client_seeds", ())),
+        clients=tuple(data.get("clients", ())),
     )
 
 
 def progress(state: State) -> Progress:
     """The round being played, the rounds scored, the deal's seed and the status (the site's)."""
     return Progress(
-        round=state.round, rounds_scored=len(state.scores), seed=state.seed, status=state.status
+        round=state.round,
+        rounds_scored=len(state.scores),
+        seed=state.seed,
+        status=state.status,
+        clients=state.clients,
     )
+
+
+def dealt(state: State) -> dict[str, Any]:
+    """Every seat's cards where they lie (row slots bottom..top, stack and waste top last,
+    hand next first): a deal as the verifier shows it (docs/fairness.md)."""
+    return {
+        "seats": [
+            {
+                "row": [[_dc(c) for c in slot] for slot in p.row],
+                "stack": [_dc(c) for c in p.stack],
+                "hand": [_dc(c) for c in p.hand],
+                "waste": [_dc(c) for c in p.waste],
+            }
+            for p in state.players
+        ]
+    }
+
+
+def reseed(state: State, server_seed: str) -> State:
+    """`state`, whose next round is dealt from `server_seed` mixed with the client seeds."""
+    return replace(state, server_seed=server_seed)

@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from games.engine import Action, Event, IllegalAction, State, View
-from tables import claims, current
+from tables import claims, current, fairness
 from tables.current import Table
 from tables.errors import PlayError
 from tables.models import Match, Round
@@ -34,7 +34,7 @@ Check = Callable[[Table], None]
 
 # The keys an action of any game can carry (api.md); the log keeps only these, so a client's
 # extra fields (ignored by the rules) never fill the database.
-ACTION_KEYS = ("type", "from", "to", "index", "pile", "source", "place")
+ACTION_KEYS = ("type", "from", "to", "index", "pile", "source", "place", "seed")
 # How many of its last changes a room keeps for pages that reconnect (LiveRoom.missed).
 RECENT = 16
 # Refusals the log keeps (replays show them): a race lost (L12).
@@ -267,6 +267,7 @@ class LiveRoom:
 
         try:
             new, events = table.game.apply(table.state, seat, action)
+            new = fairness.next_deal(table.game, match.fair_secret, table.progress, new)
         except IllegalAction as refusal:
             if refusal.code not in LOGGED_REFUSALS:
                 raise

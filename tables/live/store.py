@@ -46,7 +46,7 @@ from django.utils import timezone
 
 from games.engine import Action
 from games.registry import GAMES
-from tables import claims, current, signals
+from tables import claims, current, fairness, signals
 from tables.current import Table
 from tables.live.room import Entry
 from tables.models import ActionLog, Match, Player, Presence, Round, RoundScore
@@ -164,7 +164,9 @@ def _read_at(match: Match) -> Table | None:
     )
     state = game.load(rnd.state)
     for seat, action in moves.order_by("version").values_list("seat", "action"):
-        state, _ = game.apply(state, seat, action)
+        new, _ = game.apply(state, seat, action)
+        # A new round is dealt from the match's committed seed for it (tables.fairness).
+        state = fairness.next_deal(game, match.fair_secret, game.progress(state), new)
     now = Match.objects.filter(pk=match.pk).values_list("version", flat=True).first()
     if now != match.version:
         return None
@@ -276,6 +278,7 @@ class NewPlayer:
 def create_match(
     room: Any,
     seed: int,
+    secret: str,
     players: list[NewPlayer],
     number: int,
     state: dict[str, Any],
@@ -283,13 +286,15 @@ def create_match(
     lease: dict[str, Any],
 ) -> Match:
     """The rows of a match that starts (inside the room's transaction): the match with its
-    countdown and lease, a row per seat, and its first round dealt from `seed`."""
+    countdown and lease, a row per seat, and its first round dealt from `seed` (`secret`: the
+    match's committed seeds' secret, tables.fairness; "" for a fixed deal)."""
     match = Match.objects.create(
         room=room,
         game=room.game,
         options=room.options,
         seed=seed,
         bot_seed=room.bot_seed,
+        fair_secret=secret,
         starts_at=starts_at,
         **lease,
     )

@@ -36,6 +36,8 @@ def _normalise(html: str, room_id: int) -> str:
     html = re.sub(r'(csrfmiddlewaretoken" value=|X-CSRFToken": )"[^"]+"', r"\1-", html)
     # When an away player's stand-in comes: a time, which differs between the two rooms.
     html = re.sub(r'data-until="[^"]+"', 'data-until="-"', html)
+    # Each match's shuffle commitment (docs/fairness.md): public, and differs between matches.
+    html = re.sub(r'class="hash">[0-9a-f]{64}<', 'class="hash">-<', html)
     # The room's number as a whole word only: "#1" must not eat the "1" of a colour "#1b4d2d".
     html = html.replace(f"/rooms/{room_id}/", "/rooms/ROOM/").replace(
         f"room={room_id}&", "room=ROOM&"

@@ -30,6 +30,8 @@ def _normalise(html: str, room_id: int) -> str:
     html = re.sub(r'(csrfmiddlewaretoken" value=|X-CSRFToken": )"[^"]+"', r"\1-", html)
     # When an away player's stand-in comes: a time, which differs between the two rooms.
     html = re.sub(r'data-until="[^"]+"', 'data-until="-"', html)
+    # Each match's shuffle commitment (docs/fairness.md): public, and differs between matches.
+    html = re.sub(r'class="hash">[0-9a-f]{64}<', 'class="hash">-<', html)
     # The room's number as a whole word only: "#1" must not eat the "1" of a colour "#1b4d2d".
     html = html.replace(f"/rooms/{room_id}/", "/rooms/ROOM/").replace(
         f"room={room_id}&", "room=ROOM&"
@@ -39,7 +41,18 @@ def _normalise(html: str, room_id: int) -> str:
 
 def _timeless(frames: list[list[str]]) -> list[list[str]]:
     """The frames without the times of stand-ins to come (the rooms were made moments apart)."""
-    return [[re.sub(r'data-until="[^"]+"', 'data-until="-"', f) for f in got] for got in frames]
+    # And without each match's shuffle commitment (public, and differs between matches).
+    return [
+        [
+            re.sub(
+                r'class="hash">[0-9a-f]{64}<',
+                'class="hash">-<',
+                re.sub(r'data-until="[^"]+"', 'data-until="-"', f),
+            )
+            for f in got
+        ]
+        for got in frames
+    ]
 
 
 async def _until(sockets, version: int) -> list[list[str]]:
@@ -97,7 +110,10 @@ async def test_hidden_cards_never_reach_any_seat_on_any_path():
             await sockets[0].send_to(text_data=json.dumps(action))
             frames.append(_timeless(await _until(sockets, view["version"] + 1)))
             seen = await sync_to_async(lambda r=room: live_rooms.read(r.pk).view(None))()
-            public.append({k: v for k, v in seen.items() if k not in ("room", "starts_at")})
+            # Not `fairness` either: each match's commitment is its own (docs/fairness.md).
+            public.append(
+                {k: v for k, v in seen.items() if k not in ("room", "starts_at", "fairness")}
+            )
             for p in public[-1]["players"]:
                 p.pop("away_until", None)  # a time: the rooms were made moments apart
         if public[0] != public[1]:

@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import Field
 
-from games.shapes import ApiShapes, Fields, Index, Options, Shape, WholeNumber, absent
+from games.shapes import ApiShapes, ClientSeed, Fields, Index, Options, Shape, WholeNumber, absent
 from tests.thirdgame.rules import MAX_ROUNDS
 
 
@@ -24,6 +24,7 @@ class HighCardPlay(Shape):
 
 class HighCardReady(Shape):
     type: Literal["ready"]
+    seed: ClientSeed = absent()
 
 
 class TrickCard(Fields):

@@ -15,7 +15,7 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
     parts: dict[str, Any] = {
         "status": (view["status"], view["round"], view["turn"], view.get("message")),
         "trick": repr(view["trick"]),
-        "scores": (repr(view["players"]), repr(view["scores"])),
+        "scores": (repr(view["players"]), repr(view["scores"]), repr(view.get("fairness"))),
     }
     for h in view["hands"]:
         parts[f"seat-{h['seat']}"] = repr(h)

@@ -12,7 +12,16 @@ import random
 from dataclasses import dataclass, replace
 from typing import Any
 
-from games.engine import Action, Event, IllegalAction, Progress, Sentence, View
+from games.engine import (
+    Action,
+    Event,
+    IllegalAction,
+    Progress,
+    Sentence,
+    View,
+    client_seed,
+    mixed_seed,
+)
 
 SEAT_LIMITS = {"highcard": (2, 4)}
 # Its name as the site says it (a Sentence: the site's catalogue does not know it, so English).
@@ -42,6 +51,11 @@ class State:
     scores: tuple[tuple[int, ...], ...] = ()
     ready: tuple[int, ...] = ()
     message: Sentence | str = ""
+    # The checkable shuffle (docs/fairness.md): the next round's server seed, the client seeds
+    # brought with "ready" since, and those the current round's seed was mixed from.
+    server_seed: str | None = None
+    client_seeds: tuple[tuple[int, str], ...] = ()
+    clients: tuple[str, ...] = ()
 
 
 def check_options(
@@ -120,7 +134,7 @@ def apply(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     if kind == "play":
         return _play(state, seat, action)
     if kind == "ready":
-        return _ready(state, seat)
+        return _ready(state, seat, client_seed(action))
     raise IllegalAction("unknown_action", "High Card knows the actions play and ready.")
 
 
@@ -158,10 +172,12 @@ def _play(state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
     return new, events
 
 
-def _ready(state: State, seat: int) -> tuple[State, list[Event]]:
+def _ready(state: State, seat: int, seed: str | None) -> tuple[State, list[Event]]:
     if state.status != "round_over" or seat in state.ready:
         raise IllegalAction("not_round_over", "There is nothing to be ready for.")
     new = replace(state, ready=tuple(sorted(state.ready + (seat,))))
+    if seed is not None:
+        new = replace(new, client_seeds=(*new.client_seeds, (seat, seed)))
     events: list[Event] = [{"type": "player_ready", "seat": seat}]
     if len(new.ready) < state.seats:
         return new, events
@@ -175,9 +191,17 @@ def _ready(state: State, seat: int) -> tuple[State, list[Event]]:
             {"type": "match_finished", "totals": totals(new), "winners": win, "message": message}
         )
         return new, events
-    hands, stock = _deal(state.seats, state.seed, state.round + 1)
+    seed, clients, as_round = state.seed, (), state.round + 1
+    if state.server_seed is not None:  # a reseeded round is dealt as round 1 from its own seed
+        clients = tuple(sorted(c for _, c in new.client_seeds))
+        seed, as_round = mixed_seed(state.server_seed, clients), 1
+    hands, stock = _deal(state.seats, seed, as_round)
     new = replace(
         new,
+        seed=seed,
+        server_seed=None,
+        client_seeds=(),
+        clients=clients,
         round=state.round + 1,
         status="playing",
         hands=hands,
@@ -265,6 +289,10 @@ def dump(state: State) -> dict[str, Any]:
         "scores": [list(p) for p in state.scores],
         "ready": list(state.ready),
         "message": state.message,
+        # Only when set: a match without a checkable shuffle dumps as it always did.
+        **({"server_seed": state.server_seed} if state.server_seed is not None else {}),
+        **({"client_seeds": [list(c) for c in state.client_seeds]} if state.client_seeds else {}),
+        **({"clients": list(state.clients)} if state.clients else {}),
     }
 
 
@@ -285,14 +313,31 @@ def load(data: dict[str, Any]) -> State:
         scores=tuple(tuple(p) for p in data["scores"]),
         ready=tuple(data["ready"]),
         message=data["message"],
+        server_seed=data.get("server_seed"),
+        client_seeds=tuple((int(s), str(c)) for s, c in data.get("client_seeds", ())),
+        clients=tuple(data.get("clients", ())),
     )
 
 
 def progress(state: State) -> Progress:
     """The round being played, the rounds scored, the deal's seed and the status (the site's)."""
     return Progress(
-        round=state.round, rounds_scored=len(state.scores), seed=state.seed, status=state.status
+        round=state.round,
+        rounds_scored=len(state.scores),
+        seed=state.seed,
+        status=state.status,
+        clients=state.clients,
     )
+
+
+def dealt(state: State) -> dict[str, Any]:
+    """Every card where it lies: the hands and the stock."""
+    return {"hands": [list(h) for h in state.hands], "stock": list(state.stock)}
+
+
+def reseed(state: State, server_seed: str) -> State:
+    """`state`, whose next round is dealt from `server_seed` mixed with the client seeds."""
+    return replace(state, server_seed=server_seed)
 
 
 def player_views(state: State, seats: list[int | None]) -> dict[int | None, View]:
