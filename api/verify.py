@@ -6,6 +6,7 @@ Public (no token): it rebuilds a round's deal from its seed with the game's engi
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any
 
 from django.utils.translation import gettext as _
@@ -17,12 +18,19 @@ from api.http import ApiError, api
 from api.views import answers
 from tables import fairness
 
-Text = Annotated[str, Query(pattern=s.NO_NUL, max_length=200)]
-# The three a deal needs, in the shapes the verifier takes (anything else gets its 400).
-Seed = Annotated[str, Query(pattern=r"^[0-9]{1,20}$")]
-GameSlug = Annotated[str, Query(pattern=r"^[a-z][a-z0-9-]{0,19}$")]
+# What a query may look like; the verifier judges the rest (tables.fairness.verify), and its
+# codes say what it refused.
+Seed = Annotated[str, Query(pattern=r"^[0-9]{1,16}$", description="The round's deal seed.")]
 Seats = Annotated[str, Query(pattern=r"^[0-9]{1,2}$")]
-Optional = Annotated[str, Query(pattern=s.NO_NUL, max_length=2000)]
+GameSlug = Annotated[str, Query(pattern="^(" + "|".join(map(re.escape, s.SLUGS)) + ")$")]
+ServerSeed = Annotated[str, Query(pattern=r"^([0-9a-f]{64})?$", description="Revealed.")]
+ClientSeeds = Annotated[
+    str,
+    Query(
+        pattern=r"^([A-Za-z0-9_-]{1,64}(,[A-Za-z0-9_-]{1,64})*)?$", description="Comma-separated."
+    ),
+]
+Commitment = Annotated[str, Query(pattern=r"^([0-9a-fA-F]{64})?$")]
 
 
 class Verified(s.Answer):
@@ -54,9 +62,9 @@ def verify(
     seed: Seed,
     game: GameSlug,
     seats: Seats,
-    server_seed: Optional = "",
-    client_seeds: Optional = "",
-    commitment: Optional = "",
+    server_seed: ServerSeed = "",
+    client_seeds: ClientSeeds = "",
+    commitment: Commitment = "",
 ) -> dict[str, Any]:
     """Rebuild the deal of a round from its revealed seed (and check its server seed)."""
     try:
