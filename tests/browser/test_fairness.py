@@ -44,6 +44,7 @@ def test_the_table_shows_the_commitment_before_and_the_seed_after_a_round(person
     check = amy.locator("#fair-verify").get_attribute("href")
 
     # Her own seed goes with her ready; round 2 is dealt under the commitment shown before it.
+    amy.click(".client-seed summary")  # folded away beside the Ready button
     amy.fill("#me-seed", "amy-was-here")
     get_ready(amy)
     expect(amy.locator("#lg-status")).to_have_attribute("data-round", "2")

@@ -133,6 +133,9 @@ def measure(page: Page, game: str, seats: int, moment: str) -> None:
     family = "allegra" if game == "allegra" else "ligretto"
     problems = {}
     for size in (PHONE, LAPTOP):
+        # A refusal's note floats over the table for 1.2 s on purpose (a key pressed on a card that
+        # can't go): it is a moment, not the layout, so the measurement waits for it to go.
+        expect(page.locator("#table-flash.shown")).to_have_count(0)
         assert_fits(page, size, OWN[family])
         shot(page, f"table-{game}-{seats}-{moment}-{size['width']}-{LANGUAGE}")
         problems[size["width"]] = everyone_seen(page, family)
