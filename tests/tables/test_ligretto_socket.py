@@ -38,6 +38,9 @@ def _race_layout(data):
     for seat, player in enumerate(data["players"]):
         player["row"][0] = [card("red", 4, seat)]
         player["row"][1] = [card("green", 1, seat)]  # so that the table is never at a standstill
+        # The slot played from is refilled from the stack: a red 4 on top of it (the deal is the
+        # room's own) would leave the row's piece unchanged and out of the push.
+        player["stack"][-1] = card("yellow", 7, seat)
     data["center"] = [
         {"color": "red", "cards": [card("red", v, 0) for v in (1, 2, 3)], "closed": False}
     ]
