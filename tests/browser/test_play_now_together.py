@@ -35,15 +35,22 @@ def test_two_people_pressing_play_now_together_share_one_table(person, live_env,
             urls = _press_together([amy, ben], game)
             assert urls[0] == urls[1], f"{game}, run {run}: two rooms {urls}"
     # An Allegra room (four seats) waits for more: its page says who waits, and for how long.
-    _close_waiting_rooms(live_env, "allegra")
-    urls = _press_together([amy, ben], "allegra")
-    room = int(urls[0].rstrip("/").rsplit("/", 1)[1])
-    # Its bots come in a minute rather than the session's 3 s, so the page can be looked at.
-    site_shell(
-        "from datetime import timedelta; from django.utils import timezone;"
-        "from lobby.models import Room;"
-        f"Room.objects.filter(pk={room}).update(quick_fill_at=timezone.now() + timedelta(60))"
-    )
+    # Its bots come in a minute rather than the site's 3 s, so the page can be looked at; on a
+    # loaded machine the 3 s can pass before the wait is lengthened (the bots came, the match
+    # began): then the two press again.
+    for _ in range(3):
+        _close_waiting_rooms(live_env, "allegra")
+        urls = _press_together([amy, ben], "allegra")
+        room = int(urls[0].rstrip("/").rsplit("/", 1)[1])
+        lengthened = site_shell(
+            "from datetime import timedelta; from django.utils import timezone;"
+            "from lobby.models import Room;"
+            f"print(Room.objects.filter(pk={room}, status=Room.Status.OPEN)"
+            ".update(quick_fill_at=timezone.now() + timedelta(60)))"
+        )
+        if lengthened.strip() == "1":
+            break
+    assert lengthened.strip() == "1", "the bots came within 3 s of every pairing"
     ben.reload()
     wait_live(ben)
     waited = ben.locator("#waiting-seat-0")
