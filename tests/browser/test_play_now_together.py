@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.test_lobby_flow import sign_up, wait_live
@@ -25,6 +26,7 @@ def _press_together(pages: list[Page], game: str) -> list[str]:
     return [page.url for page in pages]
 
 
+@pytest.mark.timeout(300)  # ten pairings, each through the lobby
 def test_two_people_pressing_play_now_together_share_one_table(person, live_env, site_shell):
     amy, ben = person(), person()
     sign_up(amy, "togetheramy")
