@@ -47,6 +47,8 @@ SAVE_EVERY = 10  # a player's samples are written in tens (and at every deal and
 KEY_FIELDS = ("type", "from", "index", "source", "place")
 UNMEASURED = frozenset({"ready"})  # between rounds: nothing to react to
 
+UNKNOWN = -math.inf  # legal since before the tracker looked: an age it cannot tell
+
 FAST = "fast"
 REGULAR = "regular"
 
@@ -54,7 +56,16 @@ Key = tuple[Any, ...]
 
 
 def key_of(action: Action) -> Key:
-    return tuple(action.get(k) for k in KEY_FIELDS)
+    return tuple(_frozen(action.get(k)) for k in KEY_FIELDS)
+
+
+def _frozen(value: Any) -> Any:
+    """A hashable `value` (an action's place is a dict: {"row": 1, "col": 2})."""
+    if isinstance(value, dict):
+        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_frozen(v) for v in value)
+    return value
 
 
 def bucket_of(ms: int) -> int:
@@ -142,7 +153,7 @@ class Tracker:
     """
 
     clock: Callable[[], float] = time.time
-    since: dict[int, dict[Key, float | None]] = field(default_factory=dict)
+    since: dict[int, dict[Key, float]] = field(default_factory=dict)
     last_play: dict[int, float] = field(default_factory=dict)
     opens_at: float | None = None  # the round's start (after its countdown), epoch seconds
     pending: dict[int, list[int]] = field(default_factory=dict)  # user id -> ms not written
@@ -187,12 +198,13 @@ class Tracker:
 
     def observe(self, legal: dict[int, list[Action]], now: float) -> None:
         """Note each seat's legal actions at `now`: a new one is legal since now; one that was
-        already legal before this tracker first looked is of unknown age (never measured)."""
+        already legal when this tracker first looked is of unknown age (UNKNOWN: measured only
+        from a later moment, the seat's own next play or a round's start)."""
         for seat, actions in legal.items():
             keys = {key_of(a) for a in actions}
             known = self.since.get(seat)
             if known is None:
-                self.since[seat] = dict.fromkeys(keys)
+                self.since[seat] = dict.fromkeys(keys, UNKNOWN)
             else:
                 self.since[seat] = {k: known.get(k, now) for k in keys}
 
@@ -201,8 +213,8 @@ class Tracker:
         since = self.since.get(seat, {}).get(key_of(action))
         if since is None:
             return None
-        start = max(since, self.last_play.get(seat, since), self.opens_at or since)
-        if now < start:
+        start = max(since, self.last_play.get(seat, UNKNOWN), self.opens_at or UNKNOWN)
+        if start == UNKNOWN or now < start:
             return None
         return round((now - start) * 1000)
 
