@@ -9,12 +9,15 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
+from daily import board as daily_board
+from daily import services as daily
 from lobby import services as lobby_services
 from moderation import services
 from moderation.models import AuditEntry
 from tables import history, ratings, reaction, signals
 from tables.models import Match, Rating, ReactionProfile
 from tests.conftest import client_for, make_user
+from tests.daily.helpers import at, play_round
 from tests.history.factories import played_match
 from tests.moderation.helpers import make_moderator
 from tests.moderation.test_admin import action_names, run_action
@@ -125,3 +128,13 @@ def test_a_flagged_account_is_on_no_leaderboard_and_not_rated(alice, bob, carol)
     )
     assert Rating.objects.get(user=alice).mu == before  # held out: not rated meanwhile
     assert Rating.objects.filter(user=carol).exists()
+
+
+def test_a_flagged_account_is_off_the_daily_challenges_board(alice, bob):
+    noon = at("2026-12-05T12:00:00")
+    for n, user in enumerate((alice, bob)):
+        play_round(daily.play(user, noon).room_id, seed=n)
+    day = noon().date()
+    assert {r.name for r in daily_board.board(day)} == {"alice", "bob"}
+    flag(alice)
+    assert [r.name for r in daily_board.board(day)] == ["bob"]
