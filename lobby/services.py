@@ -15,7 +15,7 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import gettext_lazy
 from django.utils.translation import gettext_noop, ngettext
 
 from games import registry
@@ -62,7 +62,7 @@ def check_site_options(options: dict[str, Any]) -> dict[str, Any]:
 
 
 # The one sentence a flagged account gets wherever rated play refuses it.
-HELD_OUT = _lazy(
+HELD_OUT = gettext_lazy(
     "Your account is held out of rated play until a moderator has checked its reaction times."
 )
 

@@ -182,7 +182,7 @@ def test_an_auto_clicker_at_80_ms_is_flagged_within_50_plays(game, seats):
 
 @pytest.mark.django_db
 @pytest.mark.parametrize(("median", "mu", "sigma", "tau"), HUMANS)
-@pytest.mark.parametrize(("game", "seats"), [("ligretto-mini", 2), ("allegra", 3)])
+@pytest.mark.parametrize(("game", "seats"), [("ligretto-mini", 2), ("ligretto", 4), ("allegra", 3)])
 def test_players_with_human_timing_are_not_flagged_over_2000_plays(
     game, seats, median, mu, sigma, tau
 ):
