@@ -56,13 +56,23 @@ Key = tuple[Any, ...]
 
 
 def key_of(action: Action) -> Key:
-    return tuple(_frozen(action.get(k)) for k in KEY_FIELDS)
+    key = (action.get("type"), action.get("from"), action.get("index"))
+    key += (action.get("source"), action.get("place"))
+    try:
+        hash(key)
+    except TypeError:  # a place is a dict (Allegra's {"row", "col"})
+        return tuple(_frozen(k) for k in key)
+    return key
 
 
 def _frozen(value: Any) -> Any:
-    """A hashable `value` (an action's place is a dict: {"row": 1, "col": 2})."""
+    """A hashable `value` (an action's place is a dict: {"row": 1, "col": 2}), whatever the
+    order of its keys."""
     if isinstance(value, dict):
-        return tuple(sorted((k, _frozen(v)) for k, v in value.items()))
+        try:
+            return frozenset(value.items())
+        except TypeError:
+            return frozenset((k, _frozen(v)) for k, v in value.items())
     if isinstance(value, list):
         return tuple(_frozen(v) for v in value)
     return value
