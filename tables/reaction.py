@@ -42,9 +42,6 @@ FAST_MEDIAN_MS = 250
 REGULAR_MIN_PLAYS = 100
 REGULAR_SPREAD = 0.10
 SAVE_EVERY = 10  # a player's samples are written in tens (and at every deal and round's end)
-# What keys an action's identity for "since when is it legal" (a pile or target is the
-# player's choice among equal plays, not a different play).
-KEY_FIELDS = ("type", "from", "index", "source", "place")
 UNMEASURED = frozenset({"ready"})  # between rounds: nothing to react to
 
 UNKNOWN = -math.inf  # legal since before the tracker looked: an age it cannot tell
@@ -56,8 +53,10 @@ Key = tuple[Any, ...]
 
 
 def key_of(action: Action) -> Key:
-    key = (action.get("type"), action.get("from"), action.get("index"))
-    key += (action.get("source"), action.get("place"))
+    """An action's identity for "since when is it legal": its type, from, index, source and
+    place (the pile or target it goes to is the player's choice among equal plays)."""
+    get = action.get
+    key: Key = (get("type"), get("from"), get("index"), get("source"), get("place"))
     try:
         hash(key)
     except TypeError:  # a place is a dict (Allegra's {"row", "col"})
