@@ -7,12 +7,14 @@ from __future__ import annotations
 from datetime import timedelta
 
 import pytest
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from daily import board as daily_board
 from daily import services as daily
+from lobby import quickplay
 from lobby import services as lobby_services
 from moderation import services
+from moderation.admin import histogram
 from moderation.models import AuditEntry
 from tables import history, ratings, reaction, signals
 from tables.models import Match, Rating, ReactionProfile
@@ -94,6 +96,9 @@ def test_a_flagged_account_cannot_enter_a_rated_event(alice, bob):
     with pytest.raises(lobby_services.RoomError) as refused:
         lobby_services.create_room(alice, "ligretto", 3)
     assert refused.value.code == "held_out"
+    with pytest.raises(lobby_services.RoomError) as refused:
+        quickplay.play_now(alice, "ligretto")
+    assert refused.value.code == "held_out"
     # Unrated play stays open to him.
     unrated = lobby_services.create_room(bob, "ligretto", 3, rated=False)
     assert lobby_services.join_room(unrated.pk, alice).user == alice
@@ -138,3 +143,18 @@ def test_a_flagged_account_is_off_the_daily_challenges_board(alice, bob):
     assert {r.name for r in daily_board.board(day)} == {"alice", "bob"}
     flag(alice)
     assert [r.name for r in daily_board.board(day)] == ["bob"]
+
+
+@pytest.mark.parametrize("language", ["de", "ru", "ko"])
+def test_the_refusal_and_the_evidence_speak_the_moderators_language(alice, bob, language):
+    profile = flag(alice)
+    room = lobby_services.create_room(bob, "ligretto", 3)
+    with translation.override(language):
+        with pytest.raises(lobby_services.RoomError) as refused:
+            lobby_services.join_room(room.pk, alice)
+        evidence = histogram(profile)
+        flag_name = str(ReactionProfile.Flag(profile.flag).label)
+    english = "Your account is held out of rated play"
+    assert refused.value.message and english not in refused.value.message
+    assert "Reaction times of" not in evidence and "40" in evidence
+    assert flag_name != "Median reaction inhumanly short"
