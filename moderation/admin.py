@@ -25,17 +25,21 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from games.registry import GAMES
 from lobby.admin import RoomAdmin
 from lobby.models import Room
 from moderation import services
 from moderation.models import AuditEntry, Mute, Report
 from tables import reaction
 from tables.models import ReactionProfile
+from tables.words import game_name
 
 if TYPE_CHECKING:  # a str or a lazy translation (django-stubs' own alias)
     from django_stubs_ext import StrOrPromise
 
 User = get_user_model()
+# The reaction-time flags shown above the report queue (the newest; all are in their own list).
+FLAGS_SHOWN = 20
 
 
 def _changelist(model_label: str, **filters: Any) -> str | None:
@@ -276,6 +280,24 @@ class ReportAdmin(ModerateMixin, admin.ModelAdmin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).select_related("reporter", "reported", "room")
+
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:
+        """The queue, with the accounts the reaction-time check flagged and their evidence
+        on top (tables.reaction): no reporter files those."""
+        flagged = [
+            {
+                "profile": profile,
+                "game": game_name(profile.game) if profile.game in GAMES else profile.game,
+                "url": reverse("admin:tables_reactionprofile_change", args=[profile.pk]),
+                "histogram": histogram(profile),
+            }
+            for profile in ReactionProfile.objects.filter(flagged_at__isnull=False)
+            .select_related("user")
+            .order_by("-flagged_at")[:FLAGS_SHOWN]
+        ]
+        return super().changelist_view(
+            request, {**(extra_context or {}), "reaction_flags": flagged}
+        )
 
     # Reports change only through the actions (which log them); they are never deleted.
     def has_add_permission(self, request: HttpRequest) -> bool:

@@ -69,6 +69,20 @@ def test_the_moderator_sees_the_flag_with_its_histogram_and_clears_it(alice, bob
     assert flag(alice).flagged_at is not None
 
 
+def test_the_report_queue_shows_the_flagged_accounts_with_their_histograms(alice, bob):
+    mod = make_moderator("mod")
+    queue = client_for(mod).get("/admin/moderation/report/").content.decode()
+    assert 'id="reaction-flags"' not in queue  # nobody flagged: nothing on top
+    flag(alice)
+    flag(bob, ms=650)
+    queue = client_for(mod).get("/admin/moderation/report/").content.decode()
+    assert 'id="reaction-flags"' in queue and 'data-username="alice"' in queue
+    assert 'data-username="bob"' not in queue
+    assert "Reaction times of 40 plays" in queue and "Ligretto" in queue
+    profile = ReactionProfile.objects.get(user=alice)
+    assert f"/admin/tables/reactionprofile/{profile.pk}/change/" in queue
+
+
 def test_only_a_moderator_clears_and_only_a_flag(alice, bob):
     profile = flag(alice)
     staffer = make_user("staffer", is_staff=True)
