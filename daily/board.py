@@ -14,6 +14,7 @@ from django.db.models import F, Window
 from django.db.models.functions import RowNumber
 
 from daily.models import Attempt
+from tables import reaction
 from tables.models import ActionLog, Match, Round, RoundScore
 
 # The person's seat at a daily table (daily.services.play seats him first, the bot second).
@@ -109,5 +110,9 @@ def _last_movers(match_ids: list[int]) -> dict[int, int]:
 
 def board(day: date) -> list[Result]:
     """The day's leaderboard: its ranked, finished attempts in order (guests are not on it)."""
-    attempts = list(Attempt.objects.filter(day=day, ranked=True).select_related("user"))
+    attempts = list(
+        Attempt.objects.filter(day=day, ranked=True)
+        .exclude(user__in=reaction.held_out_users())  # held out of rated play (flagged)
+        .select_related("user")
+    )
     return order(read(attempts))

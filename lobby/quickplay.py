@@ -70,6 +70,7 @@ def play_now(user: Any, game: Any, pace: Any = None) -> Room:
     only paced tables of that pace (their ratings are their own)."""
     _check_game(game)
     services.require_member(user)  # rated play: guests sign up first
+    services.require_not_held_out(user)  # rated play: not while flagged (tables.reaction)
     options = paced_options(pace)
     fill_due()
     seats = seats_for(game)

@@ -15,14 +15,14 @@ from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_noop, ngettext
+from django.utils.translation import gettext_lazy, gettext_noop, ngettext
 
 from games import registry
 from games.engine import IllegalAction
 from games.registry import GAMES
 from lobby import live, ratelimit, signals
 from lobby.models import Room, Seat
-from tables import claims, play, presence, ratings, sockets
+from tables import claims, play, presence, ratings, reaction, sockets
 from tables.guests import is_guest
 from tables.models import Match
 from tables.models import Player as MatchPlayer
@@ -60,6 +60,12 @@ def check_site_options(options: dict[str, Any]) -> dict[str, Any]:
         raise RoomError(refusal.code, refusal_text(refusal), 400) from refusal
 
 
+# The one sentence a flagged account gets wherever rated play refuses it.
+HELD_OUT = gettext_lazy(
+    "Your account is held out of rated play until a moderator has checked its reaction times."
+)
+
+
 def create_room(
     user,
     game: str,
@@ -84,6 +90,8 @@ def create_room(
         raise RoomError("invalid_private", _('"private" must be true or false.'), 400)
     if not isinstance(rated, bool):
         raise RoomError("invalid_rated", _('"rated" must be true or false.'), 400)
+    if rated and not practice:
+        require_not_held_out(user)
     _throttle(user)
     with transaction.atomic():
         # Lock the host's row so that two rooms opened at once cannot both slip under the cap.
@@ -146,6 +154,12 @@ def arrange_room(
     return room
 
 
+def require_not_held_out(user) -> None:  # noqa: ANN001
+    """Refuse rated play to an account its reaction times flagged (tables.reaction)."""
+    if reaction.held_out(user):
+        raise RoomError("held_out", str(HELD_OUT), 403)
+
+
 def join_room(room_id: int, user, invited: bool = False) -> Seat:
     """Seat `user` in the lowest free seat of an open room.
 
@@ -163,6 +177,8 @@ def join_room(room_id: int, user, invited: bool = False) -> Seat:
                 # The same answer as for no room at all: a private room's number reveals nothing.
                 raise RoomError("no_such_room", _("There is no such room."), 404)
             _require_open(room)
+            if room.rated:
+                require_not_held_out(user)
             if room.removed.filter(pk=user.pk).exists():
                 raise RoomError(
                     "removed",

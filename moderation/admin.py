@@ -25,15 +25,21 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
+from games.registry import GAMES
 from lobby.admin import RoomAdmin
 from lobby.models import Room
 from moderation import services
 from moderation.models import AuditEntry, Mute, Report
+from tables import reaction
+from tables.models import ReactionProfile
+from tables.words import game_name
 
 if TYPE_CHECKING:  # a str or a lazy translation (django-stubs' own alias)
     from django_stubs_ext import StrOrPromise
 
 User = get_user_model()
+# The reaction-time flags shown above the report queue (the newest; all are in their own list).
+FLAGS_SHOWN = 20
 
 
 def _changelist(model_label: str, **filters: Any) -> str | None:
@@ -275,6 +281,24 @@ class ReportAdmin(ModerateMixin, admin.ModelAdmin):
     def get_queryset(self, request: HttpRequest) -> QuerySet:
         return super().get_queryset(request).select_related("reporter", "reported", "room")
 
+    def changelist_view(self, request: HttpRequest, extra_context: Any = None) -> Any:
+        """The queue, with the accounts the reaction-time check flagged and their evidence
+        on top (tables.reaction): no reporter files those."""
+        flagged = [
+            {
+                "profile": profile,
+                "game": game_name(profile.game) if profile.game in GAMES else profile.game,
+                "url": reverse("admin:tables_reactionprofile_change", args=[profile.pk]),
+                "histogram": histogram(profile),
+            }
+            for profile in ReactionProfile.objects.filter(flagged_at__isnull=False)
+            .select_related("user")
+            .order_by("-flagged_at")[:FLAGS_SHOWN]
+        ]
+        return super().changelist_view(
+            request, {**(extra_context or {}), "reaction_flags": flagged}
+        )
+
     # Reports change only through the actions (which log them); they are never deleted.
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
@@ -299,6 +323,103 @@ class ReportAdmin(ModerateMixin, admin.ModelAdmin):
         return _links(
             [("entries", _changelist("moderation_auditentry", report__id__exact=report.pk))]
         )
+
+
+# Reaction-time flags (tables.reaction) ------------------------------------------------------
+
+
+class FlaggedFilter(YesNoFilter):
+    title = _("flagged")
+    parameter_name = "flagged"
+
+    def condition(self) -> Any:
+        return Q(flagged_at__isnull=False)
+
+
+def histogram(profile: ReactionProfile) -> str:
+    """The profile's reaction times as a table of bars (no style: the site's CSP allows none)."""
+    summary = reaction.summary_of(profile)
+    most = max(summary.buckets) or 1
+    rows = format_html_join(
+        "",
+        '<tr><th scope="row">{}</th><td><progress value="{}" max="{}">{}</progress></td>'
+        "<td>{}</td></tr>",
+        [(reaction.bucket_label(i), n, most, n, n) for i, n in enumerate(summary.buckets)],
+    )
+    return format_html(
+        '<table class="reaction-histogram"><caption>{}</caption>'
+        '<thead><tr><th scope="col">{}</th><th scope="col">{}</th><th scope="col">{}</th>'
+        "</tr></thead><tbody>{}</tbody></table>",
+        gettext("Reaction times of %(count)d plays") % {"count": summary.count},
+        gettext("ms"),
+        gettext("share"),
+        gettext("plays"),
+        rows,
+    )
+
+
+@admin.register(ReactionProfile)
+class ReactionProfileAdmin(ModerateMixin, admin.ModelAdmin):
+    """The accounts the reaction-time check flagged, with the evidence; a moderator clears."""
+
+    list_display = [
+        "user_link",
+        "game",
+        "count",
+        "median",
+        "spread",
+        "flag",
+        "flagged_at",
+        "histogram",
+    ]
+    list_filter = [FlaggedFilter, "game", "flag"]
+    search_fields = ["user__username"]
+    actions = [
+        reason_action("clear_reaction_flags", _("Clear the flag"), services.clear_reaction_flag),
+    ]
+    readonly_fields = [
+        "user_link",
+        "game",
+        "count",
+        "median",
+        "spread",
+        "flag",
+        "flagged_at",
+        "cleared_at",
+        "cleared_by",
+        "histogram",
+    ]
+    fields = (*readonly_fields,)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet:
+        return super().get_queryset(request).select_related("user", "cleared_by")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    def has_change_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
+        return False
+
+    @admin.display(description=_("Player"), ordering="user__username")
+    def user_link(self, profile: ReactionProfile) -> str:
+        return _object_link(profile.user)
+
+    @admin.display(description=_("Median (ms)"))
+    def median(self, profile: ReactionProfile) -> str:
+        median = reaction.summary_of(profile).median()
+        return "-" if median is None else f"{median:.0f}"
+
+    @admin.display(description=_("Spread of ln(ms)"))
+    def spread(self, profile: ReactionProfile) -> str:
+        spread = reaction.summary_of(profile).spread()
+        return "-" if spread is None else f"{spread:.2f}"
+
+    @admin.display(description=_("Histogram"))
+    def histogram(self, profile: ReactionProfile) -> str:
+        return histogram(profile)
 
 
 # Mutes and the audit log: records to read ---------------------------------------------------

@@ -110,6 +110,7 @@ class AuditEntry(models.Model):
         HIDE_MESSAGE = "hide_message", _("Hide chat message")
         RESOLVE_REPORT = "resolve_report", _("Resolve report")
         DISMISS_REPORT = "dismiss_report", _("Dismiss report")
+        CLEAR_REACTION = "clear_reaction", _("Clear reaction-time flag")
 
     moderator = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="moderation_actions"

@@ -20,7 +20,8 @@ from django.utils.translation import gettext as _
 from lobby import ratelimit
 from lobby import services as lobby_services
 from moderation.models import AuditEntry, Mute, Report, can_moderate, record
-from tables import sockets
+from tables import reaction, sockets
+from tables.models import ReactionProfile
 
 # Reasons go into the audit log and, for a closed room, before its players' eyes.
 REASON_MAX = 200
@@ -130,6 +131,22 @@ def resolve_report(report: Report, moderator: Any, note: str) -> Report:
 def dismiss_report(report: Report, moderator: Any, note: str) -> Report:
     """Close an open report as unfounded, with a note of why."""
     return _handle(report, moderator, note, Report.Status.DISMISSED)
+
+
+def clear_reaction_flag(profile: ReactionProfile, moderator: Any, reason: str) -> ReactionProfile:
+    """Clear a reaction-time flag (tables.reaction): the account may play rated again, and its
+    reaction times in that game are measured afresh from now on."""
+    reason = _checked(moderator, reason)
+    with transaction.atomic():
+        locked = ReactionProfile.objects.select_for_update().get(pk=profile.pk)
+        if locked.flagged_at is None:
+            raise ModerationError("not_flagged", _("This account is not flagged."))
+        reaction.keep(locked, reaction.Summary())
+        locked.flag, locked.flagged_at = ReactionProfile.Flag.NONE, None
+        locked.cleared_at, locked.cleared_by = timezone.now(), moderator
+        locked.save()
+        record(moderator, AuditEntry.Action.CLEAR_REACTION, reason, user=locked.user)
+    return locked
 
 
 def create_report(reporter: Any, reported: Any, room: Any, reason: str) -> Report:

@@ -17,7 +17,7 @@ from django.db.models import Count, Q, Sum
 from django.utils.translation import gettext, pgettext
 
 from games.registry import GAMES
-from tables import charts, guests
+from tables import charts, guests, reaction
 from tables.models import Match, Player, Round, RoundScore
 from tables.words import game_name, player_name
 
@@ -240,6 +240,7 @@ def leaderboard(game: str, limit: int = 50) -> list[Standing]:
             user__isnull=False,
         )
         .exclude(user__groups__name=guests.GROUP)  # guests are never listed
+        .exclude(user__in=reaction.held_out_users())  # nor accounts held out of rated play
         .values("user_id", "user__username")
         .annotate(matches=Count("id"), wins=Count("id", filter=Q(won=True, left=False)))
     )

@@ -256,3 +256,49 @@ class RatingChange(models.Model):
         return (
             f"{self.user_id} in match {self.match_id}: {self.mu_before:.2f} → {self.mu_after:.2f}"
         )
+
+
+class ReactionProfile(models.Model):
+    """One account's reaction times in one game, and whether they flag it (tables.reaction).
+
+    `buckets` is the histogram (tables.reaction.EDGES_MS); `log_mean` and `log_m2` the running
+    mean and sum of squared deviations of ln(ms). A flag holds the account out of rated play
+    until a moderator clears it, which starts the measure afresh.
+    """
+
+    class Flag(models.TextChoices):
+        NONE = "", _("Not flagged")
+        FAST = "fast", _("Median reaction inhumanly short")
+        REGULAR = "regular", _("Reaction times too regular")
+
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="reaction_profiles"
+    )
+    game = models.CharField(max_length=20)
+    buckets = models.JSONField(default=list)
+    count = models.PositiveIntegerField(default=0)
+    log_mean = models.FloatField(default=0.0)
+    log_m2 = models.FloatField(default=0.0)
+    flag = models.CharField(max_length=10, choices=Flag.choices, blank=True, default="")
+    flagged_at = models.DateTimeField(null=True, blank=True)
+    cleared_at = models.DateTimeField(null=True, blank=True)
+    cleared_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("reaction-time profile")
+        verbose_name_plural = _("reaction-time profiles")
+        ordering = ["-flagged_at", "-updated_at"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "game"], name="one_reaction_profile_per_game"),
+        ]
+        indexes = [models.Index(fields=["flagged_at"])]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} in {self.game}: {self.count} plays"

@@ -17,7 +17,7 @@ from django.db.models import Sum
 from openskill.models import PlackettLuce
 
 from games.registry import pace_of
-from tables import guests
+from tables import guests, reaction
 from tables.history import lowest_wins
 from tables.models import Match, Player, Rating, RatingChange, RoundScore
 
@@ -131,8 +131,9 @@ def rate_match(match: Match) -> list[RatingChange]:
     rated = MODEL.rate(teams, ranks=[order[p.seat] for p in players])
     share = BOT_SHARE if len(humans) < len(players) else 1.0
     changes = []
+    held = reaction.held_among(ids)  # flagged by their reaction times: not rated meanwhile
     for p, before, after in zip(players, teams, rated, strict=True):
-        if p.user_id is None:
+        if p.user_id is None or p.user_id in held:
             continue  # a bot's rating is fixed
         old, new = before[0], after[0]
         mu = old.mu + share * (new.mu - old.mu)
@@ -181,6 +182,7 @@ def leaderboard(game: str, limit: int = 50) -> list[tuple[Any, Shown]]:
     rows = (
         Rating.objects.filter(game=game, user__is_active=True)
         .exclude(user__groups__name=guests.GROUP)  # guests are never listed
+        .exclude(user__in=reaction.held_out_users())  # nor accounts held out of rated play
         .select_related("user")
         .order_by("-mu", "sigma", "user__username")[:limit]
     )

@@ -22,7 +22,8 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 
 from games.registry import GAMES
-from lobby.services import RoomError, check_room, require_member
+from lobby.services import HELD_OUT, RoomError, check_room, require_member
+from tables import reaction
 from tables.guests import is_guest
 from tournaments.models import Entry, TableSeat, Tournament, TournamentTable
 
@@ -194,6 +195,8 @@ def get_visible(tournament_id: int, user: Any, invite: str | None = None) -> Tou
 def join(tournament_id: int, user: Any, invite: str | None = None) -> Entry:
     """Enter `user` (until the start; a private event needs its invite)."""
     require_member(user)
+    if reaction.held_out(user):  # a tournament is a rated event
+        raise TournamentError("held_out", str(HELD_OUT), 403)
     with transaction.atomic():
         tournament = _locked(tournament_id)
         if not may_see(tournament, user, invite):

@@ -28,6 +28,7 @@ from tables.current import Table
 from tables.errors import PlayError
 from tables.models import Match, Round
 from tables.pacing import Pacer
+from tables.reaction import Tracker
 
 # A transport's authority check on the table before a move (`holder`).
 Check = Callable[[Table], None]
@@ -164,6 +165,8 @@ class LiveRoom:
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
     # A paced table's (issue 41): when each seat last played, whose early play waits.
     pacer: Pacer = field(default_factory=Pacer)
+    # Since when each human seat's plays are legal, and their reaction times (issue 42).
+    reaction: Tracker = field(default_factory=Tracker)
     # The last changes pushed from here, without their tables: what a page that reconnects
     # at a recent version missed (`missed`), sent instead of the whole table.
     recent: collections.deque[Delivery] = field(

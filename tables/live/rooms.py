@@ -292,6 +292,7 @@ class Rooms:
                     entry = room.apply(table, seat, action, by_bot, driver, check)
                     entry.future = asyncio.get_running_loop().create_future()
                     self.writer.submit(entry)
+                    room.reaction.note(table, entry)  # reaction times (tables.reaction)
                     if entry.refusal is None:
                         if pace:
                             room.pacer.played(seat)

@@ -17,6 +17,7 @@ VIEWED = [
     ("moderation", "mute"),
     ("moderation", "auditentry"),
     ("chat", "chatmessage"),
+    ("tables", "reactionprofile"),
 ]
 
 
