@@ -285,6 +285,10 @@ LEAVER_GRACE = float(os.environ.get("LEAVER_GRACE", "30"))
 # long ends, abandoned, instead of its bots playing on for nobody (off in the unit tests, whose
 # tables nobody opens).
 END_UNWATCHED = envbool("END_UNWATCHED", "True")
+# Whether the reaction-time check flags the accounts whose plays come inhumanly fast or regular
+# (tables.reaction, docs/fairness.md); their times are kept either way (off in the unit tests,
+# whose scripted players answer at a machine's speed: the check's own tests turn it on).
+REACTION_FLAGS = envbool("REACTION_FLAGS", "True")
 # In a race (a game whose registry entry says `race`), a player who has done nothing for this
 # many seconds while a round goes on (or in the whole round, by its end) is marked away as if
 # his tab were closed: his idle hand could hold the round's only plays (L14).

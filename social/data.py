@@ -48,7 +48,15 @@ from social.models import (
 )
 from tables import play, replay, sockets
 from tables.live import rooms
-from tables.models import ActionLog, Match, Player, Rating, RatingChange, RoundScore
+from tables.models import (
+    ActionLog,
+    Match,
+    Player,
+    Rating,
+    RatingChange,
+    ReactionProfile,
+    RoundScore,
+)
 from tournaments.models import Entry, Tournament
 
 log = logging.getLogger(__name__)
@@ -80,6 +88,7 @@ COVERED = {
     "tables.Player",
     "tables.Rating",
     "tables.RatingChange",
+    "tables.ReactionProfile",
     "chat.ChatMessage",
     "moderation.Report",
     "moderation.Mute",
@@ -121,6 +130,8 @@ chat.json             the chat lines of the rooms you sat at, both sides, as you
                       (lines a moderator hid and lines of players you blocked left out)
 rooms.json            rooms you hosted or sat in
 reports.json          reports you made; mutes.json: mutes you were given
+reaction_times.json   per game, how fast your plays came (a histogram of ms, docs/fairness.md)
+                      and whether the reaction-time check flagged you
 friends.json          friends, requests, blocks; invitations.json; notifications.json
 push_subscriptions.json  browsers you allowed to receive push messages
 tournaments_entered.json  tournaments you entered (standing, points); tournaments_created.json
@@ -192,6 +203,15 @@ def collect(user: Any, progress: Callable[[int], None] = lambda percent: None) -
         "created_at",
     )
     data["mutes"] = _rows(Mute.objects.filter(user=user), "until", "reason", "created_at")
+    # The reaction-time check's record of you (docs/fairness.md): its histogram and any flag.
+    data["reaction_times"] = _rows(
+        ReactionProfile.objects.filter(user=user).order_by("game"),
+        "game",
+        "buckets",
+        "count",
+        "flag",
+        "flagged_at",
+    )
     data["friends"] = {
         "friendships": _rows(
             Friendship.objects.filter(Q(sender=user) | Q(recipient=user)),

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from channels.db import database_sync_to_async
+from django.conf import settings
 from django.db import transaction
 from django.db.models import QuerySet
 from django.utils import timezone
@@ -266,7 +267,7 @@ def record(game: str, batch: dict[int, list[int]]) -> list[ReactionProfile]:
                 for ms in batch[user_id]:
                     summary.add(ms)
                 keep(profile, summary)
-                if profile.flagged_at is None:
+                if profile.flagged_at is None and settings.REACTION_FLAGS:
                     profile.flag = summary.verdict()
                     profile.flagged_at = timezone.now() if profile.flag else None
                 profile.save()

@@ -27,6 +27,12 @@ from tables.models import Match, Player, ReactionProfile, Round
 from tables.reaction import FAST, REGULAR, Summary
 from tests.conftest import make_user
 
+
+@pytest.fixture(autouse=True)
+def _flags_on(settings):
+    settings.REACTION_FLAGS = True  # off for the other tests' scripted players (tests/settings.py)
+
+
 # Human-like reaction times: ex-Gaussian (a normal plus an exponential), the usual model of
 # choice reaction times, for medians from 400 to 900 ms: (median, mu, sigma, tau) in ms.
 HUMANS = [(400, 300, 45, 150), (550, 400, 60, 210), (700, 500, 75, 290), (900, 640, 95, 380)]

@@ -26,6 +26,12 @@ from tests.moderation.test_admin import action_names, run_action
 from tournaments import services as tournaments
 from tournaments.models import Tournament
 
+
+@pytest.fixture(autouse=True)
+def _flags_on(settings):
+    settings.REACTION_FLAGS = True  # off for the other tests' scripted players (tests/settings.py)
+
+
 pytestmark = pytest.mark.django_db
 
 FLAGS = "/admin/tables/reactionprofile/"
