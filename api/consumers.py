@@ -167,8 +167,10 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
             return refusal.code, refusal.message
         return None
 
-    async def send_refusal(self, code: str, message: str, trigger: str | None) -> None:
-        await self._error(code, message)
+    async def send_refusal(
+        self, code: str, message: str, trigger: str | None, race: dict[str, Any] | None = None
+    ) -> None:
+        await self._error(code, message, race)
 
     # ------------------------------------------------------------------ changes
 
@@ -278,10 +280,9 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
         # The browser's address of this site, as the client reached it (for the room's `url`).
         return f"{sockets.site_scheme(self.scope)}://{sockets.site_host(self.scope)}"
 
-    async def _error(self, code: str, message: str) -> None:
-        await self.send(
-            text_data=json.dumps({"type": "error", "error": {"code": code, "message": message}})
-        )
+    async def _error(self, code: str, message: str, race: dict[str, Any] | None = None) -> None:
+        error = {"code": code, "message": message, **(race or {})}
+        await self.send(text_data=json.dumps({"type": "error", "error": error}))
 
 
 def _query(raw: bytes) -> dict[str, str]:

@@ -584,6 +584,15 @@ class Answer(BaseModel):
 class ErrorDetail(Answer):
     code: str
     message: str
+    # A play that lost its race (too_slow, docs/fairness.md) says who won it and by how much.
+    taken_by: Annotated[
+        str | None,
+        Field(description="A lost race: the winner's name, as the caller sees it."),
+    ] = None
+    earlier_ms: Annotated[
+        int | None,
+        Field(ge=0, description="A lost race: how many ms earlier the winning play came in."),
+    ] = None
 
 
 class SignedUp(Answer):

@@ -190,11 +190,19 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
     async def send_text(self, text: str) -> None:
         await self.send(text_data=text)
 
-    async def send_refusal(self, code: str, message: str, trigger: str | None) -> None:
+    async def send_refusal(
+        self, code: str, message: str, trigger: str | None, race: dict[str, Any] | None = None
+    ) -> None:
         target = escape(trigger) if trigger is not None else ""
+        # A lost race's winner and margin as data too (the sentence already says them).
+        taken = (
+            f' data-taken-by="{escape(race["taken_by"])}" data-earlier-ms="{race["earlier_ms"]}"'
+            if race is not None
+            else ""
+        )
         await self.send(
             text_data=f'<div id="table-flash" class="flash" data-code="{escape(code)}"'
-            f' data-target="{target}">{escape(message)}</div>'
+            f' data-target="{target}"{taken}>{escape(message)}</div>'
         )
 
 

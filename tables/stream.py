@@ -31,9 +31,19 @@ from games.engine import Action, IllegalAction
 from tables import presence
 from tables.live import rooms
 from tables.live.outbox import Frame, Gate
-from tables.live.room import Delivery, holder
+from tables.live.room import Delivery, RaceLost, holder
 from tables.live.rooms import Outcome, Rooms
-from tables.words import refusal_text
+from tables.words import player_name, refusal_text
+
+
+def race_of(refusal: IllegalAction) -> dict[str, Any] | None:
+    """A lost race's `taken_by` (the winner's name as the reader sees it, in the active
+    language) and `earlier_ms`; None for any other refusal, or a race whose winner the room
+    no longer knew."""
+    if not isinstance(refusal, RaceLost) or refusal.taken is None:
+        return None
+    taken = refusal.taken
+    return {"taken_by": str(player_name(taken.player)), "earlier_ms": taken.earlier_ms}
 
 
 class TableStream:
@@ -46,6 +56,8 @@ class TableStream:
     language: str = settings.LANGUAGE_CODE  # the reader's: refusals are worded in it
     wants_html = False  # whether its frames are the table's HTML parts (tables.live.render)
     present = False  # this socket counts in its seat's presence
+    # When the frame being handled was read (tables.sockets.ReceiveNow): its move's receipt.
+    received: int | None = None
 
     # ------------------------------------------------------------------ the transport's
 
@@ -61,9 +73,11 @@ class TableStream:
         """The transport's limit on moves: None, or the refusal's (code, sentence)."""
         return None
 
-    async def send_refusal(self, code: str, message: str, trigger: str | None) -> None:
+    async def send_refusal(
+        self, code: str, message: str, trigger: str | None, race: dict[str, Any] | None = None
+    ) -> None:
         """Send a refused move's code and sentence (worded in the reader's language: the
-        transport's handlers run under it)."""
+        transport's handlers run under it); `race`: a lost race's `taken_by`, `earlier_ms`."""
         raise NotImplementedError
 
     async def whole(self) -> Frame:
@@ -138,18 +152,20 @@ class TableStream:
     ) -> Outcome | None:
         """Take `action` for `seat` to the room (which judges whether this user holds it);
         None when it was refused (the refusal sent, in the reader's language)."""
+        received = self.received  # read before any wait: the next frame may be read meanwhile
         if not await self._may_act(seat, trigger):
             return None
         assert seat is not None
-        return await self._to_room(seat, action, trigger, wants_view)
+        return await self._to_room(seat, action, trigger, wants_view, received)
 
     async def act_soon(self, seat: int | None, action: Action, trigger: str | None = None) -> None:
         """`act` without waiting for the room (a browser's way: its frames come by the
         deliveries): judged here now, then taken to the room in a task of its own."""
+        received = self.received
         if not await self._may_act(seat, trigger):
             return
         assert seat is not None
-        task = asyncio.create_task(self._to_room(seat, action, trigger, False))
+        task = asyncio.create_task(self._to_room(seat, action, trigger, False, received))
         self.acting.add(task)
         task.add_done_callback(self.acting.discard)
 
@@ -168,12 +184,22 @@ class TableStream:
         return True
 
     async def _to_room(
-        self, seat: int, action: Action, trigger: str | None, wants_view: bool
+        self,
+        seat: int,
+        action: Action,
+        trigger: str | None,
+        wants_view: bool,
+        received: int | None,
     ) -> Outcome | None:
         try:
             return await self.live_rooms.act(
-                self.room_id, seat, action, check=holder(seat, self.user), wants_view=wants_view
+                self.room_id,
+                seat,
+                action,
+                check=holder(seat, self.user),
+                wants_view=wants_view,
+                received=received,
             )
         except IllegalAction as refusal:
-            await self.send_refusal(refusal.code, refusal_text(refusal), trigger)
+            await self.send_refusal(refusal.code, refusal_text(refusal), trigger, race_of(refusal))
             return None

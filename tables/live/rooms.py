@@ -245,8 +245,11 @@ class Rooms:
         driver: str = "",
         check: Check | None = None,
         wants_view: bool = True,
+        received: int | None = None,
     ) -> Outcome:
         """Apply `action` (checked: tables.wire) for `seat`; answer once durable, or raise.
+
+        `received`: when the transport got it (tables.live.room.receipt), kept for races.
 
         Here or at the room's owner: the one place that decides (tables.live.owners; never
         asked when no other process can hear this one). A check that cannot travel as data is
@@ -266,7 +269,7 @@ class Rooms:
             else:
                 return Outcome(None, answer.events, answer.version, seat, answer.view)
         entry = await self.apply_here(
-            room_id, seat, action, by_bot, driver or owners.PROCESS, check
+            room_id, seat, action, by_bot, driver or owners.PROCESS, check, received
         )
         return Outcome(entry.table, entry.events, entry.version, seat)
 
@@ -278,6 +281,7 @@ class Rooms:
         by_bot: bool,
         driver: str,
         check: Check | None,
+        received: int | None = None,
     ) -> Entry:
         """Apply one move in its room here; return its entry once it is durable."""
         assert self.writer is not None
@@ -289,7 +293,7 @@ class Rooms:
                     continue  # rebuilt while this waited for the lock: apply it to the new one
                 early = room.pacer.wait_for(seat, pace) if pace else 0.0  # unpaced: no pacer
                 if early <= 0:
-                    entry = room.apply(table, seat, action, by_bot, driver, check)
+                    entry = room.apply(table, seat, action, by_bot, driver, check, received)
                     entry.future = asyncio.get_running_loop().create_future()
                     self.writer.submit(entry)
                     if entry.refusal is None:
@@ -485,10 +489,11 @@ async def act(
     driver: str = "",
     check: Check | None = None,
     wants_view: bool = True,
+    received: int | None = None,
 ) -> Outcome:
     """`Rooms.act` in this process's rooms of the running loop (a socket holds them itself)."""
     rooms = bind(asyncio.get_running_loop())
-    return await rooms.act(room_id, seat, action, by_bot, driver, check, wants_view)
+    return await rooms.act(room_id, seat, action, by_bot, driver, check, wants_view, received)
 
 
 async def apply_here(
@@ -575,7 +580,13 @@ def forget(room_id: int) -> None:
 
 
 def act_inline(
-    room_id: int, seat: int, action: Action, by_bot: bool, driver: str, check: Check | None = None
+    room_id: int,
+    seat: int,
+    action: Action,
+    by_bot: bool,
+    driver: str,
+    check: Check | None = None,
+    received: int | None = None,
 ) -> Entry:
     """The same move without a server loop: apply and write in the caller's transaction."""
     rooms = here()
@@ -584,7 +595,7 @@ def act_inline(
         if match is None:
             raise unknown_room()
         table = from_row(match)
-        entry = LiveRoom(room_id).apply(table, seat, action, by_bot, driver, check)
+        entry = LiveRoom(room_id).apply(table, seat, action, by_bot, driver, check, received)
         rooms.store.write([entry])
         if entry.refusal is None:
             transaction.on_commit(lambda: rooms.published([entry]))
