@@ -748,6 +748,44 @@ class Move(Answer):
     text: str
 
 
+class RaceLoss(Answer):
+    step: int
+    seat: int
+    name: str
+    later_ms: Annotated[
+        int | None,
+        Field(ge=0, description="How many ms after the winner's this play reached the server."),
+    ]
+
+
+class RaceMoment(Answer):
+    """A contested moment of a round: the play that took a card, and the plays that lost it."""
+
+    step: Annotated[int, Field(ge=1, description="The winning play's step (as in `moves`).")]
+    seat: int
+    name: str
+    card: dict[str, Any]
+    pile: int | None
+    rule: Annotated[
+        str,
+        Field(
+            description='What settled it: "arrival" (first to reach the server) or "equalised"'
+            " (latency equalisation, docs/fairness.md)."
+        ),
+    ]
+    lost: list[RaceLoss]
+
+
+class RaceSummary(Answer):
+    seat: int
+    name: str
+    won: Annotated[int, Field(ge=0)]
+    lost: Annotated[int, Field(ge=0)]
+    median_ms: Annotated[
+        float | None, Field(description="The median margin of the player's races (ms).")
+    ]
+
+
 class Replay(Answer):
     room: int
     game: Annotated[str, Field(json_schema_extra={"enum": SLUGS})]
@@ -762,6 +800,12 @@ class Replay(Answer):
         dict[str, Any] | None,
         Field(description="Every card the round's deal gave, where it lay (as GET /verify shows)."),
     ] = None
+    races: Annotated[
+        list[RaceMoment], Field(description="The round's fairness log (docs/fairness.md).")
+    ] = []
+    race_summary: Annotated[
+        list[RaceSummary], Field(description="Each player's races won and lost this round.")
+    ] = []
 
 
 def finish_document(document: dict[str, Any]) -> dict[str, Any]:
