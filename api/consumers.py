@@ -35,7 +35,11 @@ from tables.stream import TableStream
 stats = {"cached": 0, "loaded": 0}
 
 # What a stream message may carry; the action inside is checked by tables.wire.action.
-MESSAGE = {"type": wire.text(20, ascii_word=True), "action": lambda value: value}
+MESSAGE = {
+    "type": wire.text(20, ascii_word=True),
+    "action": lambda value: value,
+    "ping": lambda value: value,  # a pong's: the ping's number (judged by `pong`)
+}
 
 
 class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncWebsocketConsumer):
@@ -86,6 +90,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
             self.gate.sent_now(since)
             seat = await database_sync_to_async(_seat_of)(self.room_id, self.user)
             await self.count_presence(seat)
+        await self.start_pings()  # an equalised table measures its round trip
         self.frames_ready()
 
     async def may_watch(self) -> bool:
@@ -133,6 +138,9 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
             await self._error("bad_message", refusal.message)
             return
         kind = message.get("type")
+        if kind == "pong":  # an equalised table's ping answered (api.md)
+            self.pong(message.get("ping"))
+            return
         if kind == "ready":  # api.md's after-round message, short for the ready action
             message = {"type": "action", "action": {"type": "ready"}}
         elif kind == "sync":
@@ -279,6 +287,9 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
     def _base(self) -> str:
         # The browser's address of this site, as the client reached it (for the room's `url`).
         return f"{sockets.site_scheme(self.scope)}://{sockets.site_host(self.scope)}"
+
+    async def send_ping(self, ping: int) -> None:
+        await self.send(text_data=json.dumps({"type": "ping", "ping": ping}))
 
     async def _error(self, code: str, message: str, race: dict[str, Any] | None = None) -> None:
         error = {"code": code, "message": message, **(race or {})}

@@ -411,6 +411,10 @@ BotSpeed = Annotated[
 ]
 
 
+def _no_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)  # it may be left out, never null
+
+
 class Paced(Options):
     """The site's room options, beside every game's own (a paced table)."""
 
@@ -418,6 +422,16 @@ class Paced(Options):
     model_config = ConfigDict(json_schema_extra={"dependentRequired": {"bot_speed": ["pace"]}})
     pace: Pace = None  # type: ignore[assignment]
     bot_speed: BotSpeed = None  # type: ignore[assignment]
+    equalise: Annotated[
+        StrictBool,
+        Refuse("invalid_options", "equalise must be true or false."),
+        Field(
+            description="Latency equalisation: plays that reach the server within 40 ms of "
+            "each other are ordered by their estimated sending time (docs/fairness.md); "
+            "left out: off.",
+            json_schema_extra=_no_default,
+        ),
+    ] = None  # type: ignore[assignment]
 
     @model_validator(mode="after")
     def _speed_with_a_pace(self) -> Paced:
@@ -633,6 +647,9 @@ class Room(Answer):
         float | None,
         Field(description="A paced table's bots' fraction of their speed; null: not paced."),
     ]
+    equalise: Annotated[
+        bool, Field(description="Latency equalisation is on (docs/fairness.md).")
+    ] = False
     invite: Annotated[str, Field(description="Only to the room's players.")] = None  # type: ignore[assignment]
 
 

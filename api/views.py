@@ -27,7 +27,8 @@ from lobby.forms import SignupForm
 from lobby.models import Room
 from tables import current, play, wire
 from tables.live import rooms as live_rooms
-from tables.live.room import holder, receipt
+from tables.live.equalise import receipt
+from tables.live.room import holder
 from tables.stream import race_of
 from tables.words import game_name, refusal_text
 

@@ -92,7 +92,7 @@ def act(
     From a thread: the move is handed to the room in the server loop (tables.live.rooms.act)
     and this waits for its acknowledgement. Without a server loop it runs here, in a
     transaction on the locked match row. `wants_view`: a forwarded move brings the seat's
-    view back (`Outcome.view`). `received`: when the request came in (room.receipt).
+    view back (`Outcome.view`). `received`: when the request came in (tables.live.equalise.receipt).
     """
     action = checked(action)
     loop = _serving_loop()

@@ -22,6 +22,7 @@ from games.registry import GAMES
 from tables import fairness, server
 from tables.current import Table
 from tables.live import render
+from tables.live.equalise import window_us
 from tables.models import ActionLog, Match, Player, Round
 from tables.words import player_name
 
@@ -29,8 +30,10 @@ from tables.words import player_name
 # within this many ms of the play that took its card; a later one came after the card was
 # plainly gone, and is shown as a refused step only (docs/fairness.md).
 RACE_WINDOW_MS = 1000
-# Which rule settled a race (docs/fairness.md): the order the plays reached the server.
+# Which rule settled a race (docs/fairness.md): the order the plays reached the server, or
+# on a latency-equalised table (plays received within its window) their estimated sending.
 ARRIVAL = "arrival"
+EQUALISED = "equalised"
 
 
 class ReplayError(Exception):
@@ -164,6 +167,7 @@ def _build(match: Match, number: int) -> Replay:
             "refused",
             "created_at",
             "received",
+            "sent",
             "round__number",
         )
         .order_by("version", "pk")
@@ -249,13 +253,28 @@ class Races:
             if won.seat == row.seat or not took:
                 continue
             later = None
+            rule = ARRIVAL
             if row.received is not None and won.received is not None:
                 later = max(0, row.received - won.received) // 1000
                 if later > RACE_WINDOW_MS:
                     return  # the card was long gone: no race
+                if (
+                    row.sent is not None
+                    and won.sent is not None
+                    and abs(row.received - won.received) <= window_us()
+                ):
+                    # Ordered by estimated sending: the margin is by it too.
+                    rule, later = EQUALISED, max(0, row.sent - won.sent) // 1000
             race = self.races.get(won_step) or Race(
-                step=won_step, seat=won.seat, card=wanted, pile=took[0].get("pile"), losses=()
+                step=won_step,
+                seat=won.seat,
+                card=wanted,
+                pile=took[0].get("pile"),
+                losses=(),
+                rule=rule,
             )
+            if rule == EQUALISED:
+                race = dataclasses.replace(race, rule=EQUALISED)
             loss = Loss(step=step, seat=row.seat, later_ms=later)
             self.races[won_step] = dataclasses.replace(race, losses=(*race.losses, loss))
             return

@@ -63,7 +63,7 @@ from django.utils.html import escape
 from django.utils.translation import gettext_noop
 
 from tables import languages, server
-from tables.live.room import receipt
+from tables.live.equalise import receipt
 
 log = logging.getLogger(__name__)
 
@@ -234,7 +234,7 @@ class ReceiveNow:
     done what the first frame needs; frames that come in between wait. Any other server (and
     the tests' communicators) gets Channels' way: `receive` per frame, as before.
 
-    Either way `received` is when the frame being handled was read (tables.live.room.receipt):
+    Either way `received` is when the frame being handled was read (tables.live.equalise.receipt):
     a move's receipt time, which settles and tells its races (docs/fairness.md).
     """
 

@@ -21,6 +21,8 @@ refusal is sent (`send_refusal`). Everything else is here, once:
 from __future__ import annotations
 
 import asyncio
+import collections
+import statistics
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -30,9 +32,11 @@ from django.utils.translation import gettext as _
 from games.engine import Action, IllegalAction
 from tables import presence
 from tables.live import rooms
+from tables.live.equalise import receipt
 from tables.live.outbox import Frame, Gate
 from tables.live.room import Delivery, RaceLost, holder
 from tables.live.rooms import Outcome, Rooms
+from tables.pacing import equalise_of
 from tables.words import player_name, refusal_text
 
 
@@ -44,6 +48,13 @@ def race_of(refusal: IllegalAction) -> dict[str, Any] | None:
         return None
     taken = refusal.taken
     return {"taken_by": str(player_name(taken.player)), "earlier_ms": taken.earlier_ms}
+
+
+# An equalised table's pings (docs/fairness.md): a few quick ones when the socket opens, then
+# one every PING_SECONDS; its round trip is the median of the last RTT_SAMPLES answered.
+PING_SECONDS = 2.0
+QUICK_PINGS = 4
+RTT_SAMPLES = 5
 
 
 class TableStream:
@@ -89,6 +100,10 @@ class TableStream:
     async def send_text(self, text: str) -> None:
         raise NotImplementedError
 
+    async def send_ping(self, ping: int) -> None:
+        """Ask the client to answer `{"type": "pong", "ping": ping}` at once."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ listening
 
     def open_stream(self, room_id: int) -> None:
@@ -98,6 +113,9 @@ class TableStream:
         self.live_rooms = rooms.bind(asyncio.get_running_loop())
         self.gate = Gate(self)
         self.acting: set[asyncio.Task[Outcome | None]] = set()
+        self.pings: dict[int, int] = {}  # a ping's number -> when it was sent (receipt clock)
+        self.rtts: collections.deque[int] = collections.deque(maxlen=RTT_SAMPLES)
+        self.pinging: asyncio.Task[None] | None = None
 
     async def listen(self) -> None:
         """Every change of the room comes to `deliver` from now on: this process's straight
@@ -110,7 +128,39 @@ class TableStream:
         """The socket ends: it listens no more and no longer counts in its seat's presence."""
         if hasattr(self, "room_id"):
             self.live_rooms.unlisten(self.room_id, self)
+            if self.pinging is not None:
+                self.pinging.cancel()
             await self.count_presence(None)
+
+    # ------------------------------------------------------------------ round trips
+
+    async def start_pings(self) -> None:
+        """On an equalised table, measure this socket's round trip with pings from now on
+        (tables.live.equalise); other tables send none."""
+        table = await rooms.table_now(self.room_id)
+        if table is not None and equalise_of(table.match.options) and self.pinging is None:
+            self.pinging = asyncio.create_task(self._pings())
+
+    async def _pings(self) -> None:
+        number = 0
+        while True:
+            number += 1
+            self.pings[number] = receipt()
+            self.pings.pop(number - RTT_SAMPLES * 2, None)  # unanswered ones are forgotten
+            await self.send_ping(number)
+            await asyncio.sleep(PING_SECONDS if number >= QUICK_PINGS else PING_SECONDS / 8)
+
+    def pong(self, ping: Any) -> None:
+        """A pong came (its frame's receipt is `received`): one round trip measured. Only the
+        server's own times count; the client says nothing but the ping's number."""
+        sent = self.pings.pop(ping, None) if isinstance(ping, int) else None
+        if sent is not None and self.received is not None:
+            self.rtts.append(self.received - sent)
+
+    @property
+    def rtt(self) -> int | None:
+        """This socket's round trip (µs), the median of the last ones measured; None yet."""
+        return int(statistics.median(self.rtts)) if self.rtts else None
 
     async def table_notice(self, event: dict[str, Any]) -> None:
         """A note outside the versioned parts (a rematch was opened), from the relay."""
@@ -199,6 +249,7 @@ class TableStream:
                 check=holder(seat, self.user),
                 wants_view=wants_view,
                 received=received,
+                rtt=self.rtt if hasattr(self, "rtts") else None,
             )
         except IllegalAction as refusal:
             await self.send_refusal(refusal.code, refusal_text(refusal), trigger, race_of(refusal))

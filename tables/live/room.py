@@ -26,6 +26,7 @@ from games.engine import Action, Event, IllegalAction, State, View
 from tables import claims, current, fairness
 from tables.current import Table
 from tables.errors import PlayError
+from tables.live.equalise import Equaliser, receipt
 from tables.models import Match, Round
 from tables.pacing import Pacer
 from tables.words import player_name
@@ -46,21 +47,20 @@ PLAYS_KEPT = 64
 TAKEN_BY = gettext_noop("Taken by %(name)s, %(ms)s ms earlier: %(card)s.")
 
 
-def receipt() -> int:
-    """Now on the clock receipt times are kept in: microseconds of the monotonic clock (one
-    clock for every process of a machine; never a time a client claims)."""
-    return time.monotonic_ns() // 1000
-
-
 @dataclass(frozen=True)
 class Play:
     """An applied play a room keeps for the races after it: whose, when it reached the
-    server (`receipt`), and what it did."""
+    server (`equalise.receipt`), and what it did."""
 
     seat: int
     received: int
     version: int
     events: list[Event]
+    sent: int | None = None  # its estimated sending time, on an equalised table
+
+
+def _when(received: int, sent: int | None) -> int:
+    return sent if sent is not None else received
 
 
 @dataclass(frozen=True)
@@ -72,6 +72,7 @@ class Taken:
     player: Any  # the winner's row (tables.models.Player): named per reader (tables.words)
     earlier_ms: int
     received: int
+    equalised: bool = False  # ordered by estimated sending time (then `earlier_ms` is by it)
 
 
 class RaceLost(IllegalAction):
@@ -138,7 +139,8 @@ class Entry:
     driver: str = ""
     played_in: Round | None = None  # the round the move was played in (its log row's)
     refusal: IllegalAction | None = None  # a play that lost its race: logged, then refused
-    received: int | None = None  # when the play reached the server (`receipt`)
+    received: int | None = None  # when the play reached the server (`equalise.receipt`)
+    sent: int | None = None  # its estimated sending time on an equalised table (equalise)
     new_round: Round | None = None  # a round row this change opened (not saved yet)
     # The round it closed, as it stood before the deal: its row keeps it (replays, sheets).
     closed_state: State = None
@@ -216,6 +218,8 @@ class LiveRoom:
     plays: collections.deque[Play] = field(
         default_factory=lambda: collections.deque(maxlen=PLAYS_KEPT)
     )
+    # An equalised table's held plays (tables.live.equalise); unused when the option is off.
+    equaliser: Equaliser = field(default_factory=Equaliser)
     # A paced table's (issue 41): when each seat last played, whose early play waits.
     pacer: Pacer = field(default_factory=Pacer)
     # The last changes pushed from here, without their tables: what a page that reconnects
@@ -295,6 +299,7 @@ class LiveRoom:
         driver: str = "",
         check: Check | None = None,
         received: int | None = None,
+        sent: int | None = None,
     ) -> Entry:
         """Check and apply one move to `table` (this room's); return its entry, or raise.
 
@@ -302,7 +307,8 @@ class LiveRoom:
         as it stands before the rules: it raises when the caller no longer holds the seat. A
         play that lost its race (L12) is not raised: its entry comes back with `refusal` set
         (a `RaceLost`: who took it), so that the log keeps it (a replay shows the play that
-        came too late). `received`: when the transport got it (`receipt`; now if not said).
+        came too late). `received`: when the transport got it (`equalise.receipt`; now if not said);
+        `sent`: its estimated sending time, on an equalised table (tables.live.equalise).
         """
         match = table.match
         if received is None:
@@ -324,6 +330,7 @@ class LiveRoom:
                 played_in=table.round,
                 refusal=refusal,
                 received=received,
+                sent=sent,
             )
 
         try:
@@ -332,7 +339,7 @@ class LiveRoom:
         except IllegalAction as refusal:
             if refusal.code not in LOGGED_REFUSALS:
                 raise
-            lost = RaceLost(refusal, self.taken(table, seat, refusal, received))
+            lost = RaceLost(refusal, self.taken(table, seat, refusal, received, sent))
             self.last = entry_of(table, [], lost)
             return self.last
         after = current.copy_of(table, players=False)
@@ -350,12 +357,20 @@ class LiveRoom:
             self.since_snapshot, self.snapshot_at = 0, time.monotonic()
         self.table = after
         self.last = entry
-        self.plays.append(Play(seat, received, after.version, events))
+        self.plays.append(Play(seat, received, after.version, events, sent))
         return entry
 
-    def taken(self, table: Table, seat: int, refusal: IllegalAction, received: int) -> Taken | None:
+    def taken(
+        self,
+        table: Table,
+        seat: int,
+        refusal: IllegalAction,
+        received: int,
+        sent: int | None = None,
+    ) -> Taken | None:
         """Who took what `seat`'s refused play raced for: the newest play of another seat
-        whose events name it (`IllegalAction.contested`), if this room still keeps it."""
+        whose events name it (`IllegalAction.contested`), if this room still keeps it. The
+        margin is by receipt, or on an equalised table by estimated sending time."""
         wanted = refusal.contested
         if wanted is None:
             return None
@@ -364,8 +379,10 @@ class LiveRoom:
                 player = next((p for p in table.players if p.seat == play.seat), None)
                 if player is None:
                     return None
-                earlier = max(0, received - play.received) // 1000
-                return Taken(play.seat, player, earlier, play.received)
+                equalised = sent is not None and play.sent is not None
+                mine, theirs = _when(received, sent), _when(play.received, play.sent)
+                earlier = max(0, mine - theirs) // 1000
+                return Taken(play.seat, player, earlier, play.received, equalised)
         return None
 
 

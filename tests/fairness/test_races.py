@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import copy
 import json
+import random
 import re
 
 import pytest
@@ -207,3 +208,86 @@ def _lost_race(table):
         game.apply(state, 0, PLAY_4)
     assert lost.value.code == "too_slow" and lost.value.contested == {"color": "red", "value": 4}
     return lost.value
+
+
+def _equalised_room(suffix: str = ""):
+    from lobby import services
+
+    alice, bob = make_user("alice" + suffix), make_user("bob" + suffix)
+    room = services.create_room(alice, "ligretto-mini", 2, {"rounds": 1, "equalise": True})
+    services.join_room(room.pk, bob)
+    services.start_room(room.pk, alice)
+    return alice, bob, room
+
+
+async def test_an_equalised_table_tells_the_margin_by_estimated_sending():
+    alice, bob, room = await sync_to_async(_equalised_room)()
+    dealt = await sync_to_async(dumped_state)(room.pk)
+    a = await _table_socket(room.pk, alice, "en")
+    b = await _table_socket(room.pk, bob, "en")
+    await _drain(a), await _drain(b)
+    await sync_to_async(set_state)(room.pk, lambda _: _race_layout(copy.deepcopy(dealt)))
+    before = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
+    frame = json.dumps({**PLAY_4, "HEADERS": {"HX-Trigger": "me-row-0"}})
+    await asyncio.gather(a.send_to(text_data=frame), b.send_to(text_data=frame))
+    frames = {0: await _drain(a), 1: await _drain(b)}
+    won, lost = await sync_to_async(_race_rows)(room.pk, before - 1)
+    # Both were held and ordered by estimated sending time, which the log keeps.
+    assert won.sent is not None and lost.sent is not None and won.sent <= lost.sent
+    margin = (lost.sent - won.sent) // 1000
+    flash = [f for f in frames[lost.seat] if 'data-code="too_slow"' in f]
+    assert f'data-earlier-ms="{margin}"' in flash[0]
+    for s in (a, b):
+        await s.disconnect()
+
+
+async def test_the_replay_of_an_equalised_race_says_which_rule_settled_it():
+    from tables import play, replay
+    from tests.fairness.test_race_log import _race_ahead
+
+    for attempt in range(10):
+        alice, bob, room = await sync_to_async(_equalised_room)(f"-{attempt}")
+        a = await _table_socket(room.pk, alice, "en")  # the server loop: moves go to the room
+        ahead = await sync_to_async(_race_ahead)(room.pk, random.Random(attempt))
+        if ahead is not None:
+            break
+        await a.disconnect()
+    else:
+        raise AssertionError("no deal gave a race")
+    mine, theirs = ahead
+    # Both at once, from two threads: received within the window, ordered by estimate.
+    answers = await asyncio.gather(
+        sync_to_async(_try, thread_sensitive=False)(room.pk, 0, mine),
+        sync_to_async(_try, thread_sensitive=False)(room.pk, 1, theirs),
+    )
+    assert sorted(answers) == ["", "too_slow"]
+    await a.disconnect()
+    await sync_to_async(play.close_match)(room.pk, "Stopped for the test.")
+    match = await sync_to_async(Match.objects.get)(room_id=room.pk)
+    rep = await sync_to_async(replay.replay_round)(match, 1)
+    (race,) = rep.races
+    assert race.rule == "equalised"
+    rows = await sync_to_async(lambda: list(ActionLog.objects.filter(match=match)))()
+    won = next(r for r in rows if r.version == rep.steps[race.step - 1].version and not r.refused)
+    lost = next(r for r in rows if r.refused)
+    assert race.losses[0].later_ms == (lost.sent - won.sent) // 1000
+    html = await sync_to_async(_page)(room.pk)
+    assert f'id="race-{race.step}" data-winner="{race.seat}" data-rule="equalised"' in html
+    assert "settled by latency equalisation" in html
+
+
+def _try(room_id: int, seat: int, action: dict) -> str:
+    from games.engine import IllegalAction
+    from tables import play
+
+    try:
+        play.act(room_id, seat, action)
+    except IllegalAction as refusal:
+        return refusal.code
+    return ""
+
+
+def _page(room_id: int) -> str:
+    from tests.conftest import client_for
+
+    return client_for(make_user("eve")).get(f"/rooms/{room_id}/replay?round=1").content.decode()
