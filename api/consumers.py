@@ -11,6 +11,7 @@ The access rule it hands the base is the lobby's (lobby.access), with the API's 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 from urllib.parse import parse_qs
@@ -23,6 +24,7 @@ from django.utils.translation import gettext as _
 from api import auth, views
 from api.serialize import room_json
 from games.engine import View
+from games.registry import equalise_of
 from lobby import access, live, quickplay
 from lobby.models import Room
 from tables import current, languages, sockets, wire
@@ -262,6 +264,9 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
         return await self._framed(table)
 
     async def _framed(self, table: current.Table) -> Frame:
+        if not self.started and self.pinging is None and equalise_of(table.match.options):
+            # It opened before the start: an equalised table's pings begin with its first view.
+            self.pinging = asyncio.create_task(self._pings())
         self.started = True
         if table.players is not self._seated_in:  # a move shares its table's player rows
             self._seated_in, self._seat_there = table.players, table.seat_of(self.user)

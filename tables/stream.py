@@ -143,12 +143,15 @@ class TableStream:
 
     async def _pings(self) -> None:
         number = 0
-        while True:
-            number += 1
-            self.pings[number] = receipt()
-            self.pings.pop(number - RTT_SAMPLES * 2, None)  # unanswered ones are forgotten
-            await self.send_ping(number)
-            await asyncio.sleep(PING_SECONDS if number >= QUICK_PINGS else PING_SECONDS / 8)
+        try:
+            while True:
+                number += 1
+                self.pings[number] = receipt()
+                self.pings.pop(number - RTT_SAMPLES * 2, None)  # unanswered ones are forgotten
+                await self.send_ping(number)
+                await asyncio.sleep(PING_SECONDS if number >= QUICK_PINGS else PING_SECONDS / 8)
+        except Exception:  # the socket closed under it: nothing left to measure
+            return
 
     def pong(self, ping: Any) -> None:
         """A pong came (its frame's receipt is `received`): one round trip measured. Only the
