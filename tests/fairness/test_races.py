@@ -291,3 +291,25 @@ def _page(room_id: int) -> str:
     from tests.conftest import client_for
 
     return client_for(make_user("eve")).get(f"/rooms/{room_id}/replay?round=1").content.decode()
+
+
+async def test_an_equalised_tables_api_stream_is_pinged_and_its_pong_measures_the_round_trip():
+    alice, bob, room = await sync_to_async(_equalised_room)()
+    token = await sync_to_async(lambda: ApiToken.objects.issue(alice, "tests")[1])()
+    s = await stream(room.pk, token)
+    await next_of(s, "view")
+    ping = await next_of(s, "ping")
+    assert set(ping) == {"type", "ping"} and isinstance(ping["ping"], int)
+    await s.send_to(text_data=json.dumps({"type": "pong", "ping": ping["ping"]}))
+    # A pong for a ping never sent, or not a number, measures nothing (and is no error).
+    await s.send_to(text_data=json.dumps({"type": "pong", "ping": 10**9}))
+    await s.send_to(text_data=json.dumps({"type": "pong", "ping": "soon"}))
+    await s.send_to(text_data=json.dumps({"type": "action", "action": {"type": "flip"}}))
+    rows = ActionLog.objects.filter(match__room_id=room.pk, seat=0)
+    while not await sync_to_async(rows.exists)():
+        await next_of(s, "view")  # the flip's view comes once its row is written
+    row = await sync_to_async(rows.get)()
+    # Its estimate is its receipt less half the round trip the server measured (> 0 µs).
+    assert row.sent is not None and row.received is not None and row.sent < row.received
+    assert row.received - row.sent <= 40_000
+    await s.disconnect()
