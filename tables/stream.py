@@ -34,20 +34,21 @@ from tables import presence
 from tables.live import rooms
 from tables.live.equalise import receipt
 from tables.live.outbox import Frame, Gate
-from tables.live.room import Delivery, RaceLost, holder
+from tables.live.room import TAKEN_BY, Delivery, holder
 from tables.live.rooms import Outcome, Rooms
 from tables.pacing import equalise_of
-from tables.words import player_name, refusal_text
+from tables.words import refusal_text, say
 
 
 def race_of(refusal: IllegalAction) -> dict[str, Any] | None:
     """A lost race's `taken_by` (the winner's name as the reader sees it, in the active
     language) and `earlier_ms`; None for any other refusal, or a race whose winner the room
-    no longer knew."""
-    if not isinstance(refusal, RaceLost) or refusal.taken is None:
+    no longer knew. Read off the refusal's words (`RaceLost`), so that a refusal forwarded
+    from the room's owner process (tables.live.owners) says them too."""
+    name, ms = refusal.params.get("name"), refusal.params.get("ms")
+    if refusal.template != TAKEN_BY or name is None or not isinstance(ms, int):
         return None
-    taken = refusal.taken
-    return {"taken_by": str(player_name(taken.player)), "earlier_ms": taken.earlier_ms}
+    return {"taken_by": say(name), "earlier_ms": ms}
 
 
 # An equalised table's pings (docs/fairness.md): a few quick ones when the socket opens, then

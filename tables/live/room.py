@@ -29,7 +29,7 @@ from tables.errors import PlayError
 from tables.live.equalise import Equaliser, receipt
 from tables.models import Match, Round
 from tables.pacing import Pacer
-from tables.words import player_name
+from tables.words import named
 
 # A transport's authority check on the table before a move (`holder`).
 Check = Callable[[Table], None]
@@ -84,7 +84,7 @@ class RaceLost(IllegalAction):
         template = lost.template
         if taken is not None:
             # A bot's name is worded when the refusal is (in its reader's language).
-            params |= {"name": player_name(taken.player), "ms": taken.earlier_ms}
+            params |= {"name": named(taken.player), "ms": taken.earlier_ms}
             template = TAKEN_BY
         super().__init__(lost.code, template, **params)
         self.contested = lost.contested
