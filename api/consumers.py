@@ -11,6 +11,7 @@ The access rule it hands the base is the lobby's (lobby.access), with the API's 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 from urllib.parse import parse_qs
@@ -23,6 +24,7 @@ from django.utils.translation import gettext as _
 from api import auth, views
 from api.serialize import room_json
 from games.engine import View
+from games.registry import equalise_of
 from lobby import access, live, quickplay
 from lobby.models import Room
 from tables import current, languages, sockets, wire
@@ -35,7 +37,11 @@ from tables.stream import TableStream
 stats = {"cached": 0, "loaded": 0}
 
 # What a stream message may carry; the action inside is checked by tables.wire.action.
-MESSAGE = {"type": wire.text(20, ascii_word=True), "action": lambda value: value}
+MESSAGE = {
+    "type": wire.text(20, ascii_word=True),
+    "action": lambda value: value,
+    "ping": lambda value: value,  # a pong's: the ping's number (judged by `pong`)
+}
 
 
 class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncWebsocketConsumer):
@@ -86,6 +92,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
             self.gate.sent_now(since)
             seat = await database_sync_to_async(_seat_of)(self.room_id, self.user)
             await self.count_presence(seat)
+        await self.start_pings()  # an equalised table measures its round trip
         self.frames_ready()
 
     async def may_watch(self) -> bool:
@@ -133,6 +140,9 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
             await self._error("bad_message", refusal.message)
             return
         kind = message.get("type")
+        if kind == "pong":  # an equalised table's ping answered (api.md)
+            self.pong(message.get("ping"))
+            return
         if kind == "ready":  # api.md's after-round message, short for the ready action
             message = {"type": "action", "action": {"type": "ready"}}
         elif kind == "sync":
@@ -167,8 +177,10 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
             return refusal.code, refusal.message
         return None
 
-    async def send_refusal(self, code: str, message: str, trigger: str | None) -> None:
-        await self._error(code, message)
+    async def send_refusal(
+        self, code: str, message: str, trigger: str | None, race: dict[str, Any] | None = None
+    ) -> None:
+        await self._error(code, message, race)
 
     # ------------------------------------------------------------------ changes
 
@@ -252,6 +264,9 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
         return await self._framed(table)
 
     async def _framed(self, table: current.Table) -> Frame:
+        if not self.started and self.pinging is None and equalise_of(table.match.options):
+            # It opened before the start: an equalised table's pings begin with its first view.
+            self.pinging = asyncio.create_task(self._pings())
         self.started = True
         if table.players is not self._seated_in:  # a move shares its table's player rows
             self._seated_in, self._seat_there = table.players, table.seat_of(self.user)
@@ -278,10 +293,12 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
         # The browser's address of this site, as the client reached it (for the room's `url`).
         return f"{sockets.site_scheme(self.scope)}://{sockets.site_host(self.scope)}"
 
-    async def _error(self, code: str, message: str) -> None:
-        await self.send(
-            text_data=json.dumps({"type": "error", "error": {"code": code, "message": message}})
-        )
+    async def send_ping(self, ping: int) -> None:
+        await self.send(text_data=json.dumps({"type": "ping", "ping": ping}))
+
+    async def _error(self, code: str, message: str, race: dict[str, Any] | None = None) -> None:
+        error = {"code": code, "message": message, **(race or {})}
+        await self.send(text_data=json.dumps({"type": "error", "error": error}))
 
 
 def _query(raw: bytes) -> dict[str, str]:

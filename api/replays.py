@@ -45,6 +45,11 @@ def round_moves(
         # The round is over: its seeds, and the cards its deal gave (docs/fairness.md).
         "fairness": fairness.revealed(GAMES[match.game], match.fair_secret, rep.states[0]),
         "dealt": GAMES[match.game].dealt(rep.states[0]),
+        # Its fairness log: the races, and each player's (docs/fairness.md).
+        "races": replay.races(rep),
+        "race_summary": [
+            {k: v for k, v in row.items() if k != "who"} for row in replay.race_summary(rep)
+        ],
     }
 
 

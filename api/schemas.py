@@ -411,6 +411,10 @@ BotSpeed = Annotated[
 ]
 
 
+def _no_default(schema: dict[str, Any]) -> None:
+    schema.pop("default", None)  # it may be left out, never null
+
+
 class Paced(Options):
     """The site's room options, beside every game's own (a paced table)."""
 
@@ -418,6 +422,16 @@ class Paced(Options):
     model_config = ConfigDict(json_schema_extra={"dependentRequired": {"bot_speed": ["pace"]}})
     pace: Pace = None  # type: ignore[assignment]
     bot_speed: BotSpeed = None  # type: ignore[assignment]
+    equalise: Annotated[
+        StrictBool,
+        Refuse("invalid_options", "equalise must be true or false."),
+        Field(
+            description="Latency equalisation: plays that reach the server within 40 ms of "
+            "each other are ordered by their estimated sending time (docs/fairness.md); "
+            "left out: off.",
+            json_schema_extra=_no_default,
+        ),
+    ] = None  # type: ignore[assignment]
 
     @model_validator(mode="after")
     def _speed_with_a_pace(self) -> Paced:
@@ -584,6 +598,15 @@ class Answer(BaseModel):
 class ErrorDetail(Answer):
     code: str
     message: str
+    # A play that lost its race (too_slow, docs/fairness.md) says who won it and by how much.
+    taken_by: Annotated[
+        str | None,
+        Field(description="A lost race: the winner's name, as the caller sees it."),
+    ] = None
+    earlier_ms: Annotated[
+        int | None,
+        Field(ge=0, description="A lost race: how many ms earlier the winning play came in."),
+    ] = None
 
 
 class SignedUp(Answer):
@@ -624,6 +647,9 @@ class Room(Answer):
         float | None,
         Field(description="A paced table's bots' fraction of their speed; null: not paced."),
     ]
+    equalise: Annotated[
+        bool, Field(description="Latency equalisation is on (docs/fairness.md).")
+    ] = False
     invite: Annotated[str, Field(description="Only to the room's players.")] = None  # type: ignore[assignment]
 
 
@@ -739,6 +765,44 @@ class Move(Answer):
     text: str
 
 
+class RaceLoss(Answer):
+    step: int
+    seat: int
+    name: str
+    later_ms: Annotated[
+        int | None,
+        Field(ge=0, description="How many ms after the winner's this play reached the server."),
+    ]
+
+
+class RaceMoment(Answer):
+    """A contested moment of a round: the play that took a card, and the plays that lost it."""
+
+    step: Annotated[int, Field(ge=1, description="The winning play's step (as in `moves`).")]
+    seat: int
+    name: str
+    card: dict[str, Any]
+    pile: int | None
+    rule: Annotated[
+        str,
+        Field(
+            description='What settled it: "arrival" (first to reach the server) or "equalised"'
+            " (latency equalisation, docs/fairness.md)."
+        ),
+    ]
+    lost: list[RaceLoss]
+
+
+class RaceSummary(Answer):
+    seat: int
+    name: str
+    won: Annotated[int, Field(ge=0)]
+    lost: Annotated[int, Field(ge=0)]
+    median_ms: Annotated[
+        float | None, Field(description="The median margin of the player's races (ms).")
+    ]
+
+
 class Replay(Answer):
     room: int
     game: Annotated[str, Field(json_schema_extra={"enum": SLUGS})]
@@ -753,6 +817,12 @@ class Replay(Answer):
         dict[str, Any] | None,
         Field(description="Every card the round's deal gave, where it lay (as GET /verify shows)."),
     ] = None
+    races: Annotated[
+        list[RaceMoment], Field(description="The round's fairness log (docs/fairness.md).")
+    ] = []
+    race_summary: Annotated[
+        list[RaceSummary], Field(description="Each player's races won and lost this round.")
+    ] = []
 
 
 def finish_document(document: dict[str, Any]) -> dict[str, Any]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from django.http import HttpRequest
 
-from games.registry import bot_speed_of, pace_of
+from games.registry import bot_speed_of, equalise_of, pace_of
 from lobby.models import Room, Seat
 from tables.live import rooms
 from tables.models import Match, RoundScore
@@ -42,6 +42,7 @@ def room_json(
         # A paced table (issue 41) says its pace apart from the rules' options.
         "pace": pace_of(room.options) or None,
         "bot_speed": bot_speed_of(room.options) if pace_of(room.options) else None,
+        "equalise": equalise_of(room.options),  # latency equalisation (docs/fairness.md)
     }
     if viewer is not None and any(seat.user_id == viewer.pk for seat in room.seat_set.all()):
         answer["invite"] = room.invite_code

@@ -27,7 +27,9 @@ from lobby.forms import SignupForm
 from lobby.models import Room
 from tables import current, play, wire
 from tables.live import rooms as live_rooms
+from tables.live.equalise import receipt
 from tables.live.room import holder
+from tables.stream import race_of
 from tables.words import game_name, refusal_text
 
 # Refusals by the engines that mean "this is not an action at all", not "not now".
@@ -316,8 +318,9 @@ def act(
     `shaped`: the action has the shape of some game's (s.ActionRequest), so a `bad_action` of
     the rules means "not one of this table's game" (409), not a malformed request (400).
     """
+    received = receipt()  # before anything else: the request's receipt time settles races
     try:
-        outcome = play.act(room_id, seat, action, check=holder(seat, user))
+        outcome = play.act(room_id, seat, action, check=holder(seat, user), received=received)
     except IllegalAction as refusal:
         status = refusal.status if isinstance(refusal, play.PlayError) else 409
         if refusal.code in MALFORMED:
@@ -325,7 +328,12 @@ def act(
         now = live_rooms.read(room_id)
         answer = {
             # The code stays English for machines; the sentence is in the caller's language.
-            "error": {"code": refusal.code, "message": refusal_text(refusal)},
+            # A lost race: who took it and how much earlier (docs/fairness.md).
+            "error": {
+                "code": refusal.code,
+                "message": refusal_text(refusal),
+                **(race_of(refusal) or {}),
+            },
             "view": now.view(seat) if now is not None else None,
             "status": status,
         }

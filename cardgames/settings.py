@@ -351,6 +351,10 @@ TABLE_ACTION_RATE = float(os.environ.get("TABLE_ACTION_RATE", "12"))
 # Moves of one table socket being applied at once: a second click while the first is on its
 # way is fine, a backlog is not (a late move is a wrong move); one more is refused at once.
 TABLE_MOVES_IN_FLIGHT = envint("TABLE_MOVES_IN_FLIGHT", 2)
+# Latency equalisation's window (tables.live.equalise, docs/fairness.md): an equalised table
+# holds each play this long and orders the plays it holds by estimated sending time; at most
+# 40 ms on the site (a longer one would be a delay players feel).
+EQUALISE_WINDOW_MS = envint("EQUALISE_WINDOW_MS", 40)
 
 # The Board API (api/): actions per user (HTTP and stream together) within a window of so many
 # seconds; over it, 429. Ten a second on average: more than the fastest hands (and bots) play,

@@ -114,7 +114,11 @@ class IllegalAction(Exception):  # noqa: N818 - the name is part of the public i
 
     `.template` is the sentence with `%(name)s` holes and `.params` what fills them, so that
     the site can word the refusal in the reader's language; `.message` is the English.
+    `.contested` names, for a play that lost a race (L12), what it raced for as the winning
+    play's event names it (its `card`): the site finds who took it (docs/fairness.md).
     """
+
+    contested: Any = None
 
     def __init__(self, code: str, message: str = "", **params: Any) -> None:
         self.code = code

@@ -32,7 +32,7 @@ from games.shapes import ApiShapes
 # Options every game takes, which the site keeps and the rules never see: a paced table
 # (issue 41) keeps each player's plays `pace` seconds apart, and its bots play at `bot_speed`
 # times their speed. Whatever the game, so they are checked here, not by each game's rules.
-SITE_OPTIONS = ("pace", "bot_speed")
+SITE_OPTIONS = ("pace", "bot_speed", "equalise")
 PACES = (0.5, 1.0, 1.5, 2.0, 2.5, 3.0)  # seconds; a few steps, each its own rating pool
 BOT_SPEEDS = (0.25, 0.5, 0.75, 1.0)
 
@@ -78,8 +78,22 @@ def slow_bots_refused() -> IllegalAction:
     )
 
 
+def equalise_refused() -> IllegalAction:
+    """The refusal of a latency equalisation option that is not true or false."""
+    return IllegalAction("invalid_options", gettext_noop("equalise must be true or false."))
+
+
 def check_site_options(site: dict[str, Any]) -> dict[str, Any]:
-    """The site's options checked (IllegalAction invalid_options): unpaced ones are left out."""
+    """The site's options checked (IllegalAction invalid_options): unpaced ones are left out,
+    and latency equalisation when it is off."""
+    equalise = site.get("equalise", False)
+    if not isinstance(equalise, bool):
+        raise equalise_refused()
+    checked = _paced(site)
+    return {**checked, "equalise": True} if equalise else checked
+
+
+def _paced(site: dict[str, Any]) -> dict[str, Any]:
     pace = _number(site.get("pace", 0)) if site.get("pace") not in (None, "") else 0.0
     if pace is None or (pace and pace not in PACES):
         raise pace_refused()
@@ -96,6 +110,12 @@ def check_site_options(site: dict[str, Any]) -> dict[str, Any]:
 def pace_of(options: dict[str, Any] | None) -> float:
     """Seconds between one player's plays at a table with these (checked) options; 0: unpaced."""
     return float((options or {}).get("pace") or 0.0)
+
+
+def equalise_of(options: dict[str, Any] | None) -> bool:
+    """Whether a table orders near-simultaneous plays by their estimated sending time
+    (latency equalisation, docs/fairness.md); off unless its options say so."""
+    return (options or {}).get("equalise") is True
 
 
 def bot_speed_of(options: dict[str, Any] | None) -> float:

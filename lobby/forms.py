@@ -100,6 +100,15 @@ class RoomForm(forms.Form):
         choices=[(f"{s:g}", f"{s:g}×") for s in reversed(BOT_SPEEDS)],
         help_text=_("On a paced table, bots play at this fraction of their usual speed."),
     )
+    # Latency equalisation (issue 42, docs/fairness.md): the site's option, for every game.
+    equalise = forms.BooleanField(
+        required=False,
+        label=_("Latency equalisation"),
+        help_text=_(
+            "Plays that reach the server within 40 ms of each other are ordered by when they "
+            "were sent, as the server estimates it from each connection's measured delay."
+        ),
+    )
     private = forms.BooleanField(
         required=False,
         label=_("Private room"),
@@ -150,6 +159,8 @@ class RoomForm(forms.Form):
         if values.get("pace") not in (None, "", 0, 0.0):
             options["pace"] = values["pace"]
             options["bot_speed"] = values.get("bot_speed") or 1.0
+        if values.get("equalise"):
+            options["equalise"] = True
         return options
 
     def clean(self) -> dict[str, Any]:

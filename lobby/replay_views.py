@@ -8,6 +8,8 @@ everyone else gets the 404 of a room that never existed. The page lives at
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, render
 
@@ -16,7 +18,7 @@ from lobby import access
 from lobby.verify_views import deal_lines
 from tables import fairness, replay
 from tables.models import Match
-from tables.words import game_name
+from tables.words import game_name, player_name
 
 
 def replay_page(request: HttpRequest, room_id: int) -> HttpResponse:
@@ -50,10 +52,36 @@ def replay_page(request: HttpRequest, room_id: int) -> HttpResponse:
         "fair": fairness.revealed(GAMES[match.game], match.fair_secret, rep.states[0]),
         "dealt": deal_lines(GAMES[match.game].dealt(rep.states[0])),
         "seats": len(rep.players),
+        # Its fairness log: the contested moments, and each player's races.
+        "races": _races(rep),
+        "race_summary": replay.race_summary(rep),
         # For playing in real time: the recorded gap before each step.
         "timeline": [round(g, 3) for g in rep.gaps],
     }
     return render(request, "replays/round.html", context)
+
+
+def _races(rep: replay.Replay) -> list[dict[str, Any]]:
+    """The races as the page says them: the winning step's words, the names a page shows."""
+    shown = {p.seat: player_name(p) for p in rep.players}
+    return [
+        {
+            "step": r.step,
+            "seat": r.seat,
+            "who": shown.get(r.seat, r.seat),
+            "said": rep.steps[r.step - 1].said,
+            "rule": r.rule,
+            "losses": [
+                {
+                    "seat": loss.seat,
+                    "who": shown.get(loss.seat, loss.seat),
+                    "later_ms": loss.later_ms,
+                }
+                for loss in r.losses
+            ],
+        }
+        for r in rep.races
+    ]
 
 
 def _int(text: str | None, default: int) -> int:

@@ -19,6 +19,7 @@ OPTION_LABELS = {
     "clock": _("Clock (seconds for each decision)"),
     "pace": _("Pace (seconds between one player’s plays)"),
     "bot_speed": _("Bot speed"),
+    "equalise": _("Latency equalisation"),
 }
 
 

@@ -74,6 +74,7 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
         else:
             await self.gate.draw(send=self._accept_with)
         self.known = None
+        await self.start_pings()  # accepted: an equalised table measures its round trip
         self.frames_ready()
 
     async def may_watch(self) -> bool:
@@ -91,6 +92,9 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
             message = wire.loads(text_data if text_data is not None else bytes_data)
             if not isinstance(message, dict):
                 raise wire.WireError("bad_frame", "The message must be a JSON object.")
+            if message.get("type") == "pong":  # an equalised table's ping answered
+                self.pong(message.get("ping"))
+                return
             trigger = _trigger(message.get("HEADERS"))
             # A frame for what else the socket carries (the chat), by its fields; a move is not.
             extra = self.room_extras_fields.intersection(message)
@@ -190,11 +194,23 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
     async def send_text(self, text: str) -> None:
         await self.send(text_data=text)
 
-    async def send_refusal(self, code: str, message: str, trigger: str | None) -> None:
+    async def send_ping(self, ping: int) -> None:
+        # Answered by static/js/table.js, never drawn (htmx:wsBeforeMessage cancels it).
+        await self.send(text_data=f'<template id="table-ping" data-ping="{ping}"></template>')
+
+    async def send_refusal(
+        self, code: str, message: str, trigger: str | None, race: dict[str, Any] | None = None
+    ) -> None:
         target = escape(trigger) if trigger is not None else ""
+        # A lost race's winner and margin as data too (the sentence already says them).
+        taken = (
+            f' data-taken-by="{escape(race["taken_by"])}" data-earlier-ms="{race["earlier_ms"]}"'
+            if race is not None
+            else ""
+        )
         await self.send(
             text_data=f'<div id="table-flash" class="flash" data-code="{escape(code)}"'
-            f' data-target="{target}">{escape(message)}</div>'
+            f' data-target="{target}"{taken}>{escape(message)}</div>'
         )
 
 

@@ -178,6 +178,13 @@ class ActionLog(models.Model):
     # that is its driver: exactly one drives a room at a time. Empty without a server.
     driver = models.CharField(max_length=64, blank=True)
     refused = models.CharField(max_length=20, blank=True)  # the refusal's code; "" if applied
+    # When the play reached the server: microseconds of the machine's monotonic clock, taken
+    # where its frame or request was read (tables.live.equalise.receipt). Only differences mean
+    # anything (races: docs/fairness.md); null for moves logged before it was kept.
+    received = models.BigIntegerField(null=True, blank=True)
+    # On a latency-equalised table, the play's estimated sending time on the same clock: its
+    # receipt minus half its socket's measured round trip, at most the window (equalise).
+    sent = models.BigIntegerField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     class Meta:

@@ -19,10 +19,10 @@ from dataclasses import dataclass, field
 
 from django.utils.translation import gettext_noop
 
-from games.registry import bot_speed_of, pace_of
+from games.registry import bot_speed_of, equalise_of, pace_of
 from tables.errors import PlayError
 
-__all__ = ["Pacer", "bot_speed_of", "pace_of"]
+__all__ = ["Pacer", "bot_speed_of", "equalise_of", "pace_of"]
 
 
 @dataclass

@@ -82,6 +82,7 @@ def act(
     driver: str = "",
     check: Check | None = None,
     wants_view: bool = True,
+    received: int | None = None,
 ) -> Outcome:
     """Apply `action` for `seat` in the room's match, or raise PlayError / IllegalAction.
 
@@ -91,16 +92,16 @@ def act(
     From a thread: the move is handed to the room in the server loop (tables.live.rooms.act)
     and this waits for its acknowledgement. Without a server loop it runs here, in a
     transaction on the locked match row. `wants_view`: a forwarded move brings the seat's
-    view back (`Outcome.view`).
+    view back (`Outcome.view`). `received`: when the request came in (tables.live.equalise.receipt).
     """
     action = checked(action)
     loop = _serving_loop()
     if loop is None:
-        entry = rooms.act_inline(room_id, seat, action, by_bot, driver, check)
+        entry = rooms.act_inline(room_id, seat, action, by_bot, driver, check, received)
         return Outcome(current.copy_of(entry.table), entry.events, entry.version, seat)
     _not_in(loop)
     future = asyncio.run_coroutine_threadsafe(
-        rooms.act(room_id, seat, action, by_bot, driver, check, wants_view), loop
+        rooms.act(room_id, seat, action, by_bot, driver, check, wants_view, received), loop
     )
     outcome = _answer(future)
     if outcome.table is not None:  # the loop's own: this thread gets a copy

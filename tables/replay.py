@@ -9,7 +9,9 @@ view (`player_view(state, None)`) is all a step ever shows, drawn by the game's 
 from __future__ import annotations
 
 import copy
+import dataclasses
 import re
+import statistics
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -20,8 +22,18 @@ from games.registry import GAMES
 from tables import fairness, server
 from tables.current import Table
 from tables.live import render
+from tables.live.equalise import window_us
 from tables.models import ActionLog, Match, Player, Round
 from tables.words import player_name
+
+# A play refused as too slow is a race lost (a contested moment) when it reached the server
+# within this many ms of the play that took its card; a later one came after the card was
+# plainly gone, and is shown as a refused step only (docs/fairness.md).
+RACE_WINDOW_MS = 1000
+# Which rule settled a race (docs/fairness.md): the order the plays reached the server, or
+# on a latency-equalised table (plays received within its window) their estimated sending.
+ARRIVAL = "arrival"
+EQUALISED = "equalised"
 
 
 class ReplayError(Exception):
@@ -48,6 +60,29 @@ class Step:
     why: str = ""  # the refusal in words (a Sentence, worded when the page is drawn)
 
 
+@dataclass(frozen=True)
+class Loss:
+    """A play that lost a race: its step, its seat, and how much later than the winner's it
+    reached the server (whole ms; None when the log kept no receipt times then)."""
+
+    step: int
+    seat: int
+    later_ms: int | None
+
+
+@dataclass(frozen=True)
+class Race:
+    """A contested moment: the play that took a card (its step and seat, the pile it went
+    to) and the plays that wanted the same card and lost, with the rule that settled it."""
+
+    step: int
+    seat: int
+    card: dict[str, Any]
+    pile: int | None
+    losses: tuple[Loss, ...]
+    rule: str = ARRIVAL
+
+
 @dataclass
 class Replay:
     """A round as a list of steps and the state after each (`states[0]` is the deal)."""
@@ -58,6 +93,7 @@ class Replay:
     steps: list[Step]
     states: list[State]
     events: list[list[dict[str, Any]]] = field(default_factory=list)  # per state, as pushed
+    races: list[Race] = field(default_factory=list)  # its fairness log (docs/fairness.md)
 
     @property
     def final_state(self) -> State:
@@ -123,7 +159,17 @@ def _build(match: Match, number: int) -> Replay:
     rows = (
         ActionLog.objects.filter(match=match, round__number__lte=number)
         .select_related("round")
-        .only("seat", "action", "version", "by_bot", "refused", "created_at", "round__number")
+        .only(
+            "seat",
+            "action",
+            "version",
+            "by_bot",
+            "refused",
+            "created_at",
+            "received",
+            "sent",
+            "round__number",
+        )
         .order_by("version", "pk")
     )
     names = {p.seat: p.name for p in players}
@@ -137,7 +183,10 @@ def _build(match: Match, number: int) -> Replay:
     states: list[State] = [state]  # the deal of this round, as the ready before it left it
     events: list[list[dict[str, Any]]] = [[]]
     steps: list[Step] = []
+    races = Races()
     for row in mine:
+        if row.refused:
+            races.lost(len(steps) + 1, row, _contested(game, state, row))
         new, evs = _apply(game, state, row, match)
         deals = game.progress(new).round != game.progress(state).round
         steps.append(
@@ -161,10 +210,100 @@ def _build(match: Match, number: int) -> Replay:
         # The ready that deals the next round ends this one as it stood (its stored state).
         states.append(state if deals else new)
         events.append([] if deals else evs)
+        if not row.refused:
+            races.played(len(steps), row, evs)
         state = new
     return Replay(
-        match=match, round=rnd, players=players, steps=steps, states=states, events=events
+        match=match,
+        round=rnd,
+        players=players,
+        steps=steps,
+        states=states,
+        events=events,
+        races=races.found(),
     )
+
+
+def _contested(game: Any, state: State, row: ActionLog) -> Any:
+    """What a refused play raced for (`IllegalAction.contested`), judged again on the state
+    it was refused on; None for a refusal that names nothing."""
+    try:
+        game.apply(state, row.seat, row.action)
+    except IllegalAction as refusal:
+        return refusal.contested
+    return None  # the rules take it now: not a race (nothing to say of it)
+
+
+class Races:
+    """The contested moments of a round, found while it is replayed: each refused play is
+    matched with the newest earlier play of another seat whose events name what it wanted."""
+
+    def __init__(self) -> None:
+        self.plays: list[tuple[int, ActionLog, list[dict[str, Any]]]] = []
+        self.races: dict[int, Race] = {}
+
+    def played(self, step: int, row: ActionLog, events: list[dict[str, Any]]) -> None:
+        self.plays.append((step, row, events))
+
+    def lost(self, step: int, row: ActionLog, wanted: Any) -> None:
+        if wanted is None:
+            return
+        for won_step, won, events in reversed(self.plays):
+            took = [e for e in events if e.get("card") == wanted]
+            if won.seat == row.seat or not took:
+                continue
+            later = None
+            rule = ARRIVAL
+            if row.received is not None and won.received is not None:
+                later = max(0, row.received - won.received) // 1000
+                if later > RACE_WINDOW_MS:
+                    return  # the card was long gone: no race
+                if (
+                    row.sent is not None
+                    and won.sent is not None
+                    and abs(row.received - won.received) <= window_us()
+                ):
+                    # Ordered by estimated sending: the margin is by it too.
+                    rule, later = EQUALISED, max(0, row.sent - won.sent) // 1000
+            race = self.races.get(won_step) or Race(
+                step=won_step,
+                seat=won.seat,
+                card=wanted,
+                pile=took[0].get("pile"),
+                losses=(),
+                rule=rule,
+            )
+            if rule == EQUALISED:
+                race = dataclasses.replace(race, rule=EQUALISED)
+            loss = Loss(step=step, seat=row.seat, later_ms=later)
+            self.races[won_step] = dataclasses.replace(race, losses=(*race.losses, loss))
+            return
+
+    def found(self) -> list[Race]:
+        return [self.races[step] for step in sorted(self.races)]
+
+
+def race_summary(replay: Replay) -> list[dict[str, Any]]:
+    """Each player's races of the round: won, lost, and the median margin (ms) of the races
+    he was in (None without any with receipt times)."""
+    rows = []
+    for p in replay.players:
+        won = [r for r in replay.races if r.seat == p.seat]
+        lost = [loss for r in replay.races for loss in r.losses if loss.seat == p.seat]
+        margins = [loss.later_ms for r in won for loss in r.losses]
+        margins += [loss.later_ms for loss in lost]
+        known = [m for m in margins if m is not None]
+        rows.append(
+            {
+                "seat": p.seat,
+                "name": p.name,
+                "who": player_name(p),
+                "won": len(won),
+                "lost": len(lost),
+                "median_ms": statistics.median(known) if known else None,
+            }
+        )
+    return rows
 
 
 def _apply(game: Any, state: State, row: ActionLog, match: Match) -> tuple[State, list[Any]]:
@@ -255,4 +394,29 @@ def moves(replay: Replay) -> list[dict[str, Any]]:
             "text": s.text,
         }
         for s in replay.steps
+    ]
+
+
+def races(replay: Replay) -> list[dict[str, Any]]:
+    """The round's fairness log (Board API): every contested moment, who won, by how much."""
+    names = {p.seat: p.name for p in replay.players}
+    return [
+        {
+            "step": r.step,
+            "seat": r.seat,
+            "name": names.get(r.seat, f"seat {r.seat}"),
+            "card": r.card,
+            "pile": r.pile,
+            "rule": r.rule,
+            "lost": [
+                {
+                    "step": loss.step,
+                    "seat": loss.seat,
+                    "name": names.get(loss.seat, f"seat {loss.seat}"),
+                    "later_ms": loss.later_ms,
+                }
+                for loss in r.losses
+            ],
+        }
+        for r in replay.races
     ]

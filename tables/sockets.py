@@ -63,6 +63,7 @@ from django.utils.html import escape
 from django.utils.translation import gettext_noop
 
 from tables import languages, server
+from tables.live.equalise import receipt
 
 log = logging.getLogger(__name__)
 
@@ -232,7 +233,12 @@ class ReceiveNow:
     Channels would: `take_frames()` before accepting, `frames_ready()` once `connect()` has
     done what the first frame needs; frames that come in between wait. Any other server (and
     the tests' communicators) gets Channels' way: `receive` per frame, as before.
+
+    Either way `received` is when the frame being handled was read (tables.live.equalise.receipt):
+    a move's receipt time, which settles and tells its races (docs/fairness.md).
     """
+
+    received: int | None = None
 
     scope: dict[str, Any]
     _frames: collections.deque | None = None  # frames not handled yet; None: Channels' way
@@ -255,10 +261,11 @@ class ReceiveNow:
 
     async def websocket_receive(self, message: dict) -> None:
         if self._frames is None:
+            self.received = receipt()
             await super().websocket_receive(message)  # type: ignore[misc]
             return
         # A binary frame still comes through Channels: it keeps its place behind the others.
-        self._frames.append((message.get("text"), message.get("bytes")))
+        self._frames.append((message.get("text"), message.get("bytes"), receipt()))
         self._drain()
 
     async def websocket_disconnect(self, message: dict) -> None:
@@ -269,7 +276,7 @@ class ReceiveNow:
 
     def _frame(self, text: str) -> None:
         assert self._frames is not None
-        self._frames.append((text, None))
+        self._frames.append((text, None, receipt()))
         self._drain()
 
     def _drain(self) -> None:
@@ -291,7 +298,7 @@ class ReceiveNow:
         assert frames is not None
         try:
             while frames and self._ready:
-                text, data = frames.popleft()
+                text, data, self.received = frames.popleft()
                 try:
                     await self.receive(text_data=text, bytes_data=data)  # type: ignore[attr-defined]
                 except Exception:

@@ -21,6 +21,8 @@ refusal is sent (`send_refusal`). Everything else is here, once:
 from __future__ import annotations
 
 import asyncio
+import collections
+import statistics
 from typing import Any
 
 from channels.db import database_sync_to_async
@@ -30,10 +32,30 @@ from django.utils.translation import gettext as _
 from games.engine import Action, IllegalAction
 from tables import presence
 from tables.live import rooms
+from tables.live.equalise import receipt
 from tables.live.outbox import Frame, Gate
-from tables.live.room import Delivery, holder
+from tables.live.room import TAKEN_BY, Delivery, holder
 from tables.live.rooms import Outcome, Rooms
-from tables.words import refusal_text
+from tables.pacing import equalise_of
+from tables.words import refusal_text, say
+
+
+def race_of(refusal: IllegalAction) -> dict[str, Any] | None:
+    """A lost race's `taken_by` (the winner's name as the reader sees it, in the active
+    language) and `earlier_ms`; None for any other refusal, or a race whose winner the room
+    no longer knew. Read off the refusal's words (`RaceLost`), so that a refusal forwarded
+    from the room's owner process (tables.live.owners) says them too."""
+    name, ms = refusal.params.get("name"), refusal.params.get("ms")
+    if refusal.template != TAKEN_BY or name is None or not isinstance(ms, int):
+        return None
+    return {"taken_by": say(name), "earlier_ms": ms}
+
+
+# An equalised table's pings (docs/fairness.md): a few quick ones when the socket opens, then
+# one every PING_SECONDS; its round trip is the median of the last RTT_SAMPLES answered.
+PING_SECONDS = 2.0
+QUICK_PINGS = 4
+RTT_SAMPLES = 5
 
 
 class TableStream:
@@ -46,6 +68,8 @@ class TableStream:
     language: str = settings.LANGUAGE_CODE  # the reader's: refusals are worded in it
     wants_html = False  # whether its frames are the table's HTML parts (tables.live.render)
     present = False  # this socket counts in its seat's presence
+    # When the frame being handled was read (tables.sockets.ReceiveNow): its move's receipt.
+    received: int | None = None
 
     # ------------------------------------------------------------------ the transport's
 
@@ -61,9 +85,11 @@ class TableStream:
         """The transport's limit on moves: None, or the refusal's (code, sentence)."""
         return None
 
-    async def send_refusal(self, code: str, message: str, trigger: str | None) -> None:
+    async def send_refusal(
+        self, code: str, message: str, trigger: str | None, race: dict[str, Any] | None = None
+    ) -> None:
         """Send a refused move's code and sentence (worded in the reader's language: the
-        transport's handlers run under it)."""
+        transport's handlers run under it); `race`: a lost race's `taken_by`, `earlier_ms`."""
         raise NotImplementedError
 
     async def whole(self) -> Frame:
@@ -75,6 +101,10 @@ class TableStream:
     async def send_text(self, text: str) -> None:
         raise NotImplementedError
 
+    async def send_ping(self, ping: int) -> None:
+        """Ask the client to answer `{"type": "pong", "ping": ping}` at once."""
+        raise NotImplementedError
+
     # ------------------------------------------------------------------ listening
 
     def open_stream(self, room_id: int) -> None:
@@ -84,6 +114,9 @@ class TableStream:
         self.live_rooms = rooms.bind(asyncio.get_running_loop())
         self.gate = Gate(self)
         self.acting: set[asyncio.Task[Outcome | None]] = set()
+        self.pings: dict[int, int] = {}  # a ping's number -> when it was sent (receipt clock)
+        self.rtts: collections.deque[int] = collections.deque(maxlen=RTT_SAMPLES)
+        self.pinging: asyncio.Task[None] | None = None
 
     async def listen(self) -> None:
         """Every change of the room comes to `deliver` from now on: this process's straight
@@ -96,7 +129,42 @@ class TableStream:
         """The socket ends: it listens no more and no longer counts in its seat's presence."""
         if hasattr(self, "room_id"):
             self.live_rooms.unlisten(self.room_id, self)
+            if self.pinging is not None:
+                self.pinging.cancel()
             await self.count_presence(None)
+
+    # ------------------------------------------------------------------ round trips
+
+    async def start_pings(self) -> None:
+        """On an equalised table, measure this socket's round trip with pings from now on
+        (tables.live.equalise); other tables send none."""
+        table = await rooms.table_now(self.room_id)
+        if table is not None and equalise_of(table.match.options) and self.pinging is None:
+            self.pinging = asyncio.create_task(self._pings())
+
+    async def _pings(self) -> None:
+        number = 0
+        try:
+            while True:
+                number += 1
+                self.pings[number] = receipt()
+                self.pings.pop(number - RTT_SAMPLES * 2, None)  # unanswered ones are forgotten
+                await self.send_ping(number)
+                await asyncio.sleep(PING_SECONDS if number >= QUICK_PINGS else PING_SECONDS / 8)
+        except Exception:  # the socket closed under it: nothing left to measure
+            return
+
+    def pong(self, ping: Any) -> None:
+        """A pong came (its frame's receipt is `received`): one round trip measured. Only the
+        server's own times count; the client says nothing but the ping's number."""
+        sent = self.pings.pop(ping, None) if isinstance(ping, int) else None
+        if sent is not None and self.received is not None:
+            self.rtts.append(self.received - sent)
+
+    @property
+    def rtt(self) -> int | None:
+        """This socket's round trip (µs), the median of the last ones measured; None yet."""
+        return int(statistics.median(self.rtts)) if self.rtts else None
 
     async def table_notice(self, event: dict[str, Any]) -> None:
         """A note outside the versioned parts (a rematch was opened), from the relay."""
@@ -138,18 +206,20 @@ class TableStream:
     ) -> Outcome | None:
         """Take `action` for `seat` to the room (which judges whether this user holds it);
         None when it was refused (the refusal sent, in the reader's language)."""
+        received = self.received  # read before any wait: the next frame may be read meanwhile
         if not await self._may_act(seat, trigger):
             return None
         assert seat is not None
-        return await self._to_room(seat, action, trigger, wants_view)
+        return await self._to_room(seat, action, trigger, wants_view, received)
 
     async def act_soon(self, seat: int | None, action: Action, trigger: str | None = None) -> None:
         """`act` without waiting for the room (a browser's way: its frames come by the
         deliveries): judged here now, then taken to the room in a task of its own."""
+        received = self.received
         if not await self._may_act(seat, trigger):
             return
         assert seat is not None
-        task = asyncio.create_task(self._to_room(seat, action, trigger, False))
+        task = asyncio.create_task(self._to_room(seat, action, trigger, False, received))
         self.acting.add(task)
         task.add_done_callback(self.acting.discard)
 
@@ -168,12 +238,23 @@ class TableStream:
         return True
 
     async def _to_room(
-        self, seat: int, action: Action, trigger: str | None, wants_view: bool
+        self,
+        seat: int,
+        action: Action,
+        trigger: str | None,
+        wants_view: bool,
+        received: int | None,
     ) -> Outcome | None:
         try:
             return await self.live_rooms.act(
-                self.room_id, seat, action, check=holder(seat, self.user), wants_view=wants_view
+                self.room_id,
+                seat,
+                action,
+                check=holder(seat, self.user),
+                wants_view=wants_view,
+                received=received,
+                rtt=self.rtt if hasattr(self, "rtts") else None,
             )
         except IllegalAction as refusal:
-            await self.send_refusal(refusal.code, refusal_text(refusal), trigger)
+            await self.send_refusal(refusal.code, refusal_text(refusal), trigger, race_of(refusal))
             return None

@@ -17,6 +17,7 @@ from django.utils.translation import (
     get_language,
     gettext,
     gettext_lazy,
+    gettext_noop,
     ngettext,
     pgettext,
     pgettext_lazy,
@@ -59,6 +60,23 @@ def player_name(player: Named) -> str:
     if player.user_id is not None or player.bot_level not in BOT_NAMES:
         return player.name
     return bot_name(player.bot_level, player.seat)
+
+
+# The same words as plain templates, for a name that travels as a Sentence (`named`).
+BOT_NAME_TEXTS = {
+    "easy": gettext_noop("Easy bot"),
+    "normal": gettext_noop("Normal bot"),
+    "fast": gettext_noop("Fast bot"),
+}
+
+
+def named(player: Named) -> str:
+    """`player_name` as plain data that is worded when it is said (`say`): a person's
+    username, or a bot's name as a Sentence (it crosses processes: tables.live.owners)."""
+    if player.user_id is not None or player.bot_level not in BOT_NAME_TEXTS:
+        return player.name
+    level = Sentence(BOT_NAME_TEXTS[player.bot_level])
+    return Sentence("%(level)s %(number)s", level=level, number=player.seat + 1)
 
 
 def bot_name(level: str, seat: int) -> str:

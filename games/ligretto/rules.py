@@ -718,9 +718,11 @@ def card_words(card: Card) -> Sentence:
 def race_lost(card: Card) -> IllegalAction:
     """The refusal of a play another player's card beat to its pile (L12): the card it was,
     as a parameter of its own, so that the sentence may say more of the race later."""
-    return IllegalAction(
+    lost = IllegalAction(
         "too_slow", gettext_noop("Too slow: %(card)s was taken."), card=card_words(card)
     )
+    lost.contested = _card(card)  # as the winner's `card_played` names it
+    return lost
 
 
 def _pile_top(p: Player, source: str) -> Card:

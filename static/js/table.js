@@ -145,7 +145,18 @@
     };
   }
   before = snapshot();
-  table.addEventListener("htmx:wsBeforeMessage", () => {
+  table.addEventListener("htmx:wsBeforeMessage", (event) => {
+    // An equalised table measures this socket's round trip (docs/fairness.md): a ping is
+    // answered at once with its number alone, and never drawn.
+    const message = String(event.detail.message);
+    if (message.startsWith('<template id="table-ping"')) {
+      event.preventDefault();
+      const found = /data-ping="(\d+)"/.exec(message);
+      if (found && event.detail.socketWrapper) {
+        event.detail.socketWrapper.send(JSON.stringify({ type: "pong", ping: Number(found[1]) }), table);
+      }
+      return;
+    }
     before = snapshot();
   });
   function travel(card, from) {

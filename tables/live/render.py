@@ -22,7 +22,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 
 from games.engine import Event, LayoutModule, View
-from games.registry import GAMES
+from games.registry import GAMES, equalise_of
 from tables import claims, languages, server, words
 from tables.current import Table
 from tables.live.room import Delivery, Encoded, LiveRoom, Pushed
@@ -68,6 +68,7 @@ def render_context(
         "seat": seat,
         "version": view["version"],
         "pace": pace_of(table.match.options),  # a paced table (issue 41), 0 if not
+        "equalise": equalise_of(table.match.options),  # latency equalisation (issue 42)
     }
     layout = layout_for(table.match.game)
     context.update(layout.context(view, seat, view.get("legal") or [], events or []))

@@ -26,9 +26,11 @@ from games.engine import Action, Event, IllegalAction, State, View
 from tables import claims, current, fairness
 from tables.current import Table
 from tables.errors import PlayError
+from tables.live.equalise import Equaliser, receipt
 from tables.models import Match, Round
 from tables.pacing import Pacer
 from tables.reaction import Tracker
+from tables.words import named
 
 # A transport's authority check on the table before a move (`holder`).
 Check = Callable[[Table], None]
@@ -40,6 +42,54 @@ ACTION_KEYS = ("type", "from", "to", "index", "pile", "source", "place", "seed")
 RECENT = 16
 # Refusals the log keeps (replays show them): a race lost (L12).
 LOGGED_REFUSALS = frozenset({"too_slow"})
+# How many of its last applied plays a room keeps to tell a lost race who took it (`taken`).
+PLAYS_KEPT = 64
+# The sentence of a lost race whose winner the room knows (docs/fairness.md).
+TAKEN_BY = gettext_noop("Taken by %(name)s, %(ms)s ms earlier: %(card)s.")
+
+
+@dataclass(frozen=True)
+class Play:
+    """An applied play a room keeps for the races after it: whose, when it reached the
+    server (`equalise.receipt`), and what it did."""
+
+    seat: int
+    received: int
+    version: int
+    events: list[Event]
+    sent: int | None = None  # its estimated sending time, on an equalised table
+
+
+def _when(received: int, sent: int | None) -> int:
+    return sent if sent is not None else received
+
+
+@dataclass(frozen=True)
+class Taken:
+    """Who won the race a refused play lost, and how much earlier the winner's play reached
+    the server (the loser's receipt minus the winner's, in whole ms, never below 0)."""
+
+    seat: int
+    player: Any  # the winner's row (tables.models.Player): named per reader (tables.words)
+    earlier_ms: int
+    received: int
+    equalised: bool = False  # ordered by estimated sending time (then `earlier_ms` is by it)
+
+
+class RaceLost(IllegalAction):
+    """A play that lost its race (L12), with who took what it wanted (`taken`: None when the
+    room no longer knows the winning play, e.g. it was rebuilt in between)."""
+
+    def __init__(self, lost: IllegalAction, taken: Taken | None) -> None:
+        params = dict(lost.params)
+        template = lost.template
+        if taken is not None:
+            # A bot's name is worded when the refusal is (in its reader's language).
+            params |= {"name": named(taken.player), "ms": taken.earlier_ms}
+            template = TAKEN_BY
+        super().__init__(lost.code, template, **params)
+        self.contested = lost.contested
+        self.taken = taken
 
 
 @dataclass(frozen=True, eq=False)
@@ -90,6 +140,8 @@ class Entry:
     driver: str = ""
     played_in: Round | None = None  # the round the move was played in (its log row's)
     refusal: IllegalAction | None = None  # a play that lost its race: logged, then refused
+    received: int | None = None  # when the play reached the server (`equalise.receipt`)
+    sent: int | None = None  # its estimated sending time on an equalised table (equalise)
     new_round: Round | None = None  # a round row this change opened (not saved yet)
     # The round it closed, as it stood before the deal: its row keeps it (replays, sheets).
     closed_state: State = None
@@ -163,6 +215,12 @@ class LiveRoom:
     # it, until the next move (`news_for`).
     news: list[Event] = field(default_factory=list)
     lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+    # Its last applied plays: who took what a later play lost its race for (`taken`).
+    plays: collections.deque[Play] = field(
+        default_factory=lambda: collections.deque(maxlen=PLAYS_KEPT)
+    )
+    # An equalised table's held plays (tables.live.equalise); unused when the option is off.
+    equaliser: Equaliser = field(default_factory=Equaliser)
     # A paced table's (issue 41): when each seat last played, whose early play waits.
     pacer: Pacer = field(default_factory=Pacer)
     # Since when each human seat's plays are legal, and their reaction times (issue 42).
@@ -182,6 +240,7 @@ class LiveRoom:
         """Start from `table` (read from the database): its moves are applied to it now."""
         self.table, self.stale, self.last = table, False, None
         self.generation += 1
+        self.plays.clear()
         self.since_snapshot, self.snapshot_at = 0, time.monotonic()
         self.remember(table)
 
@@ -205,6 +264,7 @@ class LiveRoom:
         self.last = None
         self.news = []
         self.recent.clear()
+        self.plays.clear()
 
     def news_for(self, events: list[Event]) -> list[Event]:
         """The events a change at this room draws: its own, or for a change that made none (a
@@ -241,15 +301,21 @@ class LiveRoom:
         by_bot: bool = False,
         driver: str = "",
         check: Check | None = None,
+        received: int | None = None,
+        sent: int | None = None,
     ) -> Entry:
         """Check and apply one move to `table` (this room's); return its entry, or raise.
 
         `check(table)` is the transport's authority check (`holder`), run on the table
         as it stands before the rules: it raises when the caller no longer holds the seat. A
-        play that lost its race (L12) is not raised: its entry comes back with `refusal` set,
-        so that the log keeps it (a replay shows the play that came too late).
+        play that lost its race (L12) is not raised: its entry comes back with `refusal` set
+        (a `RaceLost`: who took it), so that the log keeps it (a replay shows the play that
+        came too late). `received`: when the transport got it (`equalise.receipt`; now if not said);
+        `sent`: its estimated sending time, on an equalised table (tables.live.equalise).
         """
         match = table.match
+        if received is None:
+            received = receipt()
         _playable(table, seat, action, check)
         kept = {k: action[k] for k in ACTION_KEYS if k in action}
 
@@ -266,6 +332,8 @@ class LiveRoom:
                 driver=driver,
                 played_in=table.round,
                 refusal=refusal,
+                received=received,
+                sent=sent,
             )
 
         try:
@@ -274,7 +342,8 @@ class LiveRoom:
         except IllegalAction as refusal:
             if refusal.code not in LOGGED_REFUSALS:
                 raise
-            self.last = entry_of(table, [], refusal)
+            lost = RaceLost(refusal, self.taken(table, seat, refusal, received, sent))
+            self.last = entry_of(table, [], lost)
             return self.last
         after = current.copy_of(table, players=False)
         after.match.version += 1
@@ -291,7 +360,33 @@ class LiveRoom:
             self.since_snapshot, self.snapshot_at = 0, time.monotonic()
         self.table = after
         self.last = entry
+        self.plays.append(Play(seat, received, after.version, events, sent))
         return entry
+
+    def taken(
+        self,
+        table: Table,
+        seat: int,
+        refusal: IllegalAction,
+        received: int,
+        sent: int | None = None,
+    ) -> Taken | None:
+        """Who took what `seat`'s refused play raced for: the newest play of another seat
+        whose events name it (`IllegalAction.contested`), if this room still keeps it. The
+        margin is by receipt, or on an equalised table by estimated sending time."""
+        wanted = refusal.contested
+        if wanted is None:
+            return None
+        for play in reversed(self.plays):
+            if play.seat != seat and any(e.get("card") == wanted for e in play.events):
+                player = next((p for p in table.players if p.seat == play.seat), None)
+                if player is None:
+                    return None
+                equalised = sent is not None and play.sent is not None
+                mine, theirs = _when(received, sent), _when(play.received, play.sent)
+                earlier = max(0, mine - theirs) // 1000
+                return Taken(play.seat, player, earlier, play.received, equalised)
+        return None
 
 
 # --------------------------------------------------------------------------- authority

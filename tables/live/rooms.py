@@ -32,10 +32,11 @@ from tables import current, server
 from tables.current import Table
 from tables.errors import PlayError
 from tables.live import outbox, owners, render, store
+from tables.live.equalise import Equaliser, Turn, receipt
 from tables.live.room import Check, Entry, Holder, Listener, LiveRoom, unknown_room
 from tables.live.writer import DB, Writer, in_db_thread
 from tables.models import Match
-from tables.pacing import pace_of
+from tables.pacing import equalise_of, pace_of
 
 log = logging.getLogger(__name__)
 
@@ -245,8 +246,13 @@ class Rooms:
         driver: str = "",
         check: Check | None = None,
         wants_view: bool = True,
+        received: int | None = None,
+        rtt: int | None = None,
     ) -> Outcome:
         """Apply `action` (checked: tables.wire) for `seat`; answer once durable, or raise.
+
+        `received`: when the transport got it (tables.live.equalise.receipt), kept for races;
+        `rtt`: its socket's measured round trip (µs), for an equalised table's order.
 
         Here or at the room's owner: the one place that decides (tables.live.owners; never
         asked when no other process can hear this one). A check that cannot travel as data is
@@ -266,7 +272,7 @@ class Rooms:
             else:
                 return Outcome(None, answer.events, answer.version, seat, answer.view)
         entry = await self.apply_here(
-            room_id, seat, action, by_bot, driver or owners.PROCESS, check
+            room_id, seat, action, by_bot, driver or owners.PROCESS, check, received, rtt
         )
         return Outcome(entry.table, entry.events, entry.version, seat)
 
@@ -278,18 +284,55 @@ class Rooms:
         by_bot: bool,
         driver: str,
         check: Check | None,
+        received: int | None = None,
+        rtt: int | None = None,
     ) -> Entry:
-        """Apply one move in its room here; return its entry once it is durable."""
+        """Apply one move in its room here; return its entry once it is durable.
+
+        On an equalised table (tables.live.equalise) the move first waits for its turn."""
+        assert self.writer is not None
+        if received is None:
+            received = receipt()
+        held: list[tuple[Equaliser, Turn]] = []  # its turn, once it has one
+        try:
+            return await self._apply_here(
+                room_id, seat, action, by_bot, driver, check, received, rtt, held
+            )
+        finally:
+            for equaliser, turn in held:
+                equaliser.done(turn)  # refused, failed or cancelled: the next one goes
+
+    async def _apply_here(
+        self,
+        room_id: int,
+        seat: int,
+        action: Action,
+        by_bot: bool,
+        driver: str,
+        check: Check | None,
+        received: int,
+        rtt: int | None,
+        held: list[tuple[Equaliser, Turn]],
+    ) -> Entry:
         assert self.writer is not None
         while True:
             room, table = await self.loaded(room_id)
             pace = pace_of(table.match.options)
+            if not held and equalise_of(table.match.options):
+                # Held for the window, then in order of estimated sending time: the table is
+                # loaded again after the wait (it may have changed meanwhile).
+                equaliser = room.equaliser
+                held.append((equaliser, await equaliser.wait_turn(received, rtt)))
+                continue
             async with room.lock:
                 if room.table is not table or room.stale:
                     continue  # rebuilt while this waited for the lock: apply it to the new one
                 early = room.pacer.wait_for(seat, pace) if pace else 0.0  # unpaced: no pacer
                 if early <= 0:
-                    entry = room.apply(table, seat, action, by_bot, driver, check)
+                    sent = held[0][1][0] if held else None
+                    entry = room.apply(table, seat, action, by_bot, driver, check, received, sent)
+                    for equaliser, turn in held:
+                        equaliser.done(turn)  # applied: the next held play may go
                     entry.future = asyncio.get_running_loop().create_future()
                     self.writer.submit(entry)
                     room.reaction.note(table, entry)  # reaction times (tables.reaction)
@@ -302,6 +345,8 @@ class Rooms:
                         except Exception:  # the push encodes it after the commit instead
                             log.exception("preparing the push of a move failed")
             if early > 0:
+                for equaliser, turn in held:
+                    equaliser.done(turn)  # an equalised turn is not kept through a pace wait
                 # A paced table: the play waits for its turn (tables.pacing), then is applied.
                 await room.pacer.wait_turn(seat, early, pace)
                 continue
@@ -486,10 +531,12 @@ async def act(
     driver: str = "",
     check: Check | None = None,
     wants_view: bool = True,
+    received: int | None = None,
+    rtt: int | None = None,
 ) -> Outcome:
     """`Rooms.act` in this process's rooms of the running loop (a socket holds them itself)."""
     rooms = bind(asyncio.get_running_loop())
-    return await rooms.act(room_id, seat, action, by_bot, driver, check, wants_view)
+    return await rooms.act(room_id, seat, action, by_bot, driver, check, wants_view, received, rtt)
 
 
 async def apply_here(
@@ -576,7 +623,13 @@ def forget(room_id: int) -> None:
 
 
 def act_inline(
-    room_id: int, seat: int, action: Action, by_bot: bool, driver: str, check: Check | None = None
+    room_id: int,
+    seat: int,
+    action: Action,
+    by_bot: bool,
+    driver: str,
+    check: Check | None = None,
+    received: int | None = None,
 ) -> Entry:
     """The same move without a server loop: apply and write in the caller's transaction."""
     rooms = here()
@@ -585,7 +638,7 @@ def act_inline(
         if match is None:
             raise unknown_room()
         table = from_row(match)
-        entry = LiveRoom(room_id).apply(table, seat, action, by_bot, driver, check)
+        entry = LiveRoom(room_id).apply(table, seat, action, by_bot, driver, check, received)
         rooms.store.write([entry])
         if entry.refusal is None:
             transaction.on_commit(lambda: rooms.published([entry]))

@@ -487,8 +487,9 @@ def _statements() -> dict[str, str]:
         " finished_at = %s WHERE id = %s AND version = %s",
         "version": f"UPDATE {match} SET version = %s WHERE id = %s AND version = %s",
         "log": f"INSERT INTO {log_table}"
-        " (match_id, round_id, seat, action, version, by_bot, driver, refused, created_at)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        " (match_id, round_id, seat, action, version, by_bot, driver, refused, created_at,"
+        " received, sent)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
         "snapshot": f"UPDATE {rnd} SET state = %s, version = %s WHERE id = %s",
     }
 
@@ -637,6 +638,8 @@ def _write_match(items: list[Entry], sql: Sql) -> list[tuple[Any, ...]]:
                 entry.driver,
                 entry.refused,
                 now,
+                entry.received,
+                entry.sent,
             )
         )
         if entry.refused:
@@ -764,16 +767,18 @@ def one_statement(rows: int) -> str:
     match, log_table = Match._meta.db_table, ActionLog._meta.db_table
     row = (
         "(%s::bigint, %s::smallint, %s::jsonb, %s::integer, %s::boolean, %s::text, %s::text,"
-        " %s::timestamptz)"
+        " %s::timestamptz, %s::bigint, %s::bigint)"
     )
     return (
         f"WITH fence AS (UPDATE {match} SET version = %s WHERE id = %s AND version = %s"
         " RETURNING id)"
         f" INSERT INTO {log_table}"
-        " (match_id, round_id, seat, action, version, by_bot, driver, refused, created_at)"
+        " (match_id, round_id, seat, action, version, by_bot, driver, refused, created_at,"
+        " received, sent)"
         " SELECT fence.id, r.round_id, r.seat, r.action, r.version, r.by_bot, r.driver, r.refused,"
-        " r.created_at FROM fence, (VALUES " + ", ".join([row] * rows) + ") AS"
-        " r(round_id, seat, action, version, by_bot, driver, refused, created_at)"
+        " r.created_at, r.received, r.sent FROM fence, (VALUES " + ", ".join([row] * rows) + ")"
+        " AS r(round_id, seat, action, version, by_bot, driver, refused, created_at, received,"
+        " sent)"
     )
 
 

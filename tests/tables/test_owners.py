@@ -21,6 +21,7 @@ from tables.live import owners, rooms
 from tables.live import room as authority
 from tables.live.room import LiveRoom
 from tables.models import ActionLog, Match
+from tables.stream import race_of
 from tables.words import refusal_text
 from tests.conftest import make_user
 from tests.tables.helpers import card, set_state, started_room
@@ -108,6 +109,10 @@ async def test_a_refusal_by_the_owner_comes_back_with_its_code_status_and_senten
     with translation.override("de"):
         german = refusal_text(lost.value)
     assert german != lost.value.message and german  # worded in the reader's language
+    # Who took it, and how much earlier, come back from the owner too (docs/fairness.md).
+    race = race_of(lost.value)
+    assert race is not None and race["taken_by"] == "alice" and race["earlier_ms"] >= 0
+    assert german.startswith("Genommen von alice, ")
     log = await sync_to_async(_log)(room.pk)
     while len(log) < 2:  # a refusal is answered at once; its log row follows with the writer
         await asyncio.sleep(0.01)

@@ -1,0 +1,42 @@
+"""Latency equalisation in Chromium (issue 42, docs/fairness.md): a room opened with the option
+shows it, its table answers the server's pings, and the player's plays are logged with an
+estimated sending time earlier than their receipt (the round trip was measured)."""
+
+from __future__ import annotations
+
+from playwright.sync_api import expect
+
+from tests.browser.test_ligretto_table import at_table
+from tests.browser.test_lobby_flow import sign_up
+
+
+def test_an_equalised_table_answers_pings_and_its_plays_are_estimated(person, site_shell):
+    amy = person()
+    sign_up(amy, "equalamy")
+    amy.goto("/rooms/new/?game=ligretto-mini")
+    amy.check("#id_equalise")
+    amy.fill("#id_seats", "2")
+    amy.fill("#id_rounds", "1")
+    amy.click("main button[type=submit]")
+    expect(amy.locator("#id_equalise")).to_have_count(0)  # on the room page now
+    room_id = amy.url.rstrip("/").rsplit("/", 1)[1]
+    expect(amy.locator("main")).to_contain_text("Latency equalisation")
+    amy.select_option("#bots-form select", "easy")
+    amy.click("#bots-form button[type=submit]")
+    expect(amy.locator("#seat-1")).to_contain_text("bot")
+    amy.click("#start-button")
+    at_table(amy)
+    expect(amy.locator(".tag.equalised")).to_have_text("latency equalised")
+    # The quick pings are answered (no frame of theirs is drawn); then a few of her flips.
+    amy.wait_for_timeout(1500)
+    for _ in range(8):  # some may come before the countdown ends (refused, not logged)
+        amy.click("#me-flip")
+        amy.wait_for_timeout(400)
+    code = (
+        "from tables.models import ActionLog\n"
+        f"rows = ActionLog.objects.filter(match__room_id={int(room_id)}, by_bot=False, seat=0)\n"
+        "rows = [r for r in rows if r.received is not None]\n"
+        "print(len(rows) > 0 and all(r.sent is not None and r.sent < r.received for r in rows))\n"
+    )
+    assert site_shell(code).strip() == "True"
+    expect(amy.locator("#table-ping")).to_have_count(0)
