@@ -136,12 +136,22 @@ async def _races(one_way: tuple[float, float], equalise: bool, deals: int) -> li
     dealt = await sync_to_async(dumped_state)(room_id)
     rng = random.Random(42)
     winners: list[int] = []
-    for _ in range(deals):
+    drawn: list[list[float]] = []
+    for deal in range(deals):
         await sync_to_async(set_state)(room_id, lambda _: _layout(copy.deepcopy(dealt)))
         before = await sync_to_async(lambda: Match.objects.get(room_id=room_id).version)()
+        # Deals go in pairs, the second with the first's reactions swapped between the players
+        # (antithetic draws): equal players in law and in each pair, so the share measures the
+        # server's ordering, not the luck of 400 independent draws (their own spread, +/- 2.5 %).
+        if deal % 2 == 0:
+            drawn = [
+                [rng.uniform(0, REACTION_MS) / 1000 for _ in players] for _ in range(len(COLOURS))
+            ]
+        else:
+            drawn = [list(reversed(reactions)) for reactions in drawn]
         for pile in range(len(COLOURS)):
-            for player in players:  # the same instant, the same kind of reaction
-                player.play(rng.uniform(0, REACTION_MS) / 1000, pile, pile)
+            for player, reaction in zip(players, drawn[pile], strict=True):
+                player.play(reaction, pile, pile)  # the same instant, the same kind of reaction
         rows = None
         for _ in range(500):
             rows = await sync_to_async(_settled)(room_id, before - 1)
@@ -178,7 +188,7 @@ async def _report(label: str, one_way: tuple[float, float], equalise: bool, deal
 
 async def test_equalisation_gives_equal_players_equal_races_whatever_their_latency(settings):
     # The site's 40-ms window: 20 ms against 40 ms one-way is within it.
-    on = await _report("site window 40 ms", (0.020, 0.040), True, 300)
+    on = await _report("site window 40 ms", (0.020, 0.040), True, 200)
     assert 0.45 <= on <= 0.55
     off = await _report("site window 40 ms", (0.020, 0.040), False, 50)
     assert off > 0.75  # by arrival, the shorter line wins most races (about 94 %)
@@ -187,5 +197,5 @@ async def test_equalisation_gives_equal_players_equal_races_whatever_their_laten
     await _report("site window 40 ms", (0.020, 0.080), False, 50)
     await _report("site window 40 ms", (0.020, 0.080), True, 50)
     settings.EQUALISE_WINDOW_MS = 80
-    wide = await _report("window 80 ms", (0.020, 0.080), True, 300)
+    wide = await _report("window 80 ms", (0.020, 0.080), True, 200)
     assert 0.45 <= wide <= 0.55
