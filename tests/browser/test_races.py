@@ -7,7 +7,7 @@ from __future__ import annotations
 from playwright.sync_api import expect
 
 from tests.browser.test_ligretto_table import at_table
-from tests.browser.test_lobby_flow import sign_up
+from tests.browser.test_lobby_flow import sign_up, wait_live
 
 
 def test_an_equalised_table_answers_pings_and_its_plays_are_estimated(person, site_shell):
@@ -21,6 +21,7 @@ def test_an_equalised_table_answers_pings_and_its_plays_are_estimated(person, si
     expect(amy.locator("#id_equalise")).to_have_count(0)  # on the room page now
     room_id = amy.url.rstrip("/").rsplit("/", 1)[1]
     expect(amy.locator("main")).to_contain_text("Latency equalisation")
+    wait_live(amy)  # the room's socket first: the bots' form answers through it
     amy.select_option("#bots-form select", "easy")
     amy.click("#bots-form button[type=submit]")
     expect(amy.locator("#seat-1")).to_contain_text("bot")
