@@ -30,8 +30,11 @@ def test_an_equalised_table_answers_pings_and_its_plays_are_estimated(person, si
     expect(amy.locator(".tag.equalised")).to_have_text("latency equalised")
     # The quick pings are answered (no frame of theirs is drawn); then a few of her flips.
     amy.wait_for_timeout(1500)
-    for _ in range(8):  # some may come before the countdown ends (refused, not logged)
-        amy.click("#me-flip")
+    expect(amy.locator("#lg-status")).to_have_attribute("data-status", "playing")
+    flip = amy.locator("#me-flip")
+    for _ in range(8):
+        expect(flip).to_be_enabled()
+        flip.click()
         amy.wait_for_timeout(400)
     code = (
         "from tables.models import ActionLog\n"
