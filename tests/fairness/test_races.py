@@ -20,7 +20,7 @@ from tables.live import rooms
 from tables.models import ActionLog, Match
 from tests.api.helpers import Api, next_of, stream
 from tests.conftest import make_user
-from tests.tables.helpers import ORIGIN, card, dumped_state, set_state, started_room
+from tests.tables.helpers import ORIGIN, dumped_state, race_layout, set_state, started_room
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
@@ -30,19 +30,6 @@ PLAY_4 = {"type": "play", "from": "row", "index": 0, "pile": 0}
 @pytest.fixture(autouse=True)
 def _no_driver(settings):
     settings.BOT_DRIVER = False  # every version is one of the test's own changes
-
-
-def _race_layout(data):
-    """Both players hold a red 4 on row slot 0; one red pile topped by a 3 waits in the centre."""
-    for seat, player in enumerate(data["players"]):
-        player["row"][0] = [card("red", 4, seat)]
-        player["row"][1] = [card("green", 1, seat)]  # never a standstill
-        player["stack"][-1] = card("yellow", 7, seat)
-    data["center"] = [
-        {"color": "red", "cards": [card("red", v, 0) for v in (1, 2, 3)], "closed": False}
-    ]
-    data.update(status="playing", scores=[], ready=[], end_reason=None, end_message=None)
-    return data
 
 
 async def _cast():
@@ -88,7 +75,7 @@ async def test_the_loser_of_a_race_is_told_who_took_it_and_how_much_earlier():
     frame = {**PLAY_4, "HEADERS": {"HX-Trigger": "me-row-0"}}
     losers = set()
     for _ in range(6):
-        await sync_to_async(set_state)(room.pk, lambda _: _race_layout(copy.deepcopy(dealt)))
+        await sync_to_async(set_state)(room.pk, lambda _: race_layout(copy.deepcopy(dealt)))
         before = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
         # The same instant: both frames are sent before either is handled.
         await asyncio.gather(
@@ -128,7 +115,7 @@ async def test_the_board_api_stream_says_taken_by_and_earlier_ms():
     for s in streams:
         await next_of(s, "view")
     for _ in range(3):
-        await sync_to_async(set_state)(room.pk, lambda _: _race_layout(copy.deepcopy(dealt)))
+        await sync_to_async(set_state)(room.pk, lambda _: race_layout(copy.deepcopy(dealt)))
         before = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
         message = json.dumps({"type": "action", "action": PLAY_4})
         await asyncio.gather(*(s.send_to(text_data=message) for s in streams))
@@ -156,7 +143,7 @@ async def test_the_board_api_http_refusal_says_taken_by_and_earlier_ms():
     await next_of(watcher, "view")
     callers = [Api(token=token) for token in tokens]
     for _ in range(3):
-        await sync_to_async(set_state)(room.pk, lambda _: _race_layout(copy.deepcopy(dealt)))
+        await sync_to_async(set_state)(room.pk, lambda _: race_layout(copy.deepcopy(dealt)))
         before = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
         path = f"rooms/{room.pk}/actions"
         answers = await asyncio.gather(
@@ -202,7 +189,7 @@ def _lost_race(table):
     from games.engine import IllegalAction
 
     game = table.game
-    state = game.load(_race_layout(game.dump(table.state)))
+    state = game.load(race_layout(game.dump(table.state)))
     state, _ = game.apply(state, 1, PLAY_4)
     with pytest.raises(IllegalAction) as lost:
         game.apply(state, 0, PLAY_4)
@@ -226,7 +213,7 @@ async def test_an_equalised_table_tells_the_margin_by_estimated_sending():
     a = await _table_socket(room.pk, alice, "en")
     b = await _table_socket(room.pk, bob, "en")
     await _drain(a), await _drain(b)
-    await sync_to_async(set_state)(room.pk, lambda _: _race_layout(copy.deepcopy(dealt)))
+    await sync_to_async(set_state)(room.pk, lambda _: race_layout(copy.deepcopy(dealt)))
     before = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
     frame = json.dumps({**PLAY_4, "HEADERS": {"HX-Trigger": "me-row-0"}})
     await asyncio.gather(a.send_to(text_data=frame), b.send_to(text_data=frame))

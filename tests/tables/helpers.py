@@ -53,6 +53,23 @@ def card(color: str, value: int, owner: int) -> list[Any]:
     return [color, value, owner]
 
 
+def race_layout(data: dict[str, Any]) -> dict[str, Any]:
+    """Both players hold a red 4 on row slot 0; one red pile topped by a 3 waits in the centre.
+
+    A green 1 beside it, so that the table is never at a standstill; the stack's top is pinned
+    (the slot played from is refilled from it: a red 4 there, from the room's own deal, would
+    leave the row unchanged and out of the push)."""
+    for seat, player in enumerate(data["players"]):
+        player["row"][0] = [card("red", 4, seat)]
+        player["row"][1] = [card("green", 1, seat)]
+        player["stack"][-1] = card("yellow", 7, seat)
+    data["center"] = [
+        {"color": "red", "cards": [card("red", v, 0) for v in (1, 2, 3)], "closed": False}
+    ]
+    data.update(status="playing", scores=[], ready=[], end_reason=None, end_message=None)
+    return data
+
+
 class TableSocket(WebsocketCommunicator):
     """A table socket that remembers the newest table version among the frames read from it."""
 

@@ -17,6 +17,7 @@ from tests.tables.helpers import (
     TableSocket,
     card,
     dumped_state,
+    race_layout,
     set_state,
     started_room,
     table_socket,
@@ -32,21 +33,6 @@ def _no_driver(settings):
     # end-of-countdown touch (a new version) could land between a test's settling and its move
     # on a loaded machine, and be taken for the move's frame.
     settings.BOT_DRIVER = False
-
-
-def _race_layout(data):
-    """Both players hold a red 4 on row slot 0; one red pile topped by a 3 waits in the centre."""
-    for seat, player in enumerate(data["players"]):
-        player["row"][0] = [card("red", 4, seat)]
-        player["row"][1] = [card("green", 1, seat)]  # so that the table is never at a standstill
-        # The slot played from is refilled from the stack: a red 4 on top of it (the deal is the
-        # room's own) would leave the row's piece unchanged and out of the push.
-        player["stack"][-1] = card("yellow", 7, seat)
-    data["center"] = [
-        {"color": "red", "cards": [card("red", v, 0) for v in (1, 2, 3)], "closed": False}
-    ]
-    data.update(status="playing", scores=[], ready=[], end_reason=None, end_message=None)
-    return data
 
 
 async def _cast():
@@ -73,7 +59,7 @@ async def _settle(*sockets: TableSocket) -> None:
 
 async def test_it_sends_the_whole_table_on_connect_and_pushes_plays_to_everyone():
     alice, bob, eve, room = await _cast()
-    await sync_to_async(set_state)(room.pk, _race_layout)
+    await sync_to_async(set_state)(room.pk, race_layout)
     a = await table_socket(room.pk, alice)
     first = await a.receive_from()
     assert 'data-connected="true"' in first and 'id="lg-me" class="me' in first
@@ -154,7 +140,7 @@ async def test_simultaneous_plays_onto_one_pile_have_exactly_one_winner_l12():
     dealt = await sync_to_async(dumped_state)(room.pk)
     for _ in range(15):
         # The same layout each time, from the same deal: only the race differs.
-        await sync_to_async(set_state)(room.pk, lambda _: _race_layout(copy.deepcopy(dealt)))
+        await sync_to_async(set_state)(room.pk, lambda _: race_layout(copy.deepcopy(dealt)))
         before = await sync_to_async(lambda: Match.objects.get(room_id=room.pk).version)()
         await asyncio.gather(a.send_to(text_data=play_row_0), b.send_to(text_data=play_row_0))
         frames = {"a": [], "b": []}

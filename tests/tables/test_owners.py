@@ -24,23 +24,11 @@ from tables.models import ActionLog, Match
 from tables.stream import race_of
 from tables.words import refusal_text
 from tests.conftest import make_user
-from tests.tables.helpers import card, set_state, started_room
+from tests.tables.helpers import race_layout, set_state, started_room
 
 pytestmark = [pytest.mark.asyncio, pytest.mark.django_db(transaction=True)]
 
 OWNER = "owner-host:4242:cafe"
-
-
-def _race_layout(data):
-    """Both players hold a red 4 on row slot 0; a red pile topped by a 3 waits in the centre."""
-    for seat, player in enumerate(data["players"]):
-        player["row"][0] = [card("red", 4, seat)]
-        player["row"][1] = [card("green", 1, seat)]
-    data["center"] = [
-        {"color": "red", "cards": [card("red", v, 0) for v in (1, 2, 3)], "closed": False}
-    ]
-    data.update(status="playing", scores=[], ready=[], end_reason=None, end_message=None)
-    return data
 
 
 @pytest.fixture
@@ -59,7 +47,7 @@ async def _cast():
     alice = await sync_to_async(make_user)("alice")
     bob = await sync_to_async(make_user)("bob")
     room = await sync_to_async(started_room)(alice, [bob])
-    await sync_to_async(set_state)(room.pk, _race_layout)
+    await sync_to_async(set_state)(room.pk, race_layout)
     rooms.bind(asyncio.get_running_loop())
     return alice, bob, room
 

@@ -33,7 +33,14 @@ from tables.live import rooms
 from tables.models import ActionLog, Match, Round
 from tests.conftest import make_user
 from tests.devserver import free_port, start_daphne
-from tests.tables.helpers import card, dumped_state, set_state, started_room, version_of
+from tests.tables.helpers import (
+    card,
+    dumped_state,
+    race_layout,
+    set_state,
+    started_room,
+    version_of,
+)
 
 pytestmark = [pytest.mark.scale, pytest.mark.django_db(transaction=True)]
 
@@ -234,18 +241,6 @@ def _room_of_two(**options: Any):
     return room, _token(alice), _token(bob)
 
 
-def _race_layout(data):
-    """Both players hold a red 4 on row slot 0; a red pile topped by a 3 waits in the centre."""
-    for seat, player in enumerate(data["players"]):
-        player["row"][0] = [card("red", 4, seat)]
-        player["row"][1] = [card("green", 1, seat)]
-    data["center"] = [
-        {"color": "red", "cards": [card("red", v, 0) for v in (1, 2, 3)], "closed": False}
-    ]
-    data.update(status="playing", scores=[], ready=[], end_reason=None, end_message=None)
-    return data
-
-
 def _last_stack_card(data):
     """Seat 0's stack is one yellow 1: playing it empties the stack and ends the round (L13)."""
     data["players"][0]["stack"] = [card("yellow", 1, 0)]
@@ -307,7 +302,7 @@ def test_the_process_that_starts_a_room_owns_its_match_from_the_start(servers):
 
 def test_a_race_on_one_pile_from_both_processes_settles_as_on_one(servers):
     room, ta, tb = _room_of_two(rounds=3)
-    set_state(room.pk, _race_layout)  # before either process loads the table
+    set_state(room.pk, race_layout)  # before either process loads the table
     before = dumped_state(room.pk)
     owner = servers.start("owner")
     _owned_by(owner, room.pk)
