@@ -27,6 +27,18 @@ def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
         session.exitstatus = 1
 
 
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # A test that asks for more time than the default (`@pytest.mark.timeout(N)`) is one of the
+    # few long ones (a tournament of 96 bots, Schemathesis, Lighthouse): they start first, so
+    # that the two workers end together on short tests instead of one waiting for the other's
+    # last long test. Otherwise the order is kept (the sort is stable).
+    def asked(item: pytest.Item) -> float:
+        marker = item.get_closest_marker("timeout")
+        return float(marker.args[0]) if marker and marker.args else 0.0
+
+    items.sort(key=asked, reverse=True)
+
+
 def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001
     if _skipped:
         terminalreporter.write_line(

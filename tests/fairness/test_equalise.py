@@ -193,9 +193,10 @@ async def test_equalisation_gives_equal_players_equal_races_whatever_their_laten
     off = await _report("site window 40 ms", (0.020, 0.040), False, 50)
     assert off > 0.75  # by arrival, the shorter line wins most races (about 94 %)
 
-    # 20 ms against 80 ms: beyond the site's window (printed), equalised by one of 80 ms.
-    await _report("site window 40 ms", (0.020, 0.080), False, 50)
-    await _report("site window 40 ms", (0.020, 0.080), True, 50)
+    # 20 ms against 80 ms: beyond the site's window (printed, 40 races each: the skew is near
+    # total), equalised by one of 80 ms.
+    await _report("site window 40 ms", (0.020, 0.080), False, 20)
+    await _report("site window 40 ms", (0.020, 0.080), True, 20)
     settings.EQUALISE_WINDOW_MS = 80
     wide = await _report("window 80 ms", (0.020, 0.080), True, 200)
     assert 0.45 <= wide <= 0.55
