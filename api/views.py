@@ -25,11 +25,12 @@ from games.engine import IllegalAction
 from lobby import access, ratelimit, services
 from lobby.forms import SignupForm
 from lobby.models import Room
-from tables import current, play, wire
+from tables import current, play
 from tables.live import rooms as live_rooms
+from tables.live import stream
 from tables.live.equalise import receipt
 from tables.live.room import holder
-from tables.stream import race_of
+from tables.live.stream import race_of
 from tables.words import game_name, refusal_text
 
 # Refusals by the engines that mean "this is not an action at all", not "not now".
@@ -87,7 +88,7 @@ def _room(room_id: int, user: Any, invite: Any = None) -> Room:
 
 def _invited(room: Room, invite: Any) -> bool:
     # Not secrets.compare_digest on str: it raises TypeError on non-ASCII text.
-    return wire.same_secret(invite, room.invite_code)
+    return stream.same_secret(invite, room.invite_code)
 
 
 def room_answer(request: ApiRequest, room_id: int, invite: Any = None) -> dict[str, Any]:

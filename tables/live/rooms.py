@@ -249,7 +249,7 @@ class Rooms:
         received: int | None = None,
         rtt: int | None = None,
     ) -> Outcome:
-        """Apply `action` (checked: tables.wire) for `seat`; answer once durable, or raise.
+        """Apply `action` (checked: tables.live.stream) for `seat`; answer once durable, or raise.
 
         `received`: when the transport got it (tables.live.equalise.receipt), kept for races;
         `rtt`: its socket's measured round trip (µs), for an equalised table's order.
