@@ -181,24 +181,19 @@ class Tracker:
     def _note(self, before: Table, entry: Played) -> None:
         now = self.clock()
         self.game = before.match.game
-        player = next((p for p in before.players if p.seat == entry.seat), None)
-        human = player is not None and player.user_id is not None and not player.is_bot
-        if human and not entry.by_bot and entry.action.get("type") not in UNMEASURED:
-            assert player is not None and player.user_id is not None
+        # Who plays each seat is the table's (`people`, built once for its player rows).
+        user_id = before.people().get(entry.seat)
+        if user_id is not None and not entry.by_bot and entry.action.get("type") not in UNMEASURED:
             ms = self.measure(entry.seat, entry.action, now)
             self.last_play[entry.seat] = now
             if ms is not None:
-                self.pending.setdefault(player.user_id, []).append(ms)
+                self.pending.setdefault(user_id, []).append(ms)
         if not entry.refused:
             after = entry.table
             starts_at = after.match.starts_at
             self.opens_at = starts_at.timestamp() if starts_at is not None else None
             self.observe(
-                {
-                    p.seat: after.game.legal_actions(after.state, p.seat)
-                    for p in after.players
-                    if p.user_id is not None and not p.is_bot
-                },
+                {seat: after.game.legal_actions(after.state, seat) for seat in after.people()},
                 now,
             )
         if self.pending and (

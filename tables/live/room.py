@@ -338,7 +338,9 @@ class LiveRoom:
 
         try:
             new, events = table.game.apply(table.state, seat, action)
-            new = fairness.next_deal(table.game, match.fair_secret, table.progress, new)
+            if table.game.progress(new).rounds_scored > table.progress.rounds_scored:
+                # A round's end: the next round's server seed goes in (tables.fairness).
+                new = fairness.next_deal(table.game, match.fair_secret, table.progress, new)
         except IllegalAction as refusal:
             if refusal.code not in LOGGED_REFUSALS:
                 raise
