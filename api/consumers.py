@@ -18,6 +18,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -25,7 +26,7 @@ from api import auth, views
 from api.serialize import room_json
 from games.engine import View
 from games.registry import equalise_of
-from lobby import access, live, quickplay
+from lobby import access, live, quickplay, ratelimit
 from lobby.models import Room
 from tables import current, languages, presence
 from tables.live import render, rooms, stream
@@ -173,11 +174,13 @@ class ApiStreamConsumer(stream.ReceiveNow, TableStream, stream.SendNow, AsyncWeb
         await self._send_view(outcome.view(seat))
 
     async def throttle(self) -> tuple[str, str] | None:
-        try:
-            await views.athrottle_action(self.user)  # the cache's counter, shared with HTTP
-        except views.ApiError as refusal:
-            return refusal.code, refusal.message
-        return None
+        # The API's count of the user's actions, shared with HTTP (the cache's counter, in
+        # the loop: never blocking it); worded as HTTP words it only when it refuses.
+        window = settings.API_ACTION_WINDOW
+        if await ratelimit.ahit(views.ACTIONS, self.user.pk, settings.API_ACTIONS_PER_USER, window):
+            return None
+        refusal = views.too_many_actions(window)
+        return refusal.code, refusal.message
 
     async def send_refusal(
         self, code: str, message: str, trigger: str | None, race: dict[str, Any] | None = None

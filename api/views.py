@@ -290,21 +290,21 @@ def actions(request: ApiRequest, room_id: int, body: s.ActionRequest) -> Any:
     return result
 
 
+# A user's actions are counted in one window, HTTP and stream together: the stream counts
+# them in the event loop itself (api.consumers: `ratelimit.ahit` with this scope), so that a
+# move on it enters none of the HTTP operations.
+ACTIONS = "api-actions"
+
+
 def throttle_action(user: Any) -> None:
     """Count one action of `user` (HTTP and stream together) against his limit, or raise 429."""
     window = settings.API_ACTION_WINDOW
-    if not ratelimit.hit("api-actions", user.pk, settings.API_ACTIONS_PER_USER, window):
-        raise _too_many_actions(window)
+    if not ratelimit.hit(ACTIONS, user.pk, settings.API_ACTIONS_PER_USER, window):
+        raise too_many_actions(window)
 
 
-async def athrottle_action(user: Any) -> None:
-    """`throttle_action` for the stream, in the event loop: the same count, never blocking it."""
-    window = settings.API_ACTION_WINDOW
-    if not await ratelimit.ahit("api-actions", user.pk, settings.API_ACTIONS_PER_USER, window):
-        raise _too_many_actions(window)
-
-
-def _too_many_actions(window: int) -> ApiError:
+def too_many_actions(window: int) -> ApiError:
+    """The refusal of an action over the user's limit (HTTP's 429, the stream's error)."""
     # The window started with its first action: the wait is at most the whole window.
     return _too_many(_("Too many actions; try again in %(seconds)d s."), window)
 
