@@ -1,6 +1,6 @@
 """The Board API's live stream: `/ws/api/v1/rooms/{id}/?token=…`, JSON views of one room.
 
-The API's wire format on the table-stream base (tables.stream), which listens, resumes,
+The API's wire format on the table-stream base (tables.live.stream), which listens, resumes,
 counts presence, throttles (with the API's per-user limit, shared with HTTP, handed in) and
 takes moves to the room, whose holder check judges the seat once. It sends the caller's view
 at once and after every change of the room, through the socket's gate. A change is built from
@@ -18,6 +18,7 @@ from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncWebsocketConsumer
+from django.conf import settings
 from django.utils import translation
 from django.utils.translation import gettext as _
 
@@ -25,27 +26,28 @@ from api import auth, views
 from api.serialize import room_json
 from games.engine import View
 from games.registry import equalise_of
-from lobby import access, live, quickplay
+from lobby import access, live, quickplay, ratelimit
 from lobby.models import Room
-from tables import current, languages, sockets, wire
-from tables.live import render, rooms
+from tables import current, languages, presence
+from tables.live import render, rooms, stream
 from tables.live.outbox import Frame
 from tables.live.room import Delivery
-from tables.stream import TableStream
+from tables.live.stream import TableStream
 
 # How views reached this process's sockets: from memory, or loaded (for the figures).
 stats = {"cached": 0, "loaded": 0}
 
-# What a stream message may carry; the action inside is checked by tables.wire.action.
+# What a stream message may carry; the action inside is checked by tables.live.stream.action.
 MESSAGE = {
-    "type": wire.text(20, ascii_word=True),
+    "type": stream.text(20, ascii_word=True),
     "action": lambda value: value,
     "ping": lambda value: value,  # a pong's: the ping's number (judged by `pong`)
 }
 
 
-class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncWebsocketConsumer):
+class ApiStreamConsumer(stream.ReceiveNow, TableStream, stream.SendNow, AsyncWebsocketConsumer):
     wants_html = False  # its views are JSON, built per seat (no HTML is drawn for it)
+    presence = presence  # where its seat's sockets are counted (handed in, as the access rule)
     token_id = 0
     revoked = False  # set when the token is revoked while the socket is open
     invite: str | None = None
@@ -56,7 +58,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
     _seat_there: int | None = None
 
     async def dispatch(self, message: dict[str, Any]) -> None:
-        await sockets.dispatch(self, message)  # no database hop per frame
+        await stream.dispatch(self, message)  # no database hop per frame
 
     async def connect(self) -> None:
         self.open_stream(int(self.scope["url_route"]["kwargs"]["room_id"]))
@@ -83,7 +85,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
         for group in self._groups():
             await self.channel_layer.group_add(group, self.channel_name)
         await self.listen()  # every change comes straight here (another process's: the relay)
-        sockets.opened(self)  # a stopping server tells it first (restarting)
+        stream.opened(self)  # a stopping server tells it first (restarting)
         since = _whole_number(query.get("since"))
         if since is None or await database_sync_to_async(rooms.version_of)(self.room_id) != since:
             await self.gate.draw()
@@ -101,7 +103,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
     def _groups(self) -> list[str]:
         return [
             live.room_group(self.room_id),
-            sockets.user_group(self.user.pk),
+            stream.user_group(self.user.pk),
             auth.token_group(self.token_id),
         ]
 
@@ -109,12 +111,12 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
         """The server stops: say so, then close with 1012 (reconnect; the game goes on)."""
         # In the client's language (Accept-Language), as the API's other sentences.
         with translation.override(languages.from_scope(self.scope)):
-            message = {"type": "restart", "message": _(sockets.RESTARTING)}
+            message = {"type": "restart", "message": _(stream.RESTARTING)}
         await self.send(text_data=json.dumps(message))
-        await self.close(code=sockets.RECONNECT)
+        await self.close(code=stream.RECONNECT)
 
     async def disconnect(self, code: int) -> None:
-        sockets.closed(self)
+        stream.closed(self)
         await self.close_stream()
         if self.user is None or not hasattr(self, "room_id"):
             return
@@ -130,13 +132,14 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
     async def _receive(self, text_data: str | None, bytes_data: bytes | None) -> None:
         # One strict parse at the edge: only checked values go on to the rules and the log.
         try:
-            message = wire.record(
-                wire.loads(text_data if text_data is not None else bytes_data),
+            message = stream.record(
+                stream.loads(text_data if text_data is not None else bytes_data),
                 MESSAGE,
                 code="bad_message",
             )
-        except wire.WireError as refusal:
-            # The stream's one code for a frame it cannot read (api.md), with wire's sentence.
+        except stream.WireError as refusal:
+            # The stream's one code for a frame it cannot read (api.md), with the decoder's
+            # sentence.
             await self._error("bad_message", refusal.message)
             return
         kind = message.get("type")
@@ -153,8 +156,8 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
             await self._error("bad_message", 'Messages are {"type": "action", "action": {...}}.')
             return
         try:
-            action = wire.action(message.get("action"), code="bad_action")
-        except wire.WireError as refusal:
+            action = stream.action(message.get("action"), code="bad_action")
+        except stream.WireError as refusal:
             await self._error(refusal.code, refusal.message)
             return
         if not self.started:
@@ -171,11 +174,13 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
         await self._send_view(outcome.view(seat))
 
     async def throttle(self) -> tuple[str, str] | None:
-        try:
-            await views.athrottle_action(self.user)  # the cache's counter, shared with HTTP
-        except views.ApiError as refusal:
-            return refusal.code, refusal.message
-        return None
+        # The API's count of the user's actions, shared with HTTP (the cache's counter, in
+        # the loop: never blocking it); worded as HTTP words it only when it refuses.
+        window = settings.API_ACTION_WINDOW
+        if await ratelimit.ahit(views.ACTIONS, self.user.pk, settings.API_ACTIONS_PER_USER, window):
+            return None
+        refusal = views.too_many_actions(window)
+        return refusal.code, refusal.message
 
     async def send_refusal(
         self, code: str, message: str, trigger: str | None, race: dict[str, Any] | None = None
@@ -224,7 +229,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
         if self.user is None or self.revoked:
             return
         active = await database_sync_to_async(auth.user_for_token_user_active)(self.user.pk)
-        await self.close(code=sockets.RECONNECT if active else 4401)
+        await self.close(code=stream.RECONNECT if active else 4401)
 
     async def table_notice(self, event: dict[str, Any]) -> None:
         # A finished table's rematch was opened: say where (the browser gets its own HTML).
@@ -291,7 +296,7 @@ class ApiStreamConsumer(sockets.ReceiveNow, TableStream, sockets.SendNow, AsyncW
 
     def _base(self) -> str:
         # The browser's address of this site, as the client reached it (for the room's `url`).
-        return f"{sockets.site_scheme(self.scope)}://{sockets.site_host(self.scope)}"
+        return f"{stream.site_scheme(self.scope)}://{stream.site_host(self.scope)}"
 
     async def send_ping(self, ping: int) -> None:
         await self.send(text_data=json.dumps({"type": "ping", "ping": ping}))
@@ -344,5 +349,5 @@ def _may_watch(room_id: int, user: Any, invite: str | None) -> bool:
     room = Room.objects.filter(pk=room_id).first()
     if room is None:
         return False
-    invited = wire.same_secret(invite, room.invite_code)
+    invited = stream.same_secret(invite, room.invite_code)
     return access.may_view(room, user, invited)

@@ -21,7 +21,7 @@ from ninja.security import HttpBearer
 
 from api import auth, schemas
 from lobby.services import RoomError
-from tables import wire
+from tables.live import stream
 
 log = logging.getLogger(__name__)
 
@@ -45,12 +45,13 @@ def error(code: str, message: str, status: int, **extra: Any) -> JsonResponse:
 
 
 class StrictParser(Parser):
-    """Bodies through `tables.wire.loads`, whatever the Content-Type says (curl's `-d` is form)."""
+    """Bodies through `tables.live.stream.loads`, whatever the Content-Type says (curl's `-d`
+    is form)."""
 
     def parse_body(self, request: HttpRequest) -> dict[str, Any]:
-        body = wire.loads(request.body)
+        body = stream.loads(request.body)
         if not isinstance(body, dict):
-            raise wire.WireError("bad_json", _("The request body must be a JSON object."))
+            raise stream.WireError("bad_json", _("The request body must be a JSON object."))
         return body
 
 
@@ -137,7 +138,7 @@ def _room_error(request: HttpRequest, refusal: RoomError) -> HttpResponse:
 def _http_error(request: HttpRequest, problem: HttpError) -> HttpResponse:
     # ninja wraps what the parser raised: answer the wire's own code and sentence.
     cause = problem.__cause__
-    if isinstance(cause, wire.WireError):
+    if isinstance(cause, stream.WireError):
         return error(cause.code, cause.message, 413 if cause.code == "too_large" else 400)
     return error("bad_request", str(problem), problem.status_code)
 

@@ -11,7 +11,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from api.models import ApiToken
 from lobby.models import Room
 from tables.guests import is_guest
-from tables.wire import ascii_int
+from tables.live.stream import ascii_int
 
 
 @login_required

@@ -65,8 +65,8 @@ CLOCK_KINDS = list(clock_kinds())
 DESCRIPTION = DESCRIPTION.format(games=_either([g.name for g in GAMES.values()], "and"))
 # Seats are numbered from 0; the largest table any game has bounds a seat's number.
 MOST_SEATS = max(game.max_seats for game in GAMES.values())
-# The strict decoder (tables.wire) refuses a NUL anywhere in a body, and the NUL middleware one
-# anywhere in a query: every string of a request says so.
+# The strict decoder (tables.live.stream) refuses a NUL anywhere in a body, and the NUL
+# middleware one anywhere in a query: every string of a request says so.
 NO_NUL = r"^[^\x00]*$"
 REF = "#/components/schemas/{model}"
 

@@ -25,11 +25,12 @@ from games.engine import IllegalAction
 from lobby import access, ratelimit, services
 from lobby.forms import SignupForm
 from lobby.models import Room
-from tables import current, play, wire
+from tables import current, play
 from tables.live import rooms as live_rooms
+from tables.live import stream
 from tables.live.equalise import receipt
 from tables.live.room import holder
-from tables.stream import race_of
+from tables.live.stream import race_of
 from tables.words import game_name, refusal_text
 
 # Refusals by the engines that mean "this is not an action at all", not "not now".
@@ -87,7 +88,7 @@ def _room(room_id: int, user: Any, invite: Any = None) -> Room:
 
 def _invited(room: Room, invite: Any) -> bool:
     # Not secrets.compare_digest on str: it raises TypeError on non-ASCII text.
-    return wire.same_secret(invite, room.invite_code)
+    return stream.same_secret(invite, room.invite_code)
 
 
 def room_answer(request: ApiRequest, room_id: int, invite: Any = None) -> dict[str, Any]:
@@ -289,21 +290,21 @@ def actions(request: ApiRequest, room_id: int, body: s.ActionRequest) -> Any:
     return result
 
 
+# A user's actions are counted in one window, HTTP and stream together: the stream counts
+# them in the event loop itself (api.consumers: `ratelimit.ahit` with this scope), so that a
+# move on it enters none of the HTTP operations.
+ACTIONS = "api-actions"
+
+
 def throttle_action(user: Any) -> None:
     """Count one action of `user` (HTTP and stream together) against his limit, or raise 429."""
     window = settings.API_ACTION_WINDOW
-    if not ratelimit.hit("api-actions", user.pk, settings.API_ACTIONS_PER_USER, window):
-        raise _too_many_actions(window)
+    if not ratelimit.hit(ACTIONS, user.pk, settings.API_ACTIONS_PER_USER, window):
+        raise too_many_actions(window)
 
 
-async def athrottle_action(user: Any) -> None:
-    """`throttle_action` for the stream, in the event loop: the same count, never blocking it."""
-    window = settings.API_ACTION_WINDOW
-    if not await ratelimit.ahit("api-actions", user.pk, settings.API_ACTIONS_PER_USER, window):
-        raise _too_many_actions(window)
-
-
-def _too_many_actions(window: int) -> ApiError:
+def too_many_actions(window: int) -> ApiError:
+    """The refusal of an action over the user's limit (HTTP's 429, the stream's error)."""
     # The window started with its first action: the wait is at most the whole window.
     return _too_many(_("Too many actions; try again in %(seconds)d s."), window)
 

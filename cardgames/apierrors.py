@@ -17,7 +17,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.csrf import csrf_exempt
 
-from tables import wire
+from tables.live import stream
 
 if TYPE_CHECKING:  # a str or a lazy translation (django-stubs' own alias)
     from django_stubs_ext import StrOrPromise
@@ -77,8 +77,8 @@ def _check_body(request: HttpRequest) -> HttpResponse | None:
     if not body:
         return None
     try:
-        wire.loads(body)  # the views parse it again; this makes sure they get strict JSON
-    except wire.WireError as refusal:
+        stream.loads(body)  # the views parse it again; this makes sure they get strict JSON
+    except stream.WireError as refusal:
         sentence = refusal.message.replace("The message", "The request body", 1)
         if refusal.code == "too_large":
             return error("too_large", sentence, 413)

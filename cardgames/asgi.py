@@ -13,7 +13,7 @@ from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E40
 
 from cardgames.routing import websocket_urlpatterns  # noqa: E402
 from tables.driver import StartDriver  # noqa: E402
-from tables.sockets import AllowedHostValidator, session_auth  # noqa: E402
+from tables.live.stream import AllowedHostValidator, session_auth  # noqa: E402
 
 # The first connection a process serves starts its bot driver (tables/driver.py).
 application = StartDriver(

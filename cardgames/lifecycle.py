@@ -31,8 +31,8 @@ import time
 from django.conf import settings
 from django.db import close_old_connections
 
-from tables import driver, play, presence, sockets
-from tables.live import owners, rooms
+from tables import driver, play, presence
+from tables.live import owners, rooms, stream
 from tables.live.writer import in_db_thread
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ async def stop() -> None:
     grace = settings.SHUTDOWN_GRACE
     owners.leave()
     try:
-        told = await sockets.restart_all(timeout=min(1.0, grace / 3))
+        told = await stream.restart_all(timeout=min(1.0, grace / 3))
         held = await asyncio.wait_for(driver.stop(release=False), grace / 3)
         settled = await rooms.settle(timeout=max(grace / 3, 0.1))
         # Every move another process forwarded here is answered before the rooms go: after

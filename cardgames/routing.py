@@ -9,7 +9,7 @@ from lobby import consumers
 from lobby.consumers import RoomConsumer
 from lobby.table_consumers import TableConsumer
 from social.consumers import SocialConsumer
-from tables.sockets import NotFoundConsumer
+from tables.live.stream import NotFoundConsumer
 from tournaments.consumers import TournamentConsumer
 
 

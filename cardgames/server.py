@@ -23,11 +23,11 @@ What it adds, inside the server process where the bytes are, before the applicat
 - Text frames can skip the layers between the application and the socket: the scope's
   `extensions["cardgames.send_now"]["send"](text)` writes one text frame at once, as the
   application's `websocket.send` would (Daphne's reply, autobahn's framing), without their
-  Python per message; tables.sockets.SendNow uses it for every frame a site socket sends.
+  Python per message; tables.live.stream.SendNow uses it for every frame a site socket sends.
   Small text frames from clients (moves) are read the same way (`small_text_frames`), and
   `extensions["cardgames.receive_now"]["take"](receiver)` has every later text frame handed
   to `receiver(text)` as it is read, instead of through Daphne's queue and the application's
-  dispatch (tables.sockets.ReceiveNow).
+  dispatch (tables.live.stream.ReceiveNow).
 - The event loop is uvloop's (`SERVER_LOOP=asyncio`: asyncio's own), and a socket's reads
   go from the loop to Twisted's reader without Twisted's log context around each one.
 - Close codes 1011/1012/1013 from the application pass through (autobahn alone refuses them); they

@@ -15,18 +15,19 @@ from typing import TYPE_CHECKING, Any
 from channels.db import database_sync_to_async
 
 from chat import hidden, services
-from tables import languages, wire
+from tables import languages
+from tables.live import stream
 
 # What a chat frame may carry; the services judge the text itself (length, control characters).
 # The text bound is generous (a line is cut at services.MAX_LENGTH), the id an ASCII number.
 CHAT_FIELDS = {
-    "chat": wire.text(4 * services.MAX_LENGTH),
-    "chat_hide": wire.integer(1, 2**53),
-    "reason": wire.text(2000),
+    "chat": stream.text(4 * services.MAX_LENGTH),
+    "chat_hide": stream.integer(1, 2**53),
+    "reason": stream.text(2000),
 }
 
 if TYPE_CHECKING:  # what the mixin is mixed into: a live socket (scope, send, join_group)
-    from tables.sockets import LiveConsumer as _Socket
+    from tables.live.stream import LiveConsumer as _Socket
 else:
     _Socket = object
 
@@ -66,8 +67,8 @@ class ChatSocket(_Socket):
         if "chat" not in message and "chat_hide" not in message:
             return False
         try:
-            fields = wire.record(message, CHAT_FIELDS)
-        except wire.WireError as refusal:
+            fields = stream.record(message, CHAT_FIELDS)
+        except stream.WireError as refusal:
             await self.refuse_frame(refusal.code, refusal.message)
             return True
         if "chat" in fields:

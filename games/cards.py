@@ -1,6 +1,6 @@
 """How a card is drawn, for both games: one HTML shape for a face, a back and an empty place.
 
-Pure (plain strings, no Django): the Ligretto card filter (tables/templatetags/cards.py) and
+Pure (plain strings, no Django): the Ligretto card filter (tables/templatetags/words.py) and
 Allegra's layout (which draws its places in Python: up to 90 cards in every render) both call
 `draw`, so the two games' cards cannot drift apart. The CSS is static/css/table.css.
 """

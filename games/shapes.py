@@ -30,13 +30,13 @@ def _whole(value: Any) -> Any:
 WholeNumber = Annotated[int, BeforeValidator(_whole)]
 
 
-# What the write path lets through in any action (tables.wire.ACTION: a type is a lower-case word,
-# a pile or index a number from 0 to 9999, a place three numbers from 0 to 99); each game's
-# shapes narrow these. tests/games/test_api_fields.py holds the two to each other.
+# What the write path lets through in any action (tables.live.stream.ACTION: a type is a
+# lower-case word, a pile or index a number from 0 to 9999, a place three numbers from 0 to
+# 99); each game's shapes narrow these. tests/games/test_api_fields.py holds the two to each other.
 Word = Annotated[str, StringConstraints(strict=True, pattern=r"^[a-z_]{1,20}$")]
 Small = Annotated[WholeNumber, Field(ge=0, le=99)]
 Index = Annotated[WholeNumber, Field(ge=0, le=9999)]
-# A client seed sent with "ready" (docs/fairness.md; tables.wire.client_seed).
+# A client seed sent with "ready" (docs/fairness.md; tables.live.stream.client_seed).
 ClientSeed = Annotated[
     str,
     StringConstraints(strict=True, pattern=r"^[A-Za-z0-9_-]{1,64}$"),

@@ -8,9 +8,9 @@ from django.template.loader import render_to_string
 from lobby import access, live, quickplay
 from lobby.models import Room
 from lobby.roomview import room_context
-from tables import languages, wire
-from tables.live import rooms
-from tables.sockets import NOT_FOUND, LiveConsumer
+from tables import languages
+from tables.live import rooms, stream
+from tables.live.stream import NOT_FOUND, LiveConsumer
 
 
 class LobbyConsumer(LiveConsumer):
@@ -48,10 +48,10 @@ class RoomConsumer(LiveConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # The room page sends nothing but chat (its buttons are plain HTTP posts).
         try:
-            message = wire.loads(text_data if text_data is not None else bytes_data)
+            message = stream.loads(text_data if text_data is not None else bytes_data)
             if not isinstance(message, dict):
-                raise wire.WireError("bad_frame", "The message must be a JSON object.")
-        except wire.WireError as refusal:
+                raise stream.WireError("bad_frame", "The message must be a JSON object.")
+        except stream.WireError as refusal:
             await self.refuse_frame(refusal.code, refusal.message)
             return
         if not await self.receive_room_extras(message):

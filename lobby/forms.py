@@ -13,7 +13,7 @@ from games.registry import BOT_SPEEDS, DEFAULT_GAME, GAMES, PACES, Game
 from lobby.models import game_choices
 from lobby.services import RoomError, check_room
 from lobby.usernames import GUEST_PREFIX, validate_username
-from tables import wire
+from tables.live import stream
 from tables.words import describe_end_text, game_name, refusal_text, seats_in_words
 
 
@@ -206,7 +206,7 @@ class RoomForm(forms.Form):
             # ASCII digits only: "²" is a digit to str.isdigit but no number to int().
             value = options.get(name)
             text = value.strip() if isinstance(value, str) else None
-            number = wire.ascii_int(text, -999999, 9999999)
+            number = stream.ascii_int(text, -999999, 9999999)
             if number is not None:
                 options[name] = number
         try:

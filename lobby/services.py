@@ -22,8 +22,9 @@ from games.engine import IllegalAction
 from games.registry import GAMES
 from lobby import live, ratelimit, signals
 from lobby.models import Room, Seat
-from tables import claims, play, presence, ratings, reaction, sockets
+from tables import claims, play, presence, ratings, reaction
 from tables.guests import is_guest
+from tables.live import stream
 from tables.models import Match
 from tables.models import Player as MatchPlayer
 from tables.words import game_name, refusal_text
@@ -278,7 +279,7 @@ def seat_claimed(sender: Any, match: Any, seat: int, user_id: int, **kwargs: Any
     Seat.objects.filter(room_id=match.room_id, index=seat, user__isnull=True).update(
         user_id=user_id, bot_level=""
     )
-    sockets.access_changed_on_commit(user_id, match.room_id)  # his spectator's page sits
+    stream.access_changed_on_commit(user_id, match.room_id)  # his spectator's page sits
     _after_commit(match.room_id)
 
 
@@ -311,7 +312,7 @@ def _give_up_seat(room: Room, seat: Seat | None, user) -> None:
         seat.save(update_fields=["user", "bot_level"])
         presence.left_for_good(room.pk, user)
     # His open sockets (room page, table, stream) drop the seat now, not at their next connect.
-    sockets.access_changed_on_commit(user.pk, room.pk)
+    stream.access_changed_on_commit(user.pk, room.pk)
     humans = room.seat_set.filter(user__isnull=False).order_by("joined_at", "index")
     successor = humans.first()
     if successor is None:
@@ -350,7 +351,7 @@ def remove_player(room_id: int, user, index: Any) -> Room:
             )
         if seat.user_id:
             room.removed.add(seat.user_id)
-            sockets.access_changed_on_commit(seat.user_id, room.pk)
+            stream.access_changed_on_commit(seat.user_id, room.pk)
         seat.delete()
         _after_commit(room.pk)
     return room

@@ -1,9 +1,9 @@
-"""The table's WebSocket: the browser's wire format on the table-stream base (tables.stream).
+"""The table's WebSocket: the browser's wire format on the table-stream base (tables.live.stream).
 
 Parse → act → send. On (re)connect it sends the whole table (or, on a resume, what the page
 missed); then each change of the room goes through the socket's gate, drawn as the table's
 HTML parts in the reader's language. Actions arrive as JSON from htmx's ws-send, are decoded
-strictly once (tables.wire) and go to the room through the base (`act_soon`: its throttle,
+strictly once (tables.live.stream) and go to the room through the base (`act_soon`: its throttle,
 the room's one judgement of the seat); a refusal comes back to this socket only, as a short
 note on the card. The access rule it hands the base is the lobby's (lobby.access).
 """
@@ -19,15 +19,15 @@ from django.utils.html import escape
 from django.utils.translation import gettext as _
 
 from lobby import access
-from tables import languages, presence, wire
-from tables.live import render, rooms
+from tables import languages, presence
+from tables.live import render, rooms, stream
 from tables.live.outbox import NOTHING, Frame
 from tables.live.room import Delivery, unknown_room
-from tables.sockets import CONNECTED, NOT_FOUND, LiveConsumer, ReceiveNow
-from tables.stream import TableStream
+from tables.live.stream import CONNECTED, NOT_FOUND, LiveConsumer, ReceiveNow, TableStream
 
 
 class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
+    presence = presence  # where its seat's sockets are counted (handed in, as the access rule)
     extras = ""  # what else the room's socket carries (the chat), sent with the first table
     wants_html = True  # its frames are the table's HTML parts (tables.live.render draws them)
     pending: tuple[int, str] | None = None  # this seat's part, waiting for its public frame
@@ -89,9 +89,9 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         # One strict parse at the edge: the rules, the chat and the database see checked values.
         try:
-            message = wire.loads(text_data if text_data is not None else bytes_data)
+            message = stream.loads(text_data if text_data is not None else bytes_data)
             if not isinstance(message, dict):
-                raise wire.WireError("bad_frame", "The message must be a JSON object.")
+                raise stream.WireError("bad_frame", "The message must be a JSON object.")
             if message.get("type") == "pong":  # an equalised table's ping answered
                 self.pong(message.get("ping"))
                 return
@@ -100,8 +100,8 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
             extra = self.room_extras_fields.intersection(message)
             if extra and await self.receive_room_extras(message):
                 return
-            action = wire.action(message)
-        except wire.WireError as refusal:
+            action = stream.action(message)
+        except stream.WireError as refusal:
             await self.send_refusal(refusal.code, refusal.message, None)
             return
         if action["type"] == "sync":

@@ -20,7 +20,8 @@ from django.utils.translation import gettext as _
 from lobby import ratelimit
 from lobby import services as lobby_services
 from moderation.models import AuditEntry, Mute, Report, can_moderate, record
-from tables import reaction, sockets
+from tables import reaction
+from tables.live import stream
 from tables.models import ReactionProfile
 
 # Reasons go into the audit log and, for a closed room, before its players' eyes.
@@ -53,7 +54,7 @@ def ban(user: Any, moderator: Any, reason: str) -> Any:
         # His open pages are told why before their sockets close (registered before the
         # save, whose own close runs after this one); saving is_active=False closes them.
         notice = render_to_string("moderation/_banned.html", {"reason": reason})
-        transaction.on_commit(partial(sockets.close_user_sockets, target.pk, notice))
+        transaction.on_commit(partial(stream.close_user_sockets, target.pk, notice))
         target.is_active = False
         target.save(update_fields=["is_active"])
         lobby_services.vacate_seats(target)

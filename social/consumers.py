@@ -22,11 +22,11 @@ from django.utils import timezone
 from social import pushes, render
 from social.models import Connection, Settings
 from social.services import PAGE_LIFETIME, friend_ids
-from tables import wire
 from tables.guests import is_member
+from tables.live import stream
 from tables.live.owners import PROCESS
+from tables.live.stream import LiveConsumer
 from tables.models import Player
-from tables.sockets import LiveConsumer
 
 FORBIDDEN = 4403
 
@@ -43,7 +43,7 @@ class SocialConsumer(LiveConsumer):
         self.user_id = user.pk
         query = _query(self.scope)
         self.shows_friends = query.get("friends") == "1"
-        room_id = wire.ascii_int(query.get("room"), 1, 2**53)
+        room_id = stream.ascii_int(query.get("room"), 1, 2**53)
         await self.join_group(pushes.social_group(user.pk))
         first = await database_sync_to_async(_opened)(
             user.pk, self.channel_name, room_id, self.language
@@ -59,13 +59,13 @@ class SocialConsumer(LiveConsumer):
 
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         try:
-            message = wire.loads(text_data if text_data is not None else bytes_data)
+            message = stream.loads(text_data if text_data is not None else bytes_data)
             if not isinstance(message, dict) or set(message) != {"visible"}:
-                raise wire.WireError("bad_frame", 'This socket takes {"visible": true|false}.')
+                raise stream.WireError("bad_frame", 'This socket takes {"visible": true|false}.')
             visible = message["visible"]
             if not isinstance(visible, bool):
-                raise wire.WireError("bad_frame", "visible is true or false.")
-        except wire.WireError as refusal:
+                raise stream.WireError("bad_frame", "visible is true or false.")
+        except stream.WireError as refusal:
             await self.refuse_frame(refusal.code, refusal.message)
             return
         await database_sync_to_async(_visible)(self.channel_name, visible)

@@ -46,8 +46,8 @@ from social.models import (
     PushSubscription,
     Settings,
 )
-from tables import play, replay, sockets
-from tables.live import rooms
+from tables import play, replay
+from tables.live import rooms, stream
 from tables.models import (
     ActionLog,
     Match,
@@ -387,7 +387,7 @@ def delete_account(user: Any) -> None:
         account.is_active = False  # the sign-in refuses it; the API's tokens answer 401
         account.save()
         _end_sessions(account.pk)
-    sockets.close_user_sockets(account.pk)
+    stream.close_user_sockets(account.pk)
 
 
 def _rename(user_id: int, name: str, table: Any) -> bool:

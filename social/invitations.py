@@ -22,7 +22,7 @@ from social import pushes
 from social.models import Invitation
 from social.notify import notify
 from social.services import SocialError, friend_ids, refuse_if_blocked, require_member
-from tables import sockets
+from tables.live import stream
 from tables.models import Player
 
 PLAYING = Room.Status.PLAYING
@@ -86,7 +86,7 @@ def invite(sender: Any, recipient: Any, room_id: int, rematch: bool = False) -> 
             _("%(name)s has an invitation to this room already.") % {"name": recipient.username},
         ) from clash
     pushes.invitations_changed(sender.pk, recipient.pk)
-    sockets.user_notice(recipient.pk, notice(invitation))
+    stream.user_notice(recipient.pk, notice(invitation))
     return invitation
 
 

@@ -231,18 +231,18 @@ def unread_count(user_id: int) -> int:
 
 def subscription_fields(body: Any) -> dict[str, str]:
     """A PushSubscription's JSON (what the browser's `subscription.toJSON()` gives), checked."""
-    from tables import wire
+    from tables.live import stream
 
     if not isinstance(body, dict) or not isinstance(body.get("keys"), dict):
-        raise wire.WireError("bad_subscription", "Send the subscription's endpoint and keys.")
+        raise stream.WireError("bad_subscription", "Send the subscription's endpoint and keys.")
     endpoint, keys = body.get("endpoint"), body["keys"]
     p256dh, auth = keys.get("p256dh"), keys.get("auth")
     if not (isinstance(endpoint, str) and endpoint.startswith(("https://", "http://"))):
-        raise wire.WireError("bad_subscription", "The endpoint must be an http(s) address.")
+        raise stream.WireError("bad_subscription", "The endpoint must be an http(s) address.")
     if not all(isinstance(k, str) and 0 < len(k) <= 200 for k in (p256dh, auth)):
-        raise wire.WireError("bad_subscription", "The keys must be short base64url texts.")
+        raise stream.WireError("bad_subscription", "The keys must be short base64url texts.")
     if len(endpoint) > 1000:
-        raise wire.WireError("bad_subscription", "The endpoint is too long.")
+        raise stream.WireError("bad_subscription", "The endpoint is too long.")
     return {"endpoint": endpoint, "p256dh": str(p256dh), "auth": str(auth)}
 
 

@@ -161,12 +161,12 @@ def preferences(request: HttpRequest) -> HttpResponse:
 @require_POST
 def push_subscribe(request: HttpRequest) -> HttpResponse:
     """Keep this browser's Web Push subscription (JSON: endpoint, keys.p256dh, keys.auth)."""
-    from tables import wire
+    from tables.live import stream
 
     try:
-        body = wire.loads(request.body)
+        body = stream.loads(request.body)
         fields = notify.subscription_fields(body)
-    except wire.WireError as refusal:
+    except stream.WireError as refusal:
         return JsonResponse({"error": refusal.code, "detail": refusal.message}, status=400)
     notify.subscribe(request.user, **fields)
     return JsonResponse({"ok": True}, status=201)

@@ -10,15 +10,15 @@ if TYPE_CHECKING:
 
 def build_live_server() -> LiveServer:
     """This process's live server, its parts built and handed in (docs/architecture.md)."""
-    from tables import driver, languages, play, replay, sockets
-    from tables.live import owners, render, rooms
+    from tables import driver, languages, play, replay
+    from tables.live import owners, render, rooms, stream
     from tables.server import LiveServer
 
     return LiveServer(
         rooms.Rooms(None),  # bound to the server's loop when it starts (rooms.bind)
         owners.Owners(apply=rooms.apply_here),  # a move forwarded here: applied in its room
         languages.Readings(),
-        sockets.Open(),
+        stream.Open(),
         play.Waiting(),
         replay.Replays(),
         driver.Running(),
@@ -36,7 +36,8 @@ class TablesConfig(AppConfig):
         from django.conf import settings
 
         from games.registry import Game, register
-        from tables import server, sockets
+        from tables import server
+        from tables.live import stream
 
         # A project's own games beside the site's (the tests' third game): one registry line
         # each, (slug, name, package), so no shared file has to name them.
@@ -44,7 +45,7 @@ class TablesConfig(AppConfig):
             register(Game(slug, name, package))
 
         # Every process closes a user's sockets on logout, a password change or a ban.
-        sockets.connect_signals()
+        stream.connect_signals()
 
         # The one live server object of this process (tables.server).
         server.install(build_live_server())

@@ -101,8 +101,7 @@ class Table:
             seat=seat,
             players=self._players(totals),
             starts_at=self.match.starts_at.isoformat() if self.match.starts_at else None,
-            # The round's commitment; its seeds only once it is over (tables.fairness).
-            fairness=fairness.public(self.match.fair_secret, self.progress, status == "closed"),
+            fairness=self._fairness(status == "closed"),
             **self._clock(),
         )
         if status == "starting":
@@ -114,6 +113,35 @@ class Table:
             # a host's own words stay as he wrote them.
             view["message"] = Sentence(self.match.closed_reason or "This room was closed.")
         return view
+
+    def _fairness(self, stopped: bool) -> dict[str, Any] | None:
+        """The view's `fairness`: the round's commitment; its seeds only once it is over
+        (tables.fairness.public). The same for every version of a round until it ends, so
+        built once for what it is made of (`copy_of` hands it on): a plain move hashes no
+        seed."""
+        if not self.match.fair_secret:
+            return None
+        progress = self.progress
+        key = (progress.round, progress.status, stopped, tuple(progress.clients), progress.seed)
+        known = self.__dict__.get("_fairness_view")
+        if known is not None and known[0] == key:
+            return dict(known[1])
+        shown = fairness.public(self.match.fair_secret, progress, stopped)
+        assert shown is not None  # the match has a secret
+        self.__dict__["_fairness_view"] = (key, shown)
+        return dict(shown)
+
+    def people(self) -> dict[int, int]:
+        """The seats a person plays now (not a bot's, a leaver's nor a stand-in's), with his
+        user id: built once for the same player rows, as the view's `players` (a plain move
+        changes none: `copy_of` hands the next table what was built), so that the
+        reaction-time check (tables.reaction) reads no row per move."""
+        known = self.__dict__.get("_people")
+        if known is not None and known[0] is self.players:
+            return known[1]
+        people = {p.seat: p.user_id for p in self.players if p.user_id is not None and not p.is_bot}
+        self.__dict__["_people"] = (self.players, people)
+        return people
 
     def _clock(self) -> dict[str, Any]:
         """The view's `clock` (the decision the table waits for, until when) and `timed_out`
@@ -143,12 +171,13 @@ class Table:
         known = self.__dict__.get("_players_view")
         if known is not None and known[0] is self.players and known[1] == totals:
             return known[2]
+        people = self.people()
         players = [
             {
                 "seat": p.seat,
                 "name": p.name,
-                "bot": p.is_bot,
-                "connected": p.is_bot or p.connections > 0,
+                "bot": p.seat not in people,
+                "connected": p.seat not in people or p.connections > 0,
                 "total": totals[p.seat] if p.seat < len(totals) else 0,
                 **_away_until(p),
             }
@@ -179,8 +208,12 @@ def copy_of(table: Table, players: bool = True) -> Table:
         state=table.state,  # engine states are never changed in place
         round=table.round,
     )
-    if not players and "_players_view" in table.__dict__:
-        copy.__dict__["_players_view"] = table.__dict__["_players_view"]  # the same rows
+    if not players:  # the same rows: what was built of them holds for the copy
+        for built in ("_players_view", "_people"):
+            if built in table.__dict__:
+                copy.__dict__[built] = table.__dict__[built]
+    if "_fairness_view" in table.__dict__:  # keyed by what it is made of: it holds or not
+        copy.__dict__["_fairness_view"] = table.__dict__["_fairness_view"]
     return copy
 
 

@@ -22,10 +22,10 @@ from django.utils import timezone
 from django.utils.translation import gettext_noop
 
 from games.registry import GAMES
-from tables import current, fairness, server, signals, wire, words
+from tables import current, fairness, server, signals, words
 from tables.current import Table
 from tables.errors import PlayError
-from tables.live import owners, rooms, store
+from tables.live import owners, rooms, store, stream
 from tables.live.room import ACTION_KEYS, Check
 from tables.live.rooms import Outcome
 from tables.models import Match
@@ -175,10 +175,10 @@ def abandon() -> int:
 
 
 def checked(action: Any) -> dict[str, Any]:
-    """`action` as the rules may see it (tables.wire), or PlayError bad_action (400)."""
+    """`action` as the rules may see it (tables.live.stream), or PlayError bad_action (400)."""
     try:
-        return wire.action(action, code="bad_action")
-    except wire.WireError as refusal:
+        return stream.action(action, code="bad_action")
+    except stream.WireError as refusal:
         raise PlayError("bad_action", refusal.message, 400) from None
 
 

@@ -6,12 +6,13 @@ previous play, or the round's start, whichever is later) to the play's receipt. 
 per (account, game) into a `ReactionProfile` (bounded histogram, count, a running spread), a few
 at a time; a profile whose median is inhumanly short or whose spread is too small is flagged,
 and a flagged account is held out of rated play until a moderator clears it (docs/fairness.md).
-Bots are never measured: they are bots.
+Bots are never measured: they are bots. The samples are written by the store
+(tables.live.store.write_reactions), the live path's one door to the database, which the
+room's registry hands the tracker (`write`).
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import math
 import time
@@ -19,11 +20,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from channels.db import database_sync_to_async
-from django.conf import settings
-from django.db import transaction
 from django.db.models import QuerySet
-from django.utils import timezone
 
 from games.engine import Action
 from tables.current import Table
@@ -51,6 +48,7 @@ FAST = "fast"
 REGULAR = "regular"
 
 Key = tuple[Any, ...]
+Batch = dict[int, list[int]]  # user id -> reaction times (ms) not written yet
 
 
 def key_of(action: Action) -> Key:
@@ -166,9 +164,12 @@ class Tracker:
     since: dict[int, dict[Key, float]] = field(default_factory=dict)
     last_play: dict[int, float] = field(default_factory=dict)
     opens_at: float | None = None  # the round's start (after its countdown), epoch seconds
-    pending: dict[int, list[int]] = field(default_factory=dict)  # user id -> ms not written
+    pending: Batch = field(default_factory=dict)
     game: str = ""
-    saving: set[asyncio.Task[None]] = field(default_factory=set)
+    # Where its samples go: the store, handed in by the room's registry (tables.live.rooms:
+    # `write_reactions`, nothing waits for it). None: a room built outside the registry,
+    # which notes nothing to keep.
+    write: Callable[[str, Batch], None] | None = None
 
     def note(self, before: Table, entry: Played) -> None:
         """After a move was applied to `before` (or refused on it): measure it, note what is
@@ -181,24 +182,19 @@ class Tracker:
     def _note(self, before: Table, entry: Played) -> None:
         now = self.clock()
         self.game = before.match.game
-        player = next((p for p in before.players if p.seat == entry.seat), None)
-        human = player is not None and player.user_id is not None and not player.is_bot
-        if human and not entry.by_bot and entry.action.get("type") not in UNMEASURED:
-            assert player is not None and player.user_id is not None
+        # Who plays each seat is the table's (`people`, built once for its player rows).
+        user_id = before.people().get(entry.seat)
+        if user_id is not None and not entry.by_bot and entry.action.get("type") not in UNMEASURED:
             ms = self.measure(entry.seat, entry.action, now)
             self.last_play[entry.seat] = now
             if ms is not None:
-                self.pending.setdefault(player.user_id, []).append(ms)
+                self.pending.setdefault(user_id, []).append(ms)
         if not entry.refused:
             after = entry.table
             starts_at = after.match.starts_at
             self.opens_at = starts_at.timestamp() if starts_at is not None else None
             self.observe(
-                {
-                    p.seat: after.game.legal_actions(after.state, p.seat)
-                    for p in after.players
-                    if p.user_id is not None and not p.is_bot
-                },
+                {seat: after.game.legal_actions(after.state, seat) for seat in after.people()},
                 now,
             )
         if self.pending and (
@@ -229,17 +225,10 @@ class Tracker:
         return round((now - start) * 1000)
 
     def save(self) -> None:
-        """Write the pending samples: in Channels' database thread when a loop runs (nothing
-        waits for it), else at once."""
+        """Hand the pending samples to `write` (the store)."""
         batch, self.pending = self.pending, {}
-        try:
-            loop = asyncio.get_running_loop()
-        except RuntimeError:
-            record(self.game, batch)
-            return
-        task = loop.create_task(database_sync_to_async(record)(self.game, batch))
-        self.saving.add(task)
-        task.add_done_callback(self.saving.discard)
+        if self.write is not None:
+            self.write(self.game, batch)
 
 
 def summary_of(profile: ReactionProfile) -> Summary:
@@ -251,31 +240,6 @@ def summary_of(profile: ReactionProfile) -> Summary:
 def keep(profile: ReactionProfile, summary: Summary) -> None:
     profile.buckets, profile.count = list(summary.buckets), summary.count
     profile.log_mean, profile.log_m2 = summary.log_mean, summary.log_m2
-
-
-def record(game: str, batch: dict[int, list[int]]) -> list[ReactionProfile]:
-    """Add each user's samples in `game` to his profile and flag it if it now calls for it."""
-    saved = []
-    try:
-        with transaction.atomic():
-            for user_id in sorted(batch):
-                ReactionProfile.objects.get_or_create(user_id=user_id, game=game)
-                profile = ReactionProfile.objects.select_for_update().get(
-                    user_id=user_id, game=game
-                )
-                summary = summary_of(profile)
-                for ms in batch[user_id]:
-                    summary.add(ms)
-                keep(profile, summary)
-                if profile.flagged_at is None and settings.REACTION_FLAGS:
-                    profile.flag = summary.verdict()
-                    profile.flagged_at = timezone.now() if profile.flag else None
-                profile.save()
-                saved.append(profile)
-    except Exception:  # a lost batch costs ten samples; the move it rode on is long done
-        log.exception("writing reaction times failed")
-        return []
-    return saved
 
 
 # --------------------------------------------------------------------------- holding out

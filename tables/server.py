@@ -5,7 +5,7 @@ Like boardgame.io's `Master(storage, transport)`, the parts are built once and h
 no module of `tables/` keeps state of its own: the rooms' registry with its writer, store and
 outbox (tables.live.rooms.Rooms), who owns which room and the forwarded-move inbox
 (tables.live.owners.Owners), the readers' languages (tables.languages.Readings), the open
-sockets (tables.sockets.Open), the threads waiting for the loop (tables.play.Waiting), the
+sockets (tables.live.stream.Open), the threads waiting for the loop (tables.play.Waiting), the
 replays built last (tables.replay.Replays) and the bot driver with its tasks
 (tables.driver.Running), composed by `tables.apps.build_live_server`. Each module asks for
 its own part by its class (`part`), so this module, the lowest of the package, imports none

@@ -9,7 +9,7 @@ from __future__ import annotations
 from channels.db import database_sync_to_async
 from django.template.loader import render_to_string
 
-from tables.sockets import LiveConsumer
+from tables.live.stream import LiveConsumer
 from tournaments import describe, scheduler, services
 from tournaments.models import Tournament
 

@@ -338,7 +338,9 @@ class LiveRoom:
 
         try:
             new, events = table.game.apply(table.state, seat, action)
-            new = fairness.next_deal(table.game, match.fair_secret, table.progress, new)
+            if table.game.progress(new).rounds_scored > table.progress.rounds_scored:
+                # A round's end: the next round's server seed goes in (tables.fairness).
+                new = fairness.next_deal(table.game, match.fair_secret, table.progress, new)
         except IllegalAction as refusal:
             if refusal.code not in LOGGED_REFUSALS:
                 raise
@@ -396,8 +398,8 @@ class LiveRoom:
 # be banned, or the seat may change hands while the socket stays open. So every move a transport
 # submits carries `holder(seat, user)`: a check the room runs on the table it applies the move to
 # (the players are part of it, so this costs no query), refusing a seat that is no longer this
-# user's. Group messages (`access_changed`, tables.sockets) tell open sockets at once; this check
-# is what makes a message that is late or lost harmless.
+# user's. Group messages (`access_changed`, tables.live.stream) tell open sockets at once; this
+# check is what makes a message that is late or lost harmless.
 
 
 class NotYourSeat(PlayError):

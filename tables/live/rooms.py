@@ -80,6 +80,7 @@ class Rooms:
         self._alone = alone
         self.rooms: dict[int, LiveRoom] = {}
         self.building: dict[int, asyncio.Future[Built | None]] = {}
+        self.saving: set[asyncio.Task[object]] = set()  # reaction times being written
         self.writer = Writer(self.store, self.published) if loop is not None else None
         self.outbox = outbox.Outbox(loop, self.alone) if loop is not None else None
         # What other processes publish of the rooms listened to here: one subscriber.
@@ -143,7 +144,20 @@ class Rooms:
         room = self.rooms.get(room_id)
         if room is None:
             room = self.rooms.setdefault(room_id, LiveRoom(room_id))
+            room.reaction.write = self.write_reactions  # its reaction times: to the store
         return room
+
+    def write_reactions(self, game: str, batch: dict[int, list[int]]) -> None:
+        """A room's reaction times (tables.reaction), written by the store: in the rooms'
+        database thread when a loop runs (nothing waits for them), else at once."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            store.write_reactions(game, batch)
+            return
+        task = loop.create_task(in_db_thread(store.write_reactions, game, batch))
+        self.saving.add(task)
+        task.add_done_callback(self.saving.discard)
 
     def published(self, entries: list[Entry]) -> None:
         """The entries are durable: keep each table for readers and push it, in order."""
@@ -249,7 +263,7 @@ class Rooms:
         received: int | None = None,
         rtt: int | None = None,
     ) -> Outcome:
-        """Apply `action` (checked: tables.wire) for `seat`; answer once durable, or raise.
+        """Apply `action` (checked: tables.live.stream) for `seat`; answer once durable, or raise.
 
         `received`: when the transport got it (tables.live.equalise.receipt), kept for races;
         `rtt`: its socket's measured round trip (µs), for an equalised table's order.

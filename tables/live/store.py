@@ -46,10 +46,10 @@ from django.utils import timezone
 
 from games.engine import Action
 from games.registry import GAMES
-from tables import claims, current, fairness, signals
+from tables import claims, current, fairness, reaction, signals
 from tables.current import Table
 from tables.live.room import Entry
-from tables.models import ActionLog, Match, Player, Presence, Round, RoundScore
+from tables.models import ActionLog, Match, Player, Presence, ReactionProfile, Round, RoundScore
 
 log = logging.getLogger(__name__)
 
@@ -459,6 +459,32 @@ def has_stale_presence(match: Match, cutoff: datetime, mine: str) -> bool:
 def heartbeat(process: str) -> None:
     """Renew `process`'s presence rows."""
     Presence.objects.filter(process=process).update(seen_at=timezone.now())
+
+
+def write_reactions(game: str, batch: reaction.Batch) -> list[ReactionProfile]:
+    """Add each user's reaction times in `game` (tables.reaction) to his profile and flag it
+    if it now calls for it. A room's tracker hands them here a few at a time."""
+    saved = []
+    try:
+        with transaction.atomic():
+            for user_id in sorted(batch):
+                ReactionProfile.objects.get_or_create(user_id=user_id, game=game)
+                profile = ReactionProfile.objects.select_for_update().get(
+                    user_id=user_id, game=game
+                )
+                summary = reaction.summary_of(profile)
+                for ms in batch[user_id]:
+                    summary.add(ms)
+                reaction.keep(profile, summary)
+                if profile.flagged_at is None and settings.REACTION_FLAGS:
+                    profile.flag = summary.verdict()
+                    profile.flagged_at = timezone.now() if profile.flag else None
+                profile.save()
+                saved.append(profile)
+    except Exception:  # a lost batch costs ten samples; the move it rode on is long done
+        log.exception("writing reaction times failed")
+        return []
+    return saved
 
 
 def touch(table: Table, change: Callable[[Table], bool]) -> tuple[Table, bool]:

@@ -1,15 +1,22 @@
-"""`{{ slug|game_name }}` and `{{ sentence|say }}`: the site's words in the page's language."""
+"""`{% load words %}`: the site's words in the page's language
+(`{{ slug|game_name }}`, `{{ sentence|say }}`, times), and the cards of both games, drawn one
+way (games/cards.py's `draw`, which Allegra's layout also calls): `{{ c|card }}` /
+`{{ c|card:"small" }}` for Ligretto, `{% face classes value label %}` for a loose card (a
+pile's top, the discard, the drawn card); and the small helpers of the table pages (short
+names, a lobby room's chairs)."""
 
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 from django import template
 from django.utils import dateformat, formats, timezone
-from django.utils.html import format_html
+from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from games import registry
+from games.cards import draw
 from tables import words
 
 register = template.Library()
@@ -101,3 +108,90 @@ def local_time(moment: datetime | None, form: str = "DATETIME_FORMAT") -> SafeSt
         formats.date_format(moment, form),
         moment.strftime("%Z") or zone,
     )
+
+
+# --------------------------------------------------------------------------- cards
+
+
+@register.filter
+def card(c: dict[str, Any] | None, size: str = "") -> SafeString:
+    """A Ligretto card face up (colour, big value, the colour's symbol), or an empty slot."""
+    small = " small" if size == "small" else ""
+    if not c:
+        return mark_safe(draw(f"none{small}", None, ' aria-hidden="true"'))  # noqa: S308
+    return mark_safe(draw(f"c-{escape(c['color'])}{small}", c["value"]))  # noqa: S308
+
+
+@register.filter
+def place_card(x: dict[str, Any]) -> SafeString:
+    """A place of a grid game's layout (`seat`, `row`, `col`, `cell`, `gone`, their colour
+    bands `band` / `gone_band`, and a Sentence `label`): face down, face up, a card leaving,
+    or empty; named for screen readers in the page's language (the layout's own `html` is the
+    English one), found by tests by `data-place`."""
+    place = f"{x['seat']}-{x['row']}-{x['col']}"
+    attrs = f' data-place="{place}" role="img" aria-label="{escape(words.say(x["label"]))}"'
+    cell, gone = x["cell"], x["gone"]
+    if cell is not None and "hidden" in cell:
+        return mark_safe(draw("back", None, attrs))  # noqa: S308
+    if cell is not None:
+        return mark_safe(draw(escape(x["band"]), cell["value"], attrs))  # noqa: S308
+    if gone is not None:
+        classes = f"gone vanish {escape(x['gone_band'])}"
+        return mark_safe(draw(classes, gone, attrs, sym=False))  # noqa: S308
+    return mark_safe(draw("gone", None, attrs))  # noqa: S308
+
+
+@register.simple_tag
+def face(classes: str, value: int, label: str = "") -> SafeString:
+    """A loose face-up card in a template (a pile's top, the discard, the drawn card), named
+    `label` and its value ("discard top 7") for screen readers."""
+    # Enough for a double-quoted attribute; an apostrophe stays one ("knocker's hand card").
+    text = str(label).replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    attrs = f' aria-label="{text} {int(value)}"' if label else ""
+    return mark_safe(draw(escape(classes), value, attrs))  # noqa: S308
+
+
+@register.filter
+def get_item(mapping: dict[Any, Any], key: Any) -> Any:
+    """`mapping[key]`, or an empty string (a seat's name by its number)."""
+    return mapping.get(key, "") if hasattr(mapping, "get") else ""
+
+
+@register.simple_tag
+def short_name(player: dict[str, Any], players: list[dict[str, Any]]) -> str:
+    """A short name for a narrow score column that no other player's short name looks like.
+
+    A bot's long name ("Normal bot 3") is its level's initial and number ("N3"); the people's
+    names (a stand-in's person's too: his seat says "bot", his name is his) are all cut at one
+    length (six letters, or as many as tell two of them apart), so the columns read evenly;
+    the column's title holds the whole name.
+    """
+    name = player["name"]
+    if _named_bot(player):
+        parts = name.split()
+        return name if len(name) <= 6 else f"{parts[0][:1]}{parts[-1]}"
+    width = even_width([p["name"] for p in players if not _named_bot(p)])
+    return name if len(name) <= width else name[:width] + "…"
+
+
+def _named_bot(player: dict[str, Any]) -> bool:
+    """A bot's seat with a bot's name (its level's words and a number; no username has a
+    space), not a person's seat a stand-in plays."""
+    parts = player["name"].split()
+    return bool(player.get("bot")) and len(parts) > 1 and parts[-1].isdigit()
+
+
+def even_width(names: list[str]) -> int:
+    """The one length, six letters at least, at which no two of `names` begin alike."""
+    folded = {name.casefold() for name in names}
+    longest = max((len(name) for name in folded), default=0)
+    for width in range(6, longest):
+        if len({name[:width] for name in folded}) == len(folded):
+            return width
+    return max(longest, 6)
+
+
+@register.filter
+def free_chairs(room: Any) -> range:
+    """One item per free seat of a lobby room (drawn as empty chairs around its table)."""
+    return range(max(0, room.seats - len(room.seat_set.all())))

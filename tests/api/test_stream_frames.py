@@ -1,5 +1,5 @@
 """A real server hands the stream's frames straight to it (cardgames.server's receive_now,
-tables.sockets.ReceiveNow): frames sent at once after connecting wait for the first view, and
+tables.live.stream.ReceiveNow): frames sent at once after connecting wait for the first view, and
 every frame, small or large, text or binary, is answered once and in the order it was sent."""
 
 from __future__ import annotations

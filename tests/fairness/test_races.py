@@ -168,7 +168,7 @@ async def test_a_bots_name_is_worded_per_reader(settings):
     from django.utils import translation
 
     from tables.live.room import RaceLost, Taken
-    from tables.stream import race_of
+    from tables.live.stream import race_of
     from tables.words import refusal_text
 
     alice = await sync_to_async(make_user)("alice")

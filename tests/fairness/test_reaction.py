@@ -4,7 +4,8 @@ every level and players with human-like timing are not, over 2,000 plays.
 The matches here are real: the live room's own `apply` and its tracker's hook, as
 `Rooms.apply_here` calls them, on in-memory tables, with a simulated clock (each player acts a
 reaction time after the change he reacts to). Only the clock is the test's; the samples go
-through `tables.reaction.record` into the database as in the server.
+through the store (`tables.live.store.write_reactions`, which the room's registry hands the
+tracker) into the database as in the server.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from games.registry import GAMES
 from tables import reaction
 from tables.current import Table
 from tables.errors import PlayError
+from tables.live import store
 from tables.live.room import LiveRoom
 from tables.models import Match, Player, ReactionProfile, Round
 from tables.reaction import FAST, REGULAR, Summary
@@ -94,6 +96,7 @@ def simulate(
     clock = Clock(timezone.now().timestamp())
     room = LiveRoom(1)
     room.reaction.clock = clock
+    room.reaction.write = store.write_reactions  # as the registry hands it (Rooms.room)
     table = _table(game, seats, users, seed, stand_in)
     plans: dict[int, tuple[float, dict]] = {}
     counted = 0

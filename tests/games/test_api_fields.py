@@ -17,7 +17,7 @@ from pydantic import TypeAdapter, ValidationError
 
 from games.engine import IllegalAction
 from games.registry import GAMES
-from tables import wire
+from tables.live import stream
 
 VALUES = st.one_of(
     st.integers(-3, 60_000),
@@ -73,4 +73,4 @@ def test_every_action_the_rules_offer_has_a_shape_and_passes_the_wire(slug):
     for action in offered:
         sent = shapes.validate_python(action).sent()
         assert sent == action
-        assert wire.action(action) == action
+        assert stream.action(action) == action

@@ -17,6 +17,7 @@ from moderation import services
 from moderation.admin import histogram
 from moderation.models import AuditEntry
 from tables import history, ratings, reaction, signals
+from tables.live import store
 from tables.models import Match, Rating, ReactionProfile
 from tests.conftest import client_for, make_user
 from tests.daily.helpers import at, play_round
@@ -39,7 +40,7 @@ FLAGS = "/admin/tables/reactionprofile/"
 
 def flag(user, ms: int = 80, plays: int = 40, game: str = "ligretto") -> ReactionProfile:
     """Write `plays` samples of `ms` for `user` as the live rooms do; fast ones flag him."""
-    (profile,) = reaction.record(game, {user.pk: [ms] * plays})
+    (profile,) = store.write_reactions(game, {user.pk: [ms] * plays})
     return profile
 
 

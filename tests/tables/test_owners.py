@@ -20,8 +20,8 @@ from tables import current
 from tables.live import owners, rooms
 from tables.live import room as authority
 from tables.live.room import LiveRoom
+from tables.live.stream import race_of
 from tables.models import ActionLog, Match
-from tables.stream import race_of
 from tables.words import refusal_text
 from tests.conftest import make_user
 from tests.tables.helpers import race_layout, set_state, started_room

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tables.templatetags.cards import short_name
+from tables.templatetags.words import short_name
 
 
 def heads(*names: str, bots: tuple[str, ...] = ()) -> list[str]:

@@ -1,5 +1,5 @@
 """A real server hands a table socket's frames straight to it (cardgames.server's receive_now,
-tables.sockets.ReceiveNow), as it does a Board API stream's: frames sent at once after
+tables.live.stream.ReceiveNow), as it does a Board API stream's: frames sent at once after
 connecting wait for the whole table, each is answered once, in the order sent, in the
 socket's own language."""
 

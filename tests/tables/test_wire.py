@@ -1,4 +1,4 @@
-"""The strict decoder every transport uses (tables.wire)."""
+"""The strict decoder every transport uses (tables.live.stream)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tables import wire
+from tables.live import stream
 
 
 @pytest.mark.parametrize(
@@ -28,14 +28,14 @@ from tables import wire
     ],
 )
 def test_it_refuses_what_a_careful_server_must_not_take(text, code):
-    with pytest.raises(wire.WireError) as refusal:
-        wire.loads(text)
+    with pytest.raises(stream.WireError) as refusal:
+        stream.loads(text)
     assert refusal.value.code == code and refusal.value.message
 
 
 def test_it_takes_eight_levels_and_brackets_inside_strings():
-    assert wire.loads("[" * 8 + "]" * 8) == [[[[[[[[]]]]]]]]
-    assert wire.loads('{"chat": "[[[[[[[[[[ {{{{ \\" ]]"}') == {"chat": '[[[[[[[[[[ {{{{ " ]]'}
+    assert stream.loads("[" * 8 + "]" * 8) == [[[[[[[[]]]]]]]]
+    assert stream.loads('{"chat": "[[[[[[[[[[ {{{{ \\" ]]"}') == {"chat": '[[[[[[[[[[ {{{{ " ]]'}
 
 
 @pytest.mark.parametrize(
@@ -53,7 +53,7 @@ def test_it_takes_eight_levels_and_brackets_inside_strings():
     ],
 )
 def test_ascii_int_takes_ascii_digits_in_range_only(value, expected):
-    assert wire.ascii_int(value, -5, 10) == expected
+    assert stream.ascii_int(value, -5, 10) == expected
 
 
 json_values = st.recursive(
@@ -70,8 +70,8 @@ json_values = st.recursive(
 def test_whatever_it_accepts_is_what_json_would_decode(value):
     text = json.dumps(value)
     try:
-        decoded = wire.loads(text)
-    except wire.WireError as refusal:
+        decoded = stream.loads(text)
+    except stream.WireError as refusal:
         assert refusal.code in {"bad_json", "too_large"}  # too deep or too long only
         return
     assert decoded == value
