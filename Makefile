@@ -8,7 +8,7 @@ PORT ?= 8000
 # The whole suite must finish well inside CI's budget; a hang fails instead of waiting forever.
 TEST_TIMEOUT ?= 1200
 
-.PHONY: run install install-dev chromium fonts nginx axe gettext messages compilemessages lint test test-fast test-browser test-scale bench migrate superuser clean
+.PHONY: run install install-dev chromium fonts nginx axe gettext messages compilemessages lint test test-fast test-browser test-scale test-scale-suite test-deploy bench migrate superuser clean
 
 # Django 6 needs Python >= 3.12: prefer pyenv's 3.13.0, else any python3.13 / 3.12 on PATH.
 $(PY):
@@ -112,13 +112,21 @@ lint: install-dev
 
 # Everything but the browser (on two workers: the machines have two cores), then the browser
 # flows in their own process, on two workers of their own, each with its own server and database
-# (Playwright's event loop and the asyncio consumer tests must not
-# share one), then the PostgreSQL + Redis path.
-test: lint chromium fonts gettext axe
+# (Playwright's event loop and the asyncio consumer tests must not share one). The browser flows
+# leave about a third of the two cores idle (they wait on pages, their servers and paced bots):
+# the PostgreSQL + Redis suite runs beside them on one worker, its output kept and shown after
+# theirs, and either one failing fails the run. Then the rolling deploy, alone (its pauses are
+# measured).
+test: lint chromium fonts gettext axe nginx
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2 -m browser tests/browser
-	$(MAKE) test-scale
+	@log=$$(mktemp); \
+	$(MAKE) --no-print-directory test-scale-suite SCALE_WORKERS=1 > $$log 2>&1 & scale=$$!; \
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2 -m browser tests/browser; \
+	browser=$$?; wait $$scale; scaled=$$?; \
+	echo "== the PostgreSQL + Redis suite, run beside the browser flows =="; cat $$log; rm -f $$log; \
+	test $$browser = 0 && test $$scaled = 0
+	$(MAKE) --no-print-directory test-deploy
 
 # Our live tables beside boardgame.io 0.50.2 (installed from npm into a scratch folder); never
 # part of `make test`: figures, not assertions (docs/performance.md).
@@ -137,19 +145,23 @@ test-browser: install-dev chromium fonts axe
 # (The Schemathesis run serves its own SQLite site: `make test` runs it once, not again here.)
 # This machine's own servers: SCALE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/NAME
 # SCALE_REDIS_URL=redis://127.0.0.1:6379/0 CHANNELS_PREFIX=NAME make test-scale
-# Two workers, each on a test database of its own and its own Redis prefix (cardgames/settings.py,
-# CHANNELS_PREFIX). The rolling deploy (tests/deploy, marked deploy) drives browsers: a pytest
-# process of its own, alone on the machine (its pauses are measured).
-test-scale: install-dev nginx chromium
-	DATABASE_URL=$${SCALE_DATABASE_URL:-$${DATABASE_URL:-}} \
-	REDIS_URL=$${SCALE_REDIS_URL:-$${REDIS_URL:-}} \
-	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest --durations=15 -n 2 \
-	  -m "not browser and not deploy" \
+# SCALE_WORKERS workers (two alone; `make test` runs it on one beside the browser flows), each on
+# a test database of its own and its own Redis prefix (cardgames/settings.py, CHANNELS_PREFIX).
+# The rolling deploy (tests/deploy, marked deploy) drives browsers: a pytest process of its own,
+# alone on the machine (its pauses are measured).
+SCALE_WORKERS ?= 2
+SCALE_ENV = DATABASE_URL=$${SCALE_DATABASE_URL:-$${DATABASE_URL:-}} \
+	REDIS_URL=$${SCALE_REDIS_URL:-$${REDIS_URL:-}}
+test-scale: test-scale-suite test-deploy
+
+test-scale-suite: install-dev nginx chromium
+	$(SCALE_ENV) timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest \
+	  --durations=15 -n $(SCALE_WORKERS) -m "not browser and not deploy" \
 	  --ignore=tests/api/test_schemathesis.py tests/lobby tests/tables tests/api tests/deploy
-	DATABASE_URL=$${SCALE_DATABASE_URL:-$${DATABASE_URL:-}} \
-	REDIS_URL=$${SCALE_REDIS_URL:-$${REDIS_URL:-}} \
-	timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest -s --durations=5 \
-	  -m deploy tests/deploy
+
+test-deploy: install-dev nginx chromium
+	$(SCALE_ENV) timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest -s \
+	  --durations=5 -m deploy tests/deploy
 
 clean:
 	rm -rf $(VENV) staticfiles .pytest_cache .ruff_cache
