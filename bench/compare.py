@@ -36,12 +36,14 @@ players @ moves per second per player; a delivery is a socket's receipt of the v
 made; "carried" is the deliveries received of those the moves sent should have made.
 
 CPU per accepted move is read from the first move to the last delivery (bench/cpuwindow.py):
-"servers" is the application's processes (Daphne, or boardgame.io's Node), "stack" adds nginx's
-master and workers, every process of that PostgreSQL cluster and the Redis server, counted for
-every row (idle, near zero, for a row that uses neither; on a machine where others use them it
-is their work too). "run" is the servers' over the whole run, the clients' connections and
-first views included. Prints the side-by-side table (medians of the runs) and Allegra's
-throughput on one process.
+"servers" is the application's processes (Daphne, or boardgame.io's Node); "stack" adds nginx's
+master and workers, the PostgreSQL cluster (its postmaster, background processes and the
+backends of the run's database) and the Redis server, for every row (idle, near zero, for a row
+that uses neither). "run" is the servers' over the whole run, the clients' connections and
+first views included. What PostgreSQL spent in the window on other databases (others' tests on
+a shared machine) or on connections that ended in it is left out of "stack" and printed under
+the row. Prints the side-by-side table (medians of the runs) and Allegra's throughput on one
+process.
 """
 
 from __future__ import annotations
@@ -79,6 +81,7 @@ FIELDS = (
     "p99",
     "cpu_ms",
     "cpu_stack_ms",
+    "cpu_elsewhere_ms",
     "cpu_all_ms",
     "bytes",
 )
@@ -213,6 +216,7 @@ def with_cpu(figures: dict, cpu: dict, rest: Stack, players: int) -> dict:
     figures["cpu_ms"] = cpu["play"] / accepted * 1000
     figures["cpu_stack_ms"] = cpu["stack"] / accepted * 1000
     figures["cpu_all_ms"] = cpu["all"] / accepted * 1000
+    figures["cpu_elsewhere_ms"] = cpu["elsewhere"] / accepted * 1000
     figures["stack_missing"] = rest.missing()
     figures["carried"] = carried(figures, players)
     return figures
@@ -400,6 +404,11 @@ def main() -> None:
                     notes.append(
                         f"carried {medians[key]['carried']:.1%} of the deliveries"
                         f" ({medians[key]['lost']:.0f} lost)"
+                    )
+                if medians[key]["cpu_elsewhere_ms"] >= 0.01:
+                    notes.append(
+                        f"PostgreSQL meanwhile spent {medians[key]['cpu_elsewhere_ms']:.2f} ms"
+                        " a move on other databases or ended connections: not counted"
                     )
                 if missing := results[key][0]["stack_missing"]:
                     notes.append(f"{' and '.join(missing)} not found: not in the stack's CPU")

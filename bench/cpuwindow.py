@@ -8,14 +8,21 @@ views, the settling wait) is a fixed cost that a longer run would spread thinner
 reported apart (`all`: the whole run, connections included).
 
 The servers are not the whole stack a move goes through: `Stack` adds, in the same window,
-nginx's master and workers (when there is a proxy), every process of the PostgreSQL cluster and
-the Redis server (`stack`). Those two are counted whether a row uses them or not: a row that
-does not (one process on SQLite, boardgame.io in memory) finds them idle, near zero.
+nginx's master and workers (when there is a proxy), the PostgreSQL cluster and the Redis server
+(`stack`). Those two are counted whether a row uses them or not: a row that does not (one
+process on SQLite, boardgame.io in memory) finds them idle, near zero. Of the cluster, every
+process is counted but the backends of databases the run does not use: on a machine others use
+too, their tests' connections would be counted as the bench's. What those spent, with the
+connections that ended within the window (the postmaster waited for them, and the kernel adds
+their time to its children's, with no word of their database), is reported apart (`elsewhere`);
+the run's own connections are persistent (the site's DB_CONN_MAX_AGE, the adapter's pool), so
+on a quiet machine it is near zero.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import threading
 import urllib.parse
@@ -48,15 +55,32 @@ def children(pid: int) -> list[int]:
         return []
 
 
-def cluster_cpu(postmaster: int) -> float:
-    """Every process of a PostgreSQL cluster: the postmaster, its live children (background
-    workers and backends) and the ones that have ended (a backend per connection: the
-    postmaster waits for each, and the kernel adds its time to the postmaster's children's)."""
-    live = 0.0
+# A backend's title: "postgres: [CLUSTER: ]USER DATABASE HOST(PORT)|[local] STATE".
+BACKEND = re.compile(r"^postgres: (?:\S+: )?\S+ (\S+) (?:\S+\(\d+\)|\[local\])")
+
+
+def database_of(pid: int) -> str | None:
+    """The database a PostgreSQL backend serves (None: a background process)."""
+    found = BACKEND.match(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode())
+    return found[1] if found else None
+
+
+def cluster_cpu(postmaster: int, databases: set[str]) -> tuple[float, float]:
+    """A PostgreSQL cluster's CPU so far: its postmaster, background processes and the backends
+    of `databases` (counted); and the rest (elsewhere): other databases' backends, and the
+    children that have ended (the postmaster waits for each, the kernel adds its time to the
+    postmaster's children's)."""
+    counted = cpu_seconds(postmaster)
+    elsewhere = cpu_seconds(postmaster, reaped=True) - counted
     for child in children(postmaster):
         with suppress(OSError):  # ended since the list was read
-            live += cpu_seconds(child)
-    return cpu_seconds(postmaster, reaped=True) + live
+            spent = cpu_seconds(child)
+            database = database_of(child)
+            if database is None or database in databases:
+                counted += spent
+            else:
+                elsewhere += spent
+    return counted, elsewhere
 
 
 def postmaster_of(database_url: str) -> int | None:
@@ -88,11 +112,13 @@ def redis_of(redis_url: str) -> int | None:
 
 class Stack:
     """The processes a move goes through besides the servers: nginx's (`proxy`, given), the
-    PostgreSQL cluster and the Redis server that the URLs name (found on this machine)."""
+    PostgreSQL cluster and the Redis server that the URLs name (found on this machine). The
+    run's databases: `database_url`'s, and the server's `postgres` (the bench's own admin)."""
 
     def __init__(self, database_url: str, redis_url: str, proxy: list[int] | None = None) -> None:
         self.proxy = list(proxy or [])
         self.postmaster = postmaster_of(database_url)
+        self.databases = {urllib.parse.urlparse(database_url).path.lstrip("/"), "postgres"}
         self.redis = redis_of(redis_url)
 
     def missing(self) -> list[str]:
@@ -100,34 +126,38 @@ class Stack:
         found = (("PostgreSQL", self.postmaster), ("Redis", self.redis))
         return [name for name, pid in found if pid is None]
 
-    def cpu(self) -> float:
-        total = 0.0
+    def cpu(self) -> dict[str, float]:
+        """CPU seconds so far: counted (`stack`) and the cluster's work for others (`elsewhere`)."""
+        total = elsewhere = 0.0
         for pid in self.proxy:
             with suppress(OSError):
                 total += cpu_seconds(pid)
         if self.postmaster is not None:
-            total += cluster_cpu(self.postmaster)
+            counted, elsewhere = cluster_cpu(self.postmaster, self.databases)
+            total += counted
         if self.redis is not None:
             total += cpu_seconds(self.redis)
-        return total
+        return {"stack": total, "elsewhere": elsewhere}
 
 
 def run_load(
     cmd: list[str],
     pids: list[int],
     timeout: float,
-    stack: Callable[[], float] | None = None,
+    stack: Callable[[], dict[str, float]] | None = None,
     **popen,
 ) -> tuple[str, dict]:
     """Run a load driver; return its stdout and CPU seconds: the servers' (`pids`) over the whole
-    run (`all`) and between its PLAY and DONE lines (`play`), and the servers' with the rest of
-    the stack (`stack`, a function giving its CPU so far, e.g. `Stack.cpu`) in that window."""
+    run (`all`) and between its PLAY and DONE lines (`play`), and in that window the servers'
+    with the rest of the stack (`stack`) and what PostgreSQL did for others (`elsewhere`);
+    `stack` is a function giving those two so far (`Stack.cpu`)."""
 
-    def total() -> tuple[float, float]:
+    def total() -> dict[str, float]:
         servers = sum(cpu_seconds(pid) for pid in pids)
-        return servers, servers + (stack() if stack else 0.0)
+        rest = stack() if stack else {"stack": 0.0, "elsewhere": 0.0}
+        return {"servers": servers, **rest, "stack": servers + rest["stack"]}
 
-    marks: dict[str, tuple[float, float]] = {"start": total()}
+    marks: dict[str, dict[str, float]] = {"start": total()}
     errors: list[str] = []
     proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **popen)
 
@@ -155,7 +185,8 @@ def run_load(
     if "PLAY" not in marks or "DONE" not in marks:
         raise SystemExit(f"{cmd[1]} did not mark its play window: {''.join(errors)}")
     return out, {
-        "all": marks["end"][0] - marks["start"][0],
-        "play": marks["DONE"][0] - marks["PLAY"][0],
-        "stack": marks["DONE"][1] - marks["PLAY"][1],
+        "all": marks["end"]["servers"] - marks["start"]["servers"],
+        "play": marks["DONE"]["servers"] - marks["PLAY"]["servers"],
+        "stack": marks["DONE"]["stack"] - marks["PLAY"]["stack"],
+        "elsewhere": marks["DONE"]["elsewhere"] - marks["PLAY"]["elsewhere"],
     }

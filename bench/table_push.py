@@ -413,6 +413,7 @@ def node_load(  # noqa: PLR0913
     figures["cpu_ms"] = cpu["play"] / max(figures["accepted"], 1) * 1000
     figures["cpu_all_ms"] = cpu["all"] / max(figures["accepted"], 1) * 1000
     figures["cpu_stack_ms"] = cpu["stack"] / max(figures["accepted"], 1) * 1000
+    figures["cpu_elsewhere_ms"] = cpu["elsewhere"] / max(figures["accepted"], 1) * 1000
     figures["stack_missing"] = stack.missing()
     print("NODE " + json.dumps(figures))
 
