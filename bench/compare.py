@@ -405,6 +405,8 @@ def main() -> None:
                         f"carried {medians[key]['carried']:.1%} of the deliveries"
                         f" ({medians[key]['lost']:.0f} lost)"
                     )
+                if unsynced := max(r.get("unsynced", 0) for r in results[key]):
+                    notes.append(f"{unsynced} client(s) never synced before the last move")
                 if medians[key]["cpu_elsewhere_ms"] >= 0.01:
                     notes.append(
                         f"PostgreSQL meanwhile spent {medians[key]['cpu_elsewhere_ms']:.2f} ms"

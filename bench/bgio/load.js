@@ -66,7 +66,12 @@ async function main() {
       clients.push({ client, table: t });
     }
   }
-  await sleep(1500); // let every client connect and sync first
+  // Let every client connect and sync first (at least 1.5 s, at most 30 s more): on a store
+  // a sync reads the whole match, log included, and moves made before the last player has
+  // synced delay that player's first view, which is not what is measured (ours settles too).
+  await sleep(1500);
+  const synced = now() + 30000;
+  while (clients.some(({ client }) => !client.getState()) && now() < synced) await sleep(50);
   process.stderr.write("PLAY\n"); // the server's CPU is read from here (bench/cpuwindow.py)
   const until = now() + seconds * 1000;
   const loops = clients.map(async ({ client }) => {
