@@ -39,16 +39,28 @@ function count(client) {
 }
 
 async function main() {
+  // Every seat of every match is taken before any client syncs: a sync writes the match's
+  // metadata back as it read it (the player now connected), and on an asynchronous store a
+  // join in between is lost with its credentials, whose player's sync is then refused.
+  const matches = [];
   for (let t = 0; t < tables; t++) {
     const { matchID } = await lobby("/create", { numPlayers: players, unlisted: true });
+    const credentials = [];
     for (let p = 0; p < players; p++) {
       const { playerCredentials } = await lobby(`/${matchID}/join`, { playerID: String(p), playerName: `p${p}` });
+      credentials.push(playerCredentials);
+    }
+    matches.push({ matchID, credentials });
+  }
+  for (let t = 0; t < tables; t++) {
+    const { matchID, credentials } = matches[t];
+    for (let p = 0; p < players; p++) {
       const client = Client({
         game: Race,
         multiplayer: SocketIO({ server: `http://127.0.0.1:${port}` }),
         matchID,
         playerID: String(p),
-        credentials: playerCredentials,
+        credentials: credentials[p],
         numPlayers: players,
         debug: false,
       });
