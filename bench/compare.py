@@ -183,7 +183,7 @@ def run_bgio(folder: Path, tables: int, players: int, rate: float, seconds: floa
             out, cpu = run_load(
                 ["node", "load.js", str(port), str(tables), str(players), str(rate), str(seconds)],
                 [server.pid],
-                timeout=seconds + 120,
+                timeout=seconds + 180,  # up to 31.5 s for the first views, 60 s for the last
                 stack=rest.cpu,
                 cwd=folder,
             )
@@ -194,6 +194,11 @@ def run_bgio(folder: Path, tables: int, players: int, rate: float, seconds: floa
         if server.poll() is not None:
             raise NoResult(f"the server exited with {server.returncode} during the run")
     figures = json.loads(out.strip().splitlines()[-1])
+    if not figures["deliveries"]:
+        raise NoResult(
+            f"no move was delivered ({figures['offered']} sent, {figures['accepted']} in their"
+            f" matches, {figures['unsynced']} of {tables * players} clients never synced)"
+        )
     return with_cpu(figures, cpu, rest, players)
 
 

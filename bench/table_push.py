@@ -257,8 +257,8 @@ async def run(args: argparse.Namespace) -> None:
             proxy_pids = proxy.pids()
             start_through(proxy.url, rooms)
         if args.node:
-            stack = Stack(args.database_url, args.redis_url, proxy_pids)
-            node_load(args, rooms, ports, pids, stack, workdir)
+            rest = Stack(args.database_url, args.redis_url, proxy_pids)
+            node_load(args, rooms, ports, pids, rest, workdir)
         else:  # nginx's CPU counted with the servers'
             await python_load(args, rooms, ports, pids + proxy_pids, rng)
 
