@@ -122,11 +122,11 @@ async function main() {
   latencies.sort((a, b) => a - b);
   const q = (f) => (latencies.length ? latencies[Math.min(latencies.length - 1, Math.floor(f * latencies.length))] : null);
   // boardgame.io refuses nothing here (every player may move, ignoreStaleStateID), so a move
-  // sent and not in the match's final count was dropped without a word to its player: its
-  // deliveries are lost, as are the ones that never arrived (or later than 60 s).
+  // sent and not in its match's final count was not applied (still queued after 60 s, or lost
+  // without a word to its player): its deliveries are lost, as are the ones that never came.
   console.log(
     JSON.stringify({
-      offered, accepted, refused: 0, dropped: offered - accepted, unsynced, deliveries: delivered,
+      offered, accepted, refused: 0, not_in_match: offered - accepted, unsynced, deliveries: delivered,
       lost: offered * (players - 1) - delivered,
       p50: q(0.5), p95: q(0.95), p99: q(0.99), bytes: delivered ? bytes / delivered : 0,
       seconds,
