@@ -18,7 +18,10 @@ one before it on another socket. With `--scale`, two Daphne processes share Post
 each table's sockets are split between them, so half of every push crosses processes.
 With `--nginx`, the same two processes sit behind nginx with deploy/nginx.conf (tests/proxy.py):
 every socket connects to the proxy, which sends each table's sockets to one process (the room
-hash), so pushes stay in the process that owns the room; nginx's CPU is counted with the servers'.
+hash), so pushes stay in the process that owns the room. With `--node`, CPU is reported for the
+servers and for the whole stack (nginx, and the PostgreSQL cluster and Redis server that
+`--database-url` and `--redis-url` name, counted even when the run does not use them); without
+it, nginx's CPU is counted with the servers'.
 With `--api`, every seat is instead a Board API stream (`/ws/api/v1/rooms/{id}/?token=`): JSON
 views per seat instead of rendered HTML parts.
 Prints p50 / p95 / p99 in milliseconds, bytes per delivery, and lost pushes (a socket that never
@@ -48,7 +51,7 @@ from tests.devserver import ROOT, free_port, start_daphne, stop
 from tests.proxy import running_proxy
 
 sys.path.insert(0, str(ROOT / "bench"))
-from cpuwindow import cpu_seconds, run_load  # noqa: E402
+from cpuwindow import Stack, cpu_seconds, run_load  # noqa: E402
 from lobby_push import fresh_database  # noqa: E402
 
 VERSION = re.compile(r'id="table-version" data-version="(\d+)"')
@@ -244,18 +247,20 @@ async def run(args: argparse.Namespace) -> None:
     daphne_options = ("--proxy-headers",) if args.nginx else ()
     servers = [start_daphne(port, env, options=daphne_options) for port in ports]
     pids = [s.pid for s in servers]
+    proxy_pids: list[int] = []
     rng = random.Random(args.seed)
     with ExitStack() as stack:
         stack.callback(lambda: [stop(server) for server in servers])
         if args.nginx:
             proxy = stack.enter_context(running_proxy(ports, workdir / "nginx"))
             ports = [proxy.port]  # the clients' one address
-            pids += proxy.pids()
+            proxy_pids = proxy.pids()
             start_through(proxy.url, rooms)
         if args.node:
-            node_load(args, rooms, ports, pids, workdir)
-        else:
-            await python_load(args, rooms, ports, pids, rng)
+            rest = Stack(args.database_url, args.redis_url, proxy_pids)
+            node_load(args, rooms, ports, pids, rest, workdir)
+        else:  # nginx's CPU counted with the servers'
+            await python_load(args, rooms, ports, pids + proxy_pids, rng)
 
 
 def start_through(url: str, rooms: list) -> None:
@@ -364,9 +369,17 @@ async def python_load(
             await ws.close()
 
 
-def node_load(args: argparse.Namespace, rooms: list, ports: list[int], pids, workdir) -> None:  # noqa: ANN001
+def node_load(  # noqa: PLR0913
+    args: argparse.Namespace,
+    rooms: list,
+    ports: list[int],
+    pids,
+    stack: Stack,
+    workdir,  # noqa: ANN001
+) -> None:
     """Drive the tables from bench/ours/load.js (Node, the `ws` package in `args.node`), as
-    boardgame.io's own driver drives it: deliveries are the other players' receipts."""
+    boardgame.io's own driver drives it: deliveries are the other players' receipts. CPU per
+    move: the servers' and the whole stack's (nginx, PostgreSQL, Redis: bench/cpuwindow.py)."""
     tables = []
     for room in rooms:
         urls, headers = [], []
@@ -393,11 +406,15 @@ def node_load(args: argparse.Namespace, rooms: list, ports: list[int], pids, wor
         ],
         pids,
         timeout=args.seconds + 180,
+        stack=stack.cpu,
         env={**os.environ, "NODE_PATH": str(Path(args.node) / "node_modules")},
     )
     figures = json.loads(out.strip().splitlines()[-1])
     figures["cpu_ms"] = cpu["play"] / max(figures["accepted"], 1) * 1000
     figures["cpu_all_ms"] = cpu["all"] / max(figures["accepted"], 1) * 1000
+    figures["cpu_stack_ms"] = cpu["stack"] / max(figures["accepted"], 1) * 1000
+    figures["cpu_elsewhere_ms"] = cpu["elsewhere"] / max(figures["accepted"], 1) * 1000
+    figures["stack_missing"] = stack.missing()
     print("NODE " + json.dumps(figures))
 
 
