@@ -207,6 +207,7 @@ class LiveRoom:
     listeners: set[Listener] = field(default_factory=set)
     last: Entry | None = None  # the newest entry submitted (a touch waits for it)
     stale: bool = False  # the database is ahead of `table`: rebuild before the next move
+    base: int = 0  # the version `table` was read at: every later one was applied here
     generation: int = 0  # grows with every rebuild: an entry of an older table is outdated
     since_snapshot: int = 0
     snapshot_at: float = field(default_factory=time.monotonic)
@@ -239,6 +240,7 @@ class LiveRoom:
     def loaded(self, table: Table) -> None:
         """Start from `table` (read from the database): its moves are applied to it now."""
         self.table, self.stale, self.last = table, False, None
+        self.base = table.version
         self.generation += 1
         self.plays.clear()
         self.since_snapshot, self.snapshot_at = 0, time.monotonic()
@@ -284,13 +286,25 @@ class LiveRoom:
         self.recent.append(dataclasses.replace(delivery, table=None))
 
     def missed(self, shown: int, now: int) -> list[Delivery] | None:
-        """The changes after version `shown` up to `now`, every one of them, in order; None
-        when some are not here (too old, or made by another process): draw the whole table."""
-        if shown > now:
+        """The changes after version `shown` up to `now` (the match row's), every one of them,
+        in order; None when some are not here (too old, or made by another process): draw the
+        whole table.
+
+        A change already durable (`now` counts it) but not pushed yet is in flight here when
+        this room applied it (newer than the version its table was read at, and not newer
+        than its table): it is left out, since the socket asking listens already and gets it
+        from the push, next after these. Counted as missing, it drew the whole table again for
+        a page that came back at that moment (its own coming back is such a change)."""
+        pushed = self.recent[-1].version if self.recent else shown
+        upto = min(now, pushed)
+        if shown > upto:
             return None
-        changes = [d for d in self.recent if shown < d.version <= now]
-        if [d.version for d in changes] != list(range(shown + 1, now + 1)):
+        changes = [d for d in self.recent if shown < d.version <= upto]
+        if [d.version for d in changes] != list(range(shown + 1, upto + 1)):
             return None
+        in_flight = self.table is not None and self.base <= upto and now <= self.table.version
+        if upto < now and not in_flight:
+            return None  # made elsewhere, or before this room was read: not all will come
         return changes
 
     def apply(
