@@ -33,7 +33,7 @@ import logging
 import sqlite3
 import threading
 from collections import Counter
-from collections.abc import Callable, Collection, Coroutine
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
@@ -66,11 +66,6 @@ class Store(Protocol):
 
     def write_in_loop(self, entries: list[Entry]) -> list[Entry] | None:
         """The same in the server loop, never waiting for a lock; None: the thread must."""
-        ...
-
-    def write_soon(self, entries: list[Entry]) -> Coroutine[Any, Any, list[Entry]] | None:
-        """The same written by the server loop itself, awaited there (an asynchronous
-        connection: no hop to the database thread); None: the thread must."""
         ...
 
     def shut(self) -> None:
@@ -719,9 +714,6 @@ class OrmStore:
     def write_in_loop(self, entries: list[Entry]) -> list[Entry] | None:
         return None
 
-    def write_soon(self, entries: list[Entry]) -> Coroutine[Any, Any, list[Entry]] | None:
-        return None
-
     def shut(self) -> None:
         pass
 
@@ -736,15 +728,18 @@ class PostgresStore(OrmStore):
     (OrmStore): a failure then leaves none of them written.
     """
 
-    def __init__(self) -> None:
-        super().__init__()
-        # The server loop's own connection (`write_soon`), made at its first batch.
-        self.loop_connection: Any = None
-
     def write(self, entries: list[Entry]) -> list[Entry]:
-        if connection.in_atomic_block or not _one_plain_match(entries):
+        matches = {e.table.match.pk for e in entries}
+        if (
+            len(matches) != 1
+            or connection.in_atomic_block
+            or any(e.rare or e.snapshot for e in entries)
+        ):
             return super().write(entries)
-        items, again = _fresh_chain(entries)
+        fresh = [e for e in entries if not e.outdated]
+        again = [e for e in entries if e.outdated]
+        items = _chain(fresh)
+        again += fresh[len(items) :]
         if not items:
             return again
         self.written["postgres"] += 1
@@ -752,82 +747,19 @@ class PostgresStore(OrmStore):
             again += items
         return again
 
-    def write_soon(self, entries: list[Entry]) -> Coroutine[Any, Any, list[Entry]] | None:
-        """One match's plain moves, the same statement on the loop's own asynchronous
-        connection (autocommit, as Django's): the batch never goes to the database thread."""
-        if not _one_plain_match(entries):
-            return None
-        return self._write_soon(entries)
 
-    async def _write_soon(self, entries: list[Entry]) -> list[Entry]:
-        items, again = _fresh_chain(entries)
-        if not items:
-            return again
-        self.written["postgres"] += 1
-        self.written["postgres-loop"] += 1
-        statement, params, rows = fenced(items)
-        try:
-            if self.loop_connection is None:
-                self.loop_connection = await _loop_connection()
-            cursor = await self.loop_connection.execute(statement, params)
-        except Exception:
-            self.shut()  # a broken connection: a new one for the next batch
-            raise
-        if cursor.rowcount != rows:  # all the rows, or none (the fence failed)
-            again += items
-        return again
-
-    def shut(self) -> None:
-        db, self.loop_connection = self.loop_connection, None
-        if db is not None:
-            # Closed at once, from any thread, its loop running or not (a test's has ended).
-            db.pgconn.finish()
-
-
-def _one_plain_match(entries: list[Entry]) -> bool:
-    """Whether `entries` are plain moves (no deal, no round's end, no snapshot) of one match."""
-    return len({e.table.match.pk for e in entries}) == 1 and not any(
-        e.rare or e.snapshot for e in entries
-    )
-
-
-def _fresh_chain(entries: list[Entry]) -> tuple[list[Entry], list[Entry]]:
-    """The entries to write (fresh, and chained) and those to apply again."""
-    fresh = [e for e in entries if not e.outdated]
-    again = [e for e in entries if e.outdated]
-    items = _chain(fresh)
-    again += fresh[len(items) :]
-    return items, again
-
-
-async def _loop_connection() -> Any:
-    """An asynchronous connection to Django's database, with its parameters and adapters."""
-    import psycopg
-
-    params = dict(connection.get_connection_params())
-    params.pop("cursor_factory", None)  # Django's cursors are synchronous
-    return await psycopg.AsyncConnection.connect(**params, autocommit=True)
-
-
-def fenced(items: list[Entry]) -> tuple[str, list[Any], int]:
-    """The statement that writes one match's chained plain moves (`one_statement`), its
-    parameters and the number of rows it inserts when the fence holds."""
+def write_fenced(items: list[Entry]) -> bool:
+    """Write one match's chained plain moves in one statement on Django's connection (in
+    autocommit): False if the match row had moved on, and then nothing was written."""
     applied = [e for e in items if not e.refused]
     match = (applied[-1] if applied else items[0]).table.match
     rows = _write_match(items, _DjangoSql(None))  # plain moves: their log rows, nothing else
     params: list[Any] = [match.version, match.pk, items[0].before]
     for row in rows:
         params += row[1:]  # the match's id comes from the fence
-    return one_statement(len(rows)), params, len(rows)
-
-
-def write_fenced(items: list[Entry]) -> bool:
-    """Write one match's chained plain moves in one statement on Django's connection (in
-    autocommit): False if the match row had moved on, and then nothing was written."""
-    statement, params, rows = fenced(items)
     with connection.cursor() as cursor:
-        cursor.execute(statement, params)
-        return bool(cursor.rowcount == rows)  # all the rows, or none (the fence failed)
+        cursor.execute(one_statement(len(rows)), params)
+        return bool(cursor.rowcount == len(rows))  # all the rows, or none (the fence failed)
 
 
 def one_statement(rows: int) -> str:

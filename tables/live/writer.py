@@ -15,13 +15,11 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
-import contextvars
 import logging
 import queue
 import threading
 import time
 from collections.abc import Callable
-from functools import partial
 from typing import Any
 
 from django.conf import settings
@@ -146,11 +144,6 @@ class Writer:
         batch, self.pending = self.pending, []
         self.writing = True
         loop = asyncio.get_running_loop()
-        soon = self.store.write_soon(batch)
-        if soon is not None:  # written by the loop itself, on its own connection
-            task = loop.create_task(soon, context=contextvars.Context())
-            task.add_done_callback(partial(self._written_soon, batch))
-            return
         try:
             again = self.store.write_in_loop(batch)
         except Exception as failure:
@@ -166,14 +159,6 @@ class Writer:
                 loop.call_soon_threadsafe(self._written, batch, stale, error)
 
         DB.call(self._write, batch, back)
-
-    def _written_soon(self, batch: list[Entry], task: asyncio.Task[list[Entry]]) -> None:
-        if task.cancelled():
-            self._written(batch, None, asyncio.CancelledError())
-        elif task.exception() is not None:
-            self._written(batch, None, task.exception())
-        else:
-            self._written(batch, task.result(), None)
 
     def _write(self, batch: list[Entry]) -> list[Entry]:
         # Checked once a second, not once a batch: a batch is a few moves, and the check was one
