@@ -168,7 +168,9 @@ def test_changes_are_published_only_while_another_process_listens(two_daphnes):
     moves, publishes = alone
     assert moves > 5 and publishes == 0  # only the owner's own socket listened
     moves, publishes = heard
-    assert moves > 5 and publishes >= moves  # each change, a move or not, once
+    # Each change once (a move or not); a move logged in the window's last moment is published
+    # just after it, one logged just before it may be published inside it.
+    assert moves > 5 and publishes >= moves - 2
     moves, publishes = left
     assert moves > 5 and publishes == 0
     # The spectator on the other process saw every change from its first frame, in order; so
