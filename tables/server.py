@@ -68,8 +68,9 @@ def alone() -> bool:
     other process, so this one is alone; Redis reaches every process of the deployment. The
     rooms take the answer when they are bound to the server's loop (tables.live.rooms.bind),
     so a move never asks again: the outbox publishes a change to the table's group only when
-    others may listen, the renderer draws HTML for API-only rooms only when a browser
-    elsewhere may want it, and the owners forward moves only to processes that exist.
+    others may listen (and then only while another process listens to the room: the relays
+    say which, tables.live.outbox.Relay), the renderer draws HTML for API-only rooms only when
+    a browser elsewhere may want it, and the owners forward moves only to processes that exist.
     """
     live = current()
     if live.others is None:

@@ -5,12 +5,15 @@ versions with.
 A change (tables.live.room.Delivery) reaches a listener of this process by `deliver` (awaited
 in the order of the commits) or, when nothing is queued before it and it has no seat's own
 part, by `deliver_now` in a plain call (a Board API stream writes its seat's text at once).
-When the channel layer reaches other processes (Redis), each change is also published once to
-the room's group, its room and its seats' own parts with it, tagged with this process's origin.
-The publishes go out in order too, but after the sockets here, and a socket here never waits
-for one (`Outbox.publishing`). No socket is in a room's group: each process's `Relay` is, and
-hands what other processes published to the room's listeners here, once per process. Without a
-server loop (a management command, a plain test) a change is delivered and waited for.
+When the channel layer reaches other processes (Redis) and another process listens to the
+room, each change is also published once to the room's group, its room and its seats' own parts
+with it, tagged with this process's origin. The publishes go out in order too, but after the
+sockets here, and a socket here never waits for one (`Outbox.publishing`). No socket is in a
+room's group: each process's `Relay` is, and hands what other processes published to the room's
+listeners here, once per process. The relays tell each other which rooms they hear (`LISTENING`),
+so that a room nobody hears elsewhere (with the proxy's room hash, nearly every room) costs no
+publish at all. Without a server loop (a management command, a plain test) a change is delivered,
+published and waited for.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ import collections
 import contextvars
 import logging
 import secrets
-from collections.abc import Awaitable, Callable
+import time
+from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any, Protocol
 
 from asgiref.sync import async_to_sync
@@ -33,6 +37,12 @@ from tables.live.room import Delivery, Listener
 log = logging.getLogger(__name__)
 # This process, as the changes it publishes to other processes name it.
 ORIGIN = secrets.token_hex(8)
+# Where every process's relay says which rooms it hears (`Relay`).
+LISTENING = "tables.listening"
+# A relay says again every REFRESH seconds which rooms it hears (a lost message is mended by the
+# next one); what a process said is forgotten EXPIRE seconds after it last said it (it died).
+REFRESH = 2.0
+EXPIRE = 7.0
 
 
 def from_here(event: dict[str, Any]) -> bool:
@@ -62,6 +72,9 @@ class Outbox:
         # publishes it (none while there is nothing to publish).
         self.unpublished: collections.deque[Delivery] = collections.deque()
         self.publishing: asyncio.Task[None] | None = None
+        # The process's relay (it hands itself in): which rooms other processes hear. None:
+        # every change is published.
+        self.listening: Relay | None = None
 
     def publish(self, delivery: Delivery, listeners: list[Listener]) -> None:
         """Deliver `delivery` to `listeners` (and to the other processes), after those before."""
@@ -125,16 +138,26 @@ class Outbox:
                 if mine:
                     self._publish(delivery)
 
-    def _publish(self, delivery: Delivery) -> None:
+    def _publish(self, delivery: Delivery, again: bool = False) -> None:
         """Publish `delivery` to the other processes after those before it, without making
-        anything here wait for Redis."""
+        anything here wait for Redis; not at all when no other process hears its room
+        (`Relay.needs`). `again`: a change published once more for a process that just
+        started to listen (`Relay`), whatever was decided for it before."""
         if self.alone:
+            return
+        listening = self.listening
+        if not again and listening is not None and not listening.needs(delivery):
             return
         self.unpublished.append(delivery)
         if self.publishing is None:
             self.publishing = self.loop.create_task(
                 self._publish_queued(), context=contextvars.Context()
             )
+
+    def publish_again(self, delivery: Delivery) -> None:
+        """Publish a change made here once more (in the loop): a process that just said it
+        hears its room may have missed it (`Relay`)."""
+        self._publish(delivery, again=True)
 
     async def _publish_queued(self) -> None:
         try:
@@ -220,7 +243,8 @@ def remote(event: dict[str, Any], room_id: int) -> Delivery:
 
 class Relay:
     """This process's one subscriber to its rooms' groups: what other processes publish of a
-    room (its changes, its notes) reaches this process once, not once per socket.
+    room (its changes, its notes) reaches this process once, not once per socket; and what
+    tells this process's outbox whether any other process hears a room at all (`needs`).
 
     A room's group is joined when the room gets its first listener here (`join`, awaited
     before that socket draws its table, so that no change falls between the two) and left
@@ -228,6 +252,19 @@ class Relay:
     from Redis) is dropped at once, one made elsewhere is handed to the room's listeners
     through the outbox, in order with this process's own; a note (a rematch was opened) goes
     to each listener's `table_notice`.
+
+    Who hears which room: every relay is also in the `LISTENING` group, where it says which
+    rooms it hears: one it joined (once its group is joined, before the socket draws), one it
+    left, and all of them every REFRESH seconds and when it starts (asking the others for
+    theirs, `ask`). The outbox publishes a change only while another process's relay said it
+    hears the room: a set lookup per change, never a round trip to Redis.
+
+    No change is lost by it: a change skipped before this process heard of a new listener
+    elsewhere is never newer than the room's last change here, which is published again the
+    moment it hears (`_heard`); the socket there shows it, or draws its whole table when
+    something is missing (`Gate`). A change of a room this process does not hold (it could not
+    be published again) is always published. Joins, leaves and what is said of them go one at
+    a time (`membership`), so the others hear them in the order they happened.
     """
 
     def __init__(
@@ -235,53 +272,169 @@ class Relay:
         loop: asyncio.AbstractEventLoop,
         outbox: Outbox,
         listeners: Callable[[int], list[Listener]],
+        latest: Callable[[int], Delivery | None] = lambda room_id: None,
     ) -> None:
         self.loop = loop
         self.outbox = outbox
         self.listeners = listeners  # a room's listeners here, now
+        self.latest = latest  # a room's last change made here, while its room is held here
         self.channel: str | None = None
+        self.opening: asyncio.Task[str] | None = None
         self.joined: set[int] = set()
+        self.membership = asyncio.Lock()
         self.task: asyncio.Task[None] | None = None
-        self.leaving: set[asyncio.Task[None]] = set()
+        self.ticking: asyncio.Task[None] | None = None
+        self.tasks: set[asyncio.Task[Any]] = set()
+        # The rooms each other process's relay said it hears, and when it last said anything.
+        self.heard: dict[str, tuple[frozenset[int], float]] = {}
+        outbox.listening = self
+
+    def needs(self, delivery: Delivery) -> bool:
+        """Whether a change made here must be published: another process hears its room, or
+        its room is not held here (nothing could publish it again when one says it hears)."""
+        room_id = delivery.room_id
+        for rooms, _ in self.heard.values():
+            if room_id in rooms:
+                return True
+        if self.opening is None:
+            self._open()  # from now on this process hears who listens
+        last = self.latest(room_id)
+        return last is None or last.version < delivery.version
 
     async def join(self, room_id: int) -> None:
-        """Hear what other processes publish of `room_id` from now on."""
+        """Hear what other processes publish of `room_id` from now on, and tell them."""
         if room_id in self.joined:
             return
         layer = get_channel_layer()
         if layer is None:
             return
-        if self.channel is None:
-            self.channel = await layer.new_channel("relay.")
-            self.task = self.loop.create_task(self._run(layer, self.channel))
-        self.joined.add(room_id)
-        try:
-            await layer.group_add(table_group(room_id), self.channel)
-        except Exception:
-            self.joined.discard(room_id)
-            raise
+        channel = await asyncio.shield(self._open())
+        async with self.membership:
+            if room_id in self.joined:
+                return  # another socket's join did it meanwhile
+            await layer.group_add(table_group(room_id), channel)
+            self.joined.add(room_id)
+            await self._say(layer, "table.listening", [room_id])
 
     def leave(self, room_id: int) -> None:
         """No listener of `room_id` is left here: stop hearing its group (in the loop)."""
-        if room_id not in self.joined or self.channel is None:
-            return
-        self.joined.discard(room_id)
-        task = self.loop.create_task(self._leave(room_id, self.channel))
-        self.leaving.add(task)
-        task.add_done_callback(self.leaving.discard)
-
-    async def _leave(self, room_id: int, channel: str) -> None:
         if room_id in self.joined:
-            return  # a listener came back meanwhile
-        try:
-            await get_channel_layer().group_discard(table_group(room_id), channel)
-        except Exception:
-            log.exception("leaving the group of room %s failed", room_id)
+            self._background(self._leave(room_id))
+
+    async def _leave(self, room_id: int) -> None:
+        async with self.membership:
+            if room_id not in self.joined or self.listeners(room_id):
+                return  # a listener came back meanwhile
+            self.joined.discard(room_id)
+            layer = get_channel_layer()
+            try:
+                if self.channel is not None:
+                    await layer.group_discard(table_group(room_id), self.channel)
+            except Exception:
+                log.exception("leaving the group of room %s failed", room_id)
+            await self._say(layer, "table.unlistening", [room_id])
 
     def stop(self) -> None:
-        """End the relay's task (its loop ends: a test's, or a stopping server's)."""
-        if self.task is not None and not self.loop.is_closed():
-            self.loop.call_soon_threadsafe(self.task.cancel)
+        """End the relay's tasks (its loop ends: a test's, or a stopping server's)."""
+        if self.loop.is_closed():
+            return
+        for task in (self.opening, self.task, self.ticking, *self.tasks):
+            if task is not None:
+                self.loop.call_soon_threadsafe(task.cancel)
+
+    def _background(self, work: Coroutine[Any, Any, Any]) -> None:
+        task = self.loop.create_task(work, context=contextvars.Context())
+        self.tasks.add(task)
+        task.add_done_callback(self.tasks.discard)
+
+    def _open(self) -> asyncio.Task[str]:
+        """The relay's channel, made the first time: in the `LISTENING` group, the others asked
+        which rooms they hear."""
+        if self.opening is None:
+            self.opening = self.loop.create_task(self._make(), context=contextvars.Context())
+            self.opening.add_done_callback(self._opened)
+        return self.opening
+
+    def _opened(self, task: asyncio.Task[str]) -> None:
+        if task.cancelled():
+            return
+        if task.exception() is not None:
+            log.error("the relay could not start", exc_info=task.exception())
+            self.opening = None  # the layer was away: tried again at the next join or change
+
+    async def _make(self) -> str:
+        layer = get_channel_layer()
+        if self.channel is None:
+            self.channel = await layer.new_channel("relay.")
+        channel = self.channel
+        if self.task is None:
+            self.task = self.loop.create_task(self._run(layer, channel))
+        if self.outbox.alone:
+            return channel  # nobody else to tell, or to hear from
+        await layer.group_add(LISTENING, channel)
+        if self.ticking is None:
+            self.ticking = self.loop.create_task(self._tick(layer))
+        async with self.membership:
+            await self._say(layer, "table.listening", sorted(self.joined), whole=True, ask=True)
+        return channel
+
+    async def _say(
+        self, layer: Any, kind: str, rooms: list[int], whole: bool = False, ask: bool = False
+    ) -> None:
+        """Tell the other processes' relays which rooms this one hears (`table.listening`) or
+        no longer hears (`table.unlistening`); `whole`: all of them. Never raises: the next
+        REFRESH says it again."""
+        if self.outbox.alone:
+            return
+        message = {"type": kind, "origin": ORIGIN, "rooms": rooms, "whole": whole, "ask": ask}
+        try:
+            await layer.group_send(LISTENING, message)
+        except Exception:
+            log.exception("telling the others which rooms this process hears failed")
+
+    async def _tick(self, layer: Any) -> None:
+        """Say every room heard here again every REFRESH seconds; forget a process that said
+        nothing for EXPIRE seconds (it died without leaving its rooms)."""
+        while True:
+            await asyncio.sleep(REFRESH)
+            now = time.monotonic()
+            for origin, (_, said) in list(self.heard.items()):
+                if now - said > EXPIRE:
+                    del self.heard[origin]
+            if self.joined:
+                async with self.membership:
+                    await self._say(layer, "table.listening", sorted(self.joined), whole=True)
+
+    def _heard(self, message: dict[str, Any]) -> None:
+        """Another process's relay said which rooms it hears (or no longer hears): from now
+        on its rooms' changes are published, and each room it newly hears gets its last
+        change here once more (one skipped before this moment is not newer than it)."""
+        origin = message.get("origin")
+        if not isinstance(origin, str) or origin == ORIGIN:
+            return
+        said = frozenset(r for r in message.get("rooms") or () if isinstance(r, int))
+        known = self.heard.get(origin, (frozenset(), 0.0))[0]
+        if message.get("type") == "table.unlistening":
+            rooms = known - said
+        else:
+            rooms = said if message.get("whole") else known | said
+            for room_id in sorted(rooms - known):
+                last = self.latest(room_id)
+                if last is not None:
+                    self.outbox.publish_again(last)
+        if rooms:
+            self.heard[origin] = (rooms, time.monotonic())
+        else:
+            self.heard.pop(origin, None)
+        if message.get("ask") and self.joined:
+            # A process that just started: it hears this one's rooms now, not at the next
+            # REFRESH.
+            self._background(self._say_all())
+
+    async def _say_all(self) -> None:
+        async with self.membership:
+            rooms = sorted(self.joined)
+            await self._say(get_channel_layer(), "table.listening", rooms, whole=True)
 
     async def _run(self, layer: Any, channel: str) -> None:
         while True:
@@ -299,10 +452,13 @@ class Relay:
                 log.exception("relaying a message failed")
 
     async def _hand_on(self, message: dict[str, Any]) -> None:
+        kind = message.get("type")
+        if kind in ("table.listening", "table.unlistening"):
+            self._heard(message)
+            return
         room_id = message.get("room")
         if not isinstance(room_id, int):
             return
-        kind = message.get("type")
         if kind == "table.public":
             if from_here(message):
                 return  # this process delivered it to its sockets already

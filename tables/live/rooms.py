@@ -33,7 +33,7 @@ from tables.current import Table
 from tables.errors import PlayError
 from tables.live import outbox, owners, render, store
 from tables.live.equalise import Equaliser, Turn, receipt
-from tables.live.room import Check, Entry, Holder, Listener, LiveRoom, unknown_room
+from tables.live.room import Check, Delivery, Entry, Holder, Listener, LiveRoom, unknown_room
 from tables.live.writer import DB, Writer, in_db_thread
 from tables.models import Match
 from tables.pacing import equalise_of, pace_of
@@ -85,7 +85,7 @@ class Rooms:
         self.outbox = outbox.Outbox(loop, self.alone) if loop is not None else None
         # What other processes publish of the rooms listened to here: one subscriber.
         self.relay = (
-            outbox.Relay(loop, self.outbox, self.listeners_of)
+            outbox.Relay(loop, self.outbox, self.listeners_of, self.last_change)
             if loop is not None and self.outbox is not None
             else None
         )
@@ -102,6 +102,11 @@ class Rooms:
         """The room's listeners here now (none: no room)."""
         room = self.rooms.get(room_id)
         return list(room.listeners) if room is not None else []
+
+    def last_change(self, room_id: int) -> Delivery | None:
+        """The room's last change made here, while the room is held here (else None)."""
+        room = self.rooms.get(room_id)
+        return room.recent[-1] if room is not None and room.recent else None
 
     async def listen(self, room_id: int, listener: Listener) -> None:
         """Deliver every change of the room to `listener` from now on: this process's, and
