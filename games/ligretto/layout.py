@@ -42,8 +42,14 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
             tuple(view.get("ready", ())),
         ),
         "scores": (view["players"], view["scores"], view.get("fairness")),
-        "center": view["center"],
+        # The centre as a whole: which piles are open, in order, and the closed ones (drawn
+        # together in one line). Each open pile is a part inside it (`pile-N`): a card played
+        # redraws its pile alone, not every pile of the centre (16 at 4 seats, 40 at 10).
+        "center": tuple(p if p["closed"] else p["pile"] for p in view["center"]),
     }
+    for pile in view["center"]:
+        if not pile["closed"]:
+            parts[f"pile-{pile['pile']}"] = pile
     players = {p["seat"]: p for p in view["players"]}
     for t in view["tableaus"]:
         # The seat's header draws its player's name, marks and total: a round's end changes
@@ -70,6 +76,8 @@ def container(part: str) -> str | None:
     draws only the outer parts; a push that redraws an outer part leaves out what is in it."""
     if part.startswith("seat-") and part.endswith("-flip"):
         return part.removesuffix("-flip")
+    if part.startswith("pile-"):
+        return "center"
     return None
 
 
@@ -193,6 +201,10 @@ def partial(context: dict[str, Any], part: str) -> str:
         seat, _, piece = part.removeprefix("seat-").partition("-")
         context["t"] = context["tableaus"][int(seat)]
         return f"seat_{piece}" if piece else "seat"
+    if part.startswith("pile-"):
+        number = int(part.removeprefix("pile-"))
+        context["pile"] = next(p for p in context["view"]["center"] if p["pile"] == number)
+        return "pile"
     return part
 
 
