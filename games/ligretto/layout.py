@@ -42,8 +42,14 @@ def public_parts(view: dict[str, Any]) -> dict[str, Any]:
             tuple(view.get("ready", ())),
         ),
         "scores": (view["players"], view["scores"], view.get("fairness")),
-        "center": view["center"],
+        # The centre as a whole: which piles are open, in order, and the closed ones (drawn
+        # together in one line). Each open pile is a part inside it (`pile-N`): a card played
+        # redraws its pile alone, not every pile of the centre (16 at 4 seats, 40 at 10).
+        "center": tuple(p if p["closed"] else p["pile"] for p in view["center"]),
     }
+    for pile in view["center"]:
+        if not pile["closed"]:
+            parts[f"pile-{pile['pile']}"] = pile
     players = {p["seat"]: p for p in view["players"]}
     for t in view["tableaus"]:
         # The seat's header draws its player's name, marks and total: a round's end changes
@@ -70,6 +76,8 @@ def container(part: str) -> str | None:
     draws only the outer parts; a push that redraws an outer part leaves out what is in it."""
     if part.startswith("seat-") and part.endswith("-flip"):
         return part.removesuffix("-flip")
+    if part.startswith("pile-"):
+        return "center"
     return None
 
 
@@ -91,6 +99,7 @@ def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int)
     t = view["tableaus"][seat]
     status = view["status"]
     row_variant = bool((view.get("options") or {}).get("row_variant"))
+    playable = _playable(view, legal, seat)
     return {
         "me": (
             status,
@@ -112,8 +121,8 @@ def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int)
         # and its points once a round is over. Redrawn alone when only these change.
         "me_say": (
             status,
-            tuple(_playable(view, legal, seat)),
-            tuple(_keys(view, legal, seat)),
+            tuple(playable),
+            tuple(_keys(legal, playable)),
             _my_points(view, seat),
         ),
     }
@@ -136,9 +145,10 @@ def _playable(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> l
     return out
 
 
-def _keys(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> list[str]:
-    """The keys (the buttons' data-key) of `seat`'s legal actions: what scan mode steps through."""
-    keys = [k.lower() for _, _, k in _playable(view, legal, seat)]
+def _keys(legal: list[dict[str, Any]], playable: list[Any]) -> list[str]:
+    """The keys (the buttons' data-key) of a seat's `legal` actions, `playable` its cards that
+    can go onto a pile now: what scan mode steps through."""
+    keys = [k.lower() for _, _, k in playable]
     kinds = {a.get("type") for a in legal}
     return keys + [" "] * ("flip" in kinds) + ["r"] * ("ready" in kinds)
 
@@ -166,6 +176,7 @@ def context(
     players = {p["seat"]: dict(p, away=away(p) and not over) for p in view["players"]}
     tableaus = [dict(t, player=players[t["seat"]]) for t in view.get("tableaus", ())]
     played = [e for e in events if e.get("type") == "card_played"]
+    playable = _playable(view, legal, seat) if seat is not None else []
     return {
         "tableaus": tableaus,
         "names": {s: p["name"] for s, p in players.items()},
@@ -177,12 +188,9 @@ def context(
         "match_end": describe_end(view["options"]),
         # The rules name the match's winners once its last round is over (L6).
         "final_round": view.get("status") == "round_over" and "match_winners" in view,
-        "can_play": [
-            {"color": c, "value": v, "key": k}
-            for c, v, k in (_playable(view, legal, seat) if seat is not None else ())
-        ],
+        "can_play": [{"color": c, "value": v, "key": k} for c, v, k in playable],
         "my_points": _my_points(view, seat) if seat is not None else (None, None),
-        "legal_keys": _keys(view, legal, seat) if seat is not None else [],
+        "legal_keys": _keys(legal, playable) if seat is not None else [],
         "stood_in": stood_in(view, seat),
     }
 
@@ -193,6 +201,10 @@ def partial(context: dict[str, Any], part: str) -> str:
         seat, _, piece = part.removeprefix("seat-").partition("-")
         context["t"] = context["tableaus"][int(seat)]
         return f"seat_{piece}" if piece else "seat"
+    if part.startswith("pile-"):
+        number = int(part.removeprefix("pile-"))
+        context["pile"] = next(p for p in context["view"]["center"] if p["pile"] == number)
+        return "pile"
     return part
 
 

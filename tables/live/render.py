@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils.functional import lazy
 
 from games.engine import Event, LayoutModule, View
 from games.registry import GAMES, equalise_of
@@ -37,6 +38,9 @@ def seat_group(room_id: int, seat: int) -> str:
     """Where a seat's sockets note the languages its own part is drawn in (tables.languages);
     no group of that name carries changes: a seat's part travels with its room's change."""
     return f"table.{room_id}.seat.{seat}"
+
+
+_game_name = lazy(words.game_name, str)
 
 
 def layout_for(game: str) -> LayoutModule:
@@ -63,7 +67,8 @@ def render_context(
     view = words.reader_view(view, table.players)  # a bot's name, worded per reader
     context = {
         "room_id": table.match.room_id,
-        "game_name": words.game_name(table.match.game),
+        # Worded when a template shows it (the whole page's title and bar, never a part).
+        "game_name": _game_name(table.match.game),
         "view": view,
         "seat": seat,
         "version": view["version"],
