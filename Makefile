@@ -112,21 +112,15 @@ lint: install-dev
 
 # Everything but the browser (on two workers: the machines have two cores), then the browser
 # flows in their own process, on two workers of their own, each with its own server and database
-# (Playwright's event loop and the asyncio consumer tests must not share one). The browser flows
-# leave about a third of the two cores idle (they wait on pages, their servers and paced bots):
-# the PostgreSQL + Redis suite runs beside them on one worker, its output kept and shown after
-# theirs, and either one failing fails the run. Then the rolling deploy, alone (its pauses are
-# measured).
-test: lint chromium fonts gettext axe nginx
+# (Playwright's event loop and the asyncio consumer tests must not share one), then the
+# PostgreSQL + Redis path. (Run beside the browser flows, the PostgreSQL + Redis suite saved
+# nothing: the two phases took 12 min together against 8.8 + 3.1 apart, and the browser flows
+# waited longer; docs/performance.md, "The suite".)
+test: lint chromium fonts gettext axe
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
-	@log=$$(mktemp); \
-	$(MAKE) --no-print-directory test-scale-suite SCALE_WORKERS=1 > $$log 2>&1 & scale=$$!; \
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2 -m browser tests/browser; \
-	browser=$$?; wait $$scale; scaled=$$?; \
-	echo "== the PostgreSQL + Redis suite, run beside the browser flows =="; cat $$log; rm -f $$log; \
-	test $$browser = 0 && test $$scaled = 0
-	$(MAKE) --no-print-directory test-deploy
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2 -m browser tests/browser
+	$(MAKE) --no-print-directory test-scale
 
 # Our live tables beside boardgame.io 0.50.2 (installed from npm into a scratch folder); never
 # part of `make test`: figures, not assertions (docs/performance.md).
@@ -145,8 +139,8 @@ test-browser: install-dev chromium fonts axe
 # (The Schemathesis run serves its own SQLite site: `make test` runs it once, not again here.)
 # This machine's own servers: SCALE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/NAME
 # SCALE_REDIS_URL=redis://127.0.0.1:6379/0 CHANNELS_PREFIX=NAME make test-scale
-# SCALE_WORKERS workers (two alone; `make test` runs it on one beside the browser flows), each on
-# a test database of its own and its own Redis prefix (cardgames/settings.py, CHANNELS_PREFIX).
+# SCALE_WORKERS workers (two), each on a test database of its own and its own Redis prefix
+# (cardgames/settings.py, CHANNELS_PREFIX).
 # The rolling deploy (tests/deploy, marked deploy) drives browsers: a pytest process of its own,
 # alone on the machine (its pauses are measured).
 SCALE_WORKERS ?= 2
