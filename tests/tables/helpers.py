@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
+import os
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from channels.testing import WebsocketCommunicator
+from django.conf import settings
 
 from cardgames.asgi import application
 from games.registry import GAMES
@@ -98,3 +104,43 @@ def version_of(html: str) -> int:
 
 def table(room_id: int) -> current.Table:
     return rooms.read(room_id)
+
+
+@contextlib.contextmanager
+def two_daphnes(folder: Path, bot_pace: str) -> Iterator[list[tuple[int, Any, Any]]]:
+    """Two Daphne processes on this test's PostgreSQL database and the Redis layer (the scale
+    suite's), bots at `bot_pace`: [(port, process, log)], stopped at the end."""
+    from django.db import connection
+
+    from tests.devserver import free_port, start_daphne, stop
+
+    assert connection.vendor == "postgresql", "set DATABASE_URL to a PostgreSQL database"
+    assert settings.CHANNEL_LAYERS["default"]["BACKEND"].startswith("channels_redis"), "REDIS_URL"
+    db = settings.DATABASES["default"]
+    env = {
+        **os.environ,
+        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
+        "BOT_PACE": bot_pace,
+        "LEAVER_GRACE": "0",
+        "END_UNWATCHED": "False",  # stand-ins at once play on tables nobody has open
+        "TABLE_COUNTDOWN": "0",
+        "DRIVER_LEASE": "2",
+    }
+    servers = []
+    try:
+        for name in ("a", "b"):
+            port = free_port()
+            log = open(folder / f"daphne-{name}.log", "w")  # noqa: SIM115 - closed below
+            servers.append((port, start_daphne(port, env, log), log))
+        yield servers
+    finally:
+        for _, process, log in servers:
+            if process.poll() is None:
+                stop(process)
+            log.close()
+
+
+def wake(port: int) -> None:
+    """A process starts its bot driver with the first request it serves."""
+    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as answer:
+        assert answer.status == 200

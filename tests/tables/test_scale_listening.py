@@ -14,19 +14,17 @@ Run by `make test-scale` (fails, never skips, without the services).
 from __future__ import annotations
 
 import asyncio
-import os
 import time
 
 import pytest
 import redis.asyncio
 import websockets
 from django.conf import settings
-from django.db import connection
 
 from tables.live import render
 from tables.models import ActionLog, Match
 from tests.conftest import make_user
-from tests.devserver import free_port, start_daphne, stop
+from tests.tables import helpers
 from tests.tables.helpers import started_room, version_of
 
 pytestmark = [pytest.mark.scale, pytest.mark.django_db(transaction=True)]
@@ -34,39 +32,12 @@ pytestmark = [pytest.mark.scale, pytest.mark.django_db(transaction=True)]
 
 @pytest.fixture
 def two_daphnes(tmp_path):
-    """Two Daphne processes on this test's PostgreSQL database and the Redis layer: port -> pid."""
-    assert connection.vendor == "postgresql", "set DATABASE_URL to a PostgreSQL database"
-    assert settings.CHANNEL_LAYERS["default"]["BACKEND"].startswith("channels_redis"), "REDIS_URL"
-    db = settings.DATABASES["default"]
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        "BOT_PACE": "0.2",  # a few changes a second: long enough to watch, fast enough to race
-        "LEAVER_GRACE": "0",
-        "END_UNWATCHED": "False",
-        "TABLE_COUNTDOWN": "0",
-        "DRIVER_LEASE": "2",
-    }
-    servers = []
-    for name in ("a", "b"):
-        port = free_port()
-        log = open(tmp_path / f"daphne-{name}.log", "w")  # noqa: SIM115 - closed below
-        servers.append((port, start_daphne(port, env, log), log))
-    for port, _, _ in servers:
-        _wake(port)
-    yield {port: process.pid for port, process, _ in servers}
-    for _, process, log in servers:
-        if process.poll() is None:
-            stop(process)
-        log.close()
-
-
-def _wake(port: int) -> None:
-    # A process starts its bot driver with the first request it serves.
-    import urllib.request
-
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as answer:
-        assert answer.status == 200
+    """Two Daphne processes on this test's PostgreSQL database and the Redis layer: port -> pid.
+    A few changes a second: long enough to watch, fast enough to race."""
+    with helpers.two_daphnes(tmp_path, "0.2") as servers:
+        for port, _, _ in servers:
+            helpers.wake(port)
+        yield {port: process.pid for port, process, _ in servers}
 
 
 def _owner_port(ports: dict[int, int], room_id: int) -> int:

@@ -14,12 +14,10 @@ import time
 
 import pytest
 import websockets
-from django.conf import settings
-from django.db import connection
 
 from tables.models import ActionLog, Match
 from tests.conftest import make_user
-from tests.devserver import free_port, start_daphne, stop
+from tests.tables import helpers
 from tests.tables.helpers import started_room
 
 pytestmark = [pytest.mark.scale, pytest.mark.django_db(transaction=True)]
@@ -28,36 +26,8 @@ pytestmark = [pytest.mark.scale, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def two_daphnes(tmp_path):
     """Two Daphne processes on this test's PostgreSQL database and the Redis layer."""
-    assert connection.vendor == "postgresql", "set DATABASE_URL to a PostgreSQL database"
-    assert settings.CHANNEL_LAYERS["default"]["BACKEND"].startswith("channels_redis"), "REDIS_URL"
-    db = settings.DATABASES["default"]
-    env = {
-        **os.environ,
-        "DATABASE_URL": f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}",
-        "BOT_PACE": os.environ.get("SCALE_BOT_PACE", "0"),
-        "LEAVER_GRACE": "0",
-        "END_UNWATCHED": "False",  # stand-ins at once play on tables nobody has open
-        "TABLE_COUNTDOWN": "0",
-        "DRIVER_LEASE": "2",
-    }
-    servers = []
-    for name in ("a", "b"):
-        port = free_port()
-        log = open(tmp_path / f"daphne-{name}.log", "w")  # noqa: SIM115 - closed below
-        servers.append((port, start_daphne(port, env, log), log))
-    yield servers
-    for _, process, log in servers:
-        if process.poll() is None:
-            stop(process)
-        log.close()
-
-
-def _wake(port: int) -> None:
-    # A process starts its bot driver with the first connection it serves.
-    import urllib.request
-
-    with urllib.request.urlopen(f"http://127.0.0.1:{port}/", timeout=10) as answer:
-        assert answer.status == 200
+    with helpers.two_daphnes(tmp_path, os.environ.get("SCALE_BOT_PACE", "0")) as servers:
+        yield servers
 
 
 async def _watch(port: int, room_id: int, until: float) -> list[str]:
@@ -87,7 +57,7 @@ def test_a_twelve_seat_match_of_bots_ends_with_one_driver_and_live_pushes(two_da
     alice = make_user("alice")
     room = started_room(alice, game="ligretto", bots=11, rounds=2)
     for port, _, _ in two_daphnes:
-        _wake(port)
+        helpers.wake(port)
     spectator_port = two_daphnes[1][0]
     frames = asyncio.run(_watch(spectator_port, room.pk, time.monotonic() + 400))
     match = Match.objects.get(room_id=room.pk)
@@ -102,7 +72,7 @@ def test_when_the_driving_process_dies_the_other_takes_the_room_over(two_daphnes
     alice = make_user("alice")
     room = started_room(alice, game="ligretto", bots=11, rounds=3)
     for port, _, _ in two_daphnes:
-        _wake(port)
+        helpers.wake(port)
     deadline = time.monotonic() + 60
     while not ActionLog.objects.filter(match__room_id=room.pk).exists():
         assert time.monotonic() < deadline, "no bot moved within a minute"
