@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import importlib
 import random
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, cast
@@ -123,6 +124,10 @@ def bot_speed_of(options: dict[str, Any] | None) -> float:
     return float((options or {}).get("bot_speed") or 1.0)
 
 
+# The rules' functions a move calls, kept on each `Game` (`Game.rules`).
+MOVE = ("legal_actions", "apply", "player_view", "player_views", "progress")
+
+
 @dataclass(frozen=True)
 class Game:
     """One game of the site: a rules module bound to a preset (see `games.engine.RulesModule`)."""
@@ -139,8 +144,14 @@ class Game:
 
     @cached_property
     def rules(self) -> RulesModule[Any]:
-        """The rules module itself (`<package>.rules`): for the conformance suite and tools."""
-        return cast(RulesModule[Any], importlib.import_module(f"{self.package}.rules"))
+        """The rules module itself (`<package>.rules`): for the conformance suite and tools.
+
+        What a move asks of its game (`MOVE`) is resolved with it, once: the rules' own
+        functions are kept on this entry, so that a move calls them, not the registry."""
+        rules = cast(RulesModule[Any], importlib.import_module(f"{self.package}.rules"))
+        for name in MOVE:
+            self.__dict__[name] = getattr(rules, name)  # as cached_property keeps its value
+        return rules
 
     @cached_property
     def bots(self) -> BotsModule:
@@ -294,29 +305,40 @@ class Game:
         # The rules never see the site's options: a paced table deals like any other.
         return self.rules.new_match(seats, split_site_options(options)[0], seed, preset=self.slug)
 
-    def legal_actions(self, state: State, seat: int) -> list[Action]:
-        legal: list[Action] = self.rules.legal_actions(state, seat)
-        return legal
+    # What a move asks of its game (`MOVE`): the rules' own functions, kept on the entry when
+    # its rules are imported (`rules`), so that a move calls its game's rules and not a method
+    # here. Each property below says the function's type; it runs only if `rules` has not.
 
-    def apply(self, state: State, seat: int, action: Action) -> tuple[State, list[Event]]:
-        new, events = self.rules.apply(state, seat, action)
-        return new, list(events)
+    @cached_property
+    def legal_actions(self) -> Callable[[State, int], list[Action]]:
+        """The rules' `legal_actions(state, seat)`."""
+        return self.rules.legal_actions
 
-    def player_view(self, state: State, seat: int | None) -> View:
-        view: View = self.rules.player_view(state, seat)
-        return view
+    @cached_property
+    def apply(self) -> Callable[[State, int, Action], tuple[State, list[Event]]]:
+        """The rules' `apply(state, seat, action) -> (state, events)`, or IllegalAction."""
+        return self.rules.apply
 
-    def player_views(self, state: State, seats: list[int | None]) -> dict[int | None, View]:
-        """`player_view` of each of `seats` (a push needs every seat's view of one state).
+    @cached_property
+    def player_view(self) -> Callable[[State, int | None], View]:
+        """The rules' `player_view(state, seat)` (None: a spectator)."""
+        return self.rules.player_view
+
+    @cached_property
+    def player_views(self) -> Callable[[State, list[int | None]], dict[int | None, View]]:
+        """The rules' `player_views(state, seats)`: `player_view` of each of `seats` (a push
+        needs every seat's view of one state).
 
         The rules build what the seats share once; the views must equal `player_view`'s
         (tests/games/test_conformance.py checks it).
         """
-        return self.rules.player_views(state, seats)
+        return self.rules.player_views
 
-    def progress(self, state: State) -> Progress:
-        """The round, the rounds scored, the deal's seed and the status of `state`."""
-        return self.rules.progress(state)
+    @cached_property
+    def progress(self) -> Callable[[State], Progress]:
+        """The rules' `progress(state)`: the round, the rounds scored, the deal's seed and the
+        status of `state`."""
+        return self.rules.progress
 
     def reseed(self, state: State, server_seed: str) -> State:
         """`state`, whose next round is dealt from `server_seed` and the players' client seeds."""
@@ -366,6 +388,21 @@ GAMES: dict[str, Game] = {
 # The game a new room's form offers first.
 DEFAULT_GAME = "ligretto"
 
+# The words the registered games have for their codes, by the catalogue's context (each
+# layout's `TERMS`: a card colour, a place's verb; the first game to say one keeps it),
+# gathered when a game is registered: a drawn card's colour is one lookup here (`term`).
+TERMS: dict[tuple[str, str], str] = {}
+
+
+def _gather_terms(game: Game) -> None:
+    terms: dict[tuple[str, str], str] = getattr(game.layout, "TERMS", {})
+    for key, said in terms.items():
+        TERMS.setdefault(key, said)
+
+
+for _game in GAMES.values():
+    _gather_terms(_game)
+
 
 def register(game: Game) -> Game:
     """Add `game` to the registry (idempotent for the same entry; a clash of slugs is an error)."""
@@ -373,6 +410,7 @@ def register(game: Game) -> Game:
     if known is not None and (known.name, known.package) != (game.name, game.package):
         raise ValueError(f"game {game.slug!r} is already registered as {known.package}")
     GAMES[game.slug] = game
+    _gather_terms(game)
     return game
 
 
@@ -396,11 +434,7 @@ def clock_kinds() -> tuple[str, ...]:
 
 def term(context: str, code: str) -> str | None:
     """The word some registered game has for `code` in `context` (None: none has one)."""
-    for game in GAMES.values():
-        said = game.term(context, code)
-        if said is not None:
-            return said
-    return None
+    return TERMS.get((context, code))
 
 
 def bot_levels() -> tuple[str, ...]:

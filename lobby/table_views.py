@@ -5,7 +5,7 @@ from __future__ import annotations
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from games.registry import GAMES
+from games.registry import GAMES, equalise_of, pace_of
 from lobby.models import Room
 from tables import claims, current, ratings
 from tables.guests import guests_among
@@ -18,6 +18,12 @@ def table_page(request: HttpRequest, table: current.Table) -> HttpResponse:
     seat = table.seat_of(request.user)
     view = table.view(seat)  # one viewer's page: drawn from his own view
     context = live_render.render_context(table, view, seat)
+    # The page's title and bar, which no pushed part draws: the game's name, a paced table
+    # (issue 41, 0 if not), latency equalisation (issue 42).
+    options = table.match.options
+    context.update(
+        game_name=game_name(table.match.game), pace=pace_of(options), equalise=equalise_of(options)
+    )
     # A spectator who takes a bot's seat at the next deal (an invitation accepted) is told so.
     context["claimed_seat"] = claims.claim_of(table, request.user.pk)
     room = table.match.room

@@ -219,7 +219,7 @@ def term(context: str, code: str) -> str:
     """A game's word for `code` in `context` (a card colour, a place's verb: the game's
     layout says its `TERMS`, through the registry) in the active language; the code itself
     for one no game has a word for."""
-    said = registry.term(context, code)
+    said = registry.TERMS.get((context, code))
     return code if said is None else say(said)
 
 

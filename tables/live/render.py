@@ -20,14 +20,12 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.template.loader import render_to_string
-from django.utils.functional import lazy
 
 from games.engine import Event, LayoutModule, View
-from games.registry import GAMES, equalise_of
+from games.registry import GAMES
 from tables import claims, languages, server, words
 from tables.current import Table
 from tables.live.room import Delivery, Encoded, LiveRoom, Pushed
-from tables.pacing import pace_of
 
 
 def table_group(room_id: int) -> str:
@@ -38,9 +36,6 @@ def seat_group(room_id: int, seat: int) -> str:
     """Where a seat's sockets note the languages its own part is drawn in (tables.languages);
     no group of that name carries changes: a seat's part travels with its room's change."""
     return f"table.{room_id}.seat.{seat}"
-
-
-_game_name = lazy(words.game_name, str)
 
 
 def layout_for(game: str) -> LayoutModule:
@@ -67,13 +62,9 @@ def render_context(
     view = words.reader_view(view, table.players)  # a bot's name, worded per reader
     context = {
         "room_id": table.match.room_id,
-        # Worded when a template shows it (the whole page's title and bar, never a part).
-        "game_name": _game_name(table.match.game),
         "view": view,
         "seat": seat,
         "version": view["version"],
-        "pace": pace_of(table.match.options),  # a paced table (issue 41), 0 if not
-        "equalise": equalise_of(table.match.options),  # latency equalisation (issue 42)
     }
     layout = layout_for(table.match.game)
     context.update(layout.context(view, seat, view.get("legal") or [], events or []))

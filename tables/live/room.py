@@ -28,7 +28,7 @@ from tables.current import Table
 from tables.errors import PlayError
 from tables.live.equalise import Equaliser, receipt
 from tables.models import Match, Round
-from tables.pacing import Pacer
+from tables.pacing import Pacer, equalise_of, pace_of
 from tables.reaction import Tracker
 from tables.words import named
 
@@ -224,6 +224,10 @@ class LiveRoom:
     equaliser: Equaliser = field(default_factory=Equaliser)
     # A paced table's (issue 41): when each seat last played, whose early play waits.
     pacer: Pacer = field(default_factory=Pacer)
+    # Its match's pace (0: unpaced) and whether it is equalised: its options, read once when
+    # it is loaded (a match's options never change), not by every move.
+    pace: float = 0.0
+    equalise: bool = False
     # Since when each human seat's plays are legal, and their reaction times (issue 42).
     reaction: Tracker = field(default_factory=Tracker)
     # The last changes pushed from here, without their tables: what a page that reconnects
@@ -241,6 +245,8 @@ class LiveRoom:
         """Start from `table` (read from the database): its moves are applied to it now."""
         self.table, self.stale, self.last = table, False, None
         self.base = table.version
+        self.pace = pace_of(table.match.options)
+        self.equalise = equalise_of(table.match.options)
         self.generation += 1
         self.plays.clear()
         self.since_snapshot, self.snapshot_at = 0, time.monotonic()

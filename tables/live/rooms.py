@@ -36,7 +36,7 @@ from tables.live.equalise import Equaliser, Turn, receipt
 from tables.live.room import Check, Delivery, Entry, Holder, Listener, LiveRoom, unknown_room
 from tables.live.writer import DB, Writer, in_db_thread
 from tables.models import Match
-from tables.pacing import equalise_of, pace_of
+from tables.pacing import pace_of
 
 log = logging.getLogger(__name__)
 
@@ -336,8 +336,8 @@ class Rooms:
         assert self.writer is not None
         while True:
             room, table = await self.loaded(room_id)
-            pace = pace_of(table.match.options)
-            if not held and equalise_of(table.match.options):
+            pace = room.pace
+            if not held and room.equalise:
                 # Held for the window, then in order of estimated sending time: the table is
                 # loaded again after the wait (it may have changed meanwhile).
                 equaliser = room.equaliser
