@@ -33,7 +33,7 @@ from django.db import close_old_connections
 
 from tables import driver, play, presence
 from tables.live import owners, rooms, stream
-from tables.live.writer import in_db_thread
+from tables.live.store import in_db_thread
 
 log = logging.getLogger(__name__)
 

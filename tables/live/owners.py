@@ -42,7 +42,7 @@ from tables import server
 from tables.errors import PlayError
 from tables.live import store
 from tables.live.room import Check, Entry, Holder
-from tables.live.writer import in_db_thread
+from tables.live.store import in_db_thread
 
 # How this process applies a move forwarded to it (tables.live.rooms.apply_here).
 Apply = Callable[[int, int, Action, bool, str, Check | None], Awaitable[Entry]]

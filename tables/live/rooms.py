@@ -34,7 +34,7 @@ from tables.errors import PlayError
 from tables.live import outbox, owners, render, store
 from tables.live.equalise import Equaliser, Turn, receipt
 from tables.live.room import Check, Delivery, Entry, Holder, Listener, LiveRoom, unknown_room
-from tables.live.writer import DB, Writer, in_db_thread
+from tables.live.store import DB, Writer, in_db_thread
 from tables.models import Match
 from tables.pacing import pace_of
 
