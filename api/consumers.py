@@ -30,9 +30,8 @@ from lobby import access, live, quickplay, ratelimit
 from lobby.models import Room
 from tables import current, languages, presence
 from tables.live import render, rooms, stream
-from tables.live.outbox import Frame
 from tables.live.room import Delivery
-from tables.live.stream import TableStream
+from tables.live.stream import Frame, TableStream
 
 # How views reached this process's sockets: from memory, or loaded (for the figures).
 stats = {"cached": 0, "loaded": 0}

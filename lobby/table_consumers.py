@@ -21,9 +21,16 @@ from django.utils.translation import gettext as _
 from lobby import access
 from tables import languages, presence
 from tables.live import render, rooms, stream
-from tables.live.outbox import NOTHING, Frame
 from tables.live.room import Delivery, unknown_room
-from tables.live.stream import CONNECTED, NOT_FOUND, LiveConsumer, ReceiveNow, TableStream
+from tables.live.stream import (
+    CONNECTED,
+    NOT_FOUND,
+    NOTHING,
+    Frame,
+    LiveConsumer,
+    ReceiveNow,
+    TableStream,
+)
 
 
 class TableConsumer(ReceiveNow, TableStream, LiveConsumer):

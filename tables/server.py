@@ -69,7 +69,7 @@ def alone() -> bool:
     rooms take the answer when they are bound to the server's loop (tables.live.rooms.bind),
     so a move never asks again: the outbox publishes a change to the table's group only when
     others may listen (and then only while another process listens to the room: the relays
-    say which, tables.live.outbox.Relay), the renderer draws HTML for API-only rooms only when
+    say which, tables.live.rooms.Relay), the renderer draws HTML for API-only rooms only when
     a browser elsewhere may want it, and the owners forward moves only to processes that exist.
     """
     live = current()

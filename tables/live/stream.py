@@ -61,7 +61,7 @@ refusal is sent (`send_refusal`). Everything else is here, once:
 - the access rule is handed in by the transport (`may_watch`: tables never imports lobby or
   api, so the layers stay one-way);
 - listening to the room (this process's changes and, through the process's one relay,
-  another's, all by `deliver`), through the socket's gate (tables.live.outbox.Gate);
+  another's, all by `deliver`), through the socket's gate (tables.live.stream.Gate);
 - one resume (`missed`: the changes after the version the client says it shows, when this
   process's room pushed every one of them);
 - one presence (`count_presence`: the seat whose connection this socket counts, in the
@@ -83,7 +83,7 @@ import secrets
 import statistics
 import time
 import weakref
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from functools import partial
 from importlib import import_module
 from typing import Any, Protocol
@@ -110,7 +110,6 @@ from django.utils.translation import gettext_noop
 from games.engine import CLIENT_SEED, Action, IllegalAction
 from tables import languages, server
 from tables.live import rooms
-from tables.live.outbox import Frame, Gate
 from tables.live.room import TAKEN_BY, Delivery, holder
 from tables.live.rooms import Outcome, Rooms
 from tables.pacing import equalise_of
@@ -912,7 +911,7 @@ class TableStream:
 
     async def listen(self) -> None:
         """Every change of the room comes to `deliver` from now on: this process's straight
-        from its room, another's through the process's one relay (tables.live.outbox.Relay),
+        from its room, another's through the process's one relay (tables.live.rooms.Relay),
         never through a group of the socket's own. Before the table is drawn: no change falls
         between the two."""
         await self.live_rooms.listen(self.room_id, self)
@@ -1050,3 +1049,125 @@ class TableStream:
         except IllegalAction as refusal:
             await self.send_refusal(refusal.code, refusal_text(refusal), trigger, race_of(refusal))
             return None
+
+
+# --------------------------------------------------------------------------- the gate
+
+# What a socket's `frame` returns: the version shown and its text; NOTHING: nothing to send yet
+# (a seat's own part waiting for its public frame); None: something is missing (draw it whole).
+Frame = tuple[int, str]
+NOTHING: Frame = (0, "")
+
+
+class Gated(Protocol):
+    """What a socket gives its gate: how to draw the whole table, how to frame a change."""
+
+    async def whole(self) -> Frame: ...
+    async def frame(self, delivery: Delivery, shown: int) -> Frame | None: ...
+    async def send_text(self, text: str) -> None: ...
+
+
+class Gate:
+    """A socket's versions, in one place for the browser's table socket and the API stream.
+
+    It sends a change only if it is newer than what the socket shows, draws the whole table
+    when the socket's `frame` says something went missing, and while the whole table is drawn
+    and sent, holds every change and hands those newer than it over afterwards: a frame never
+    goes out before an older whole table.
+    """
+
+    def __init__(self, socket: Gated) -> None:
+        self.socket = socket
+        self.version = 0
+        self.drawing = False
+        self.redraw = False
+        self.held: list[Delivery] = []
+
+    def shows(self, version: int) -> bool:
+        """Whether a change at `version` is already shown (or is being drawn)."""
+        return version <= self.version
+
+    async def offer(self, delivery: Delivery) -> None:
+        if self.drawing:
+            self.held.append(delivery)
+            return
+        if not await self._send(delivery):
+            await self.draw()  # something went missing: the whole table again
+
+    async def _send(self, delivery: Delivery) -> bool:
+        """Send `delivery` if it is newer than what the socket shows; False: it cannot be
+        framed (something went missing), the caller draws the whole table."""
+        if delivery.version <= self.version:
+            return True  # already shown (a whole table overtook it)
+        framed = await self.socket.frame(delivery, self.version)
+        if framed is None:
+            return False
+        version, text = framed
+        if text:
+            self.version = max(self.version, version)
+            await self.socket.send_text(text)
+        return True
+
+    def take_now(self, version: int) -> bool:
+        """Whether a change may be sent in a plain call now (nothing drawn, it is newer)."""
+        return not self.drawing and version > self.version
+
+    def sent_now(self, version: int) -> None:
+        self.version = version
+
+    async def resume(
+        self,
+        shown: int,
+        missed: list[Delivery],
+        send: Callable[[str], Awaitable[None]],
+        first: str,
+    ) -> None:
+        """The socket already shows version `shown` (a page that reconnected): send `first`
+        with `send` (the accept), then each change it missed, in order; what comes meanwhile
+        waits as while drawing. A change that cannot be framed draws the whole table."""
+        self.drawing = True
+        self.version = shown
+        whole = False
+        try:
+            await send(first)
+            for delivery in missed:
+                if not await self._send(delivery):
+                    whole = True
+                    break
+        finally:
+            self.drawing = False
+        if whole:
+            await self.draw()  # offers what was held once the whole table is out
+            return
+        held, self.held = self.held, []
+        for delivery in held:
+            if delivery.version > self.version:
+                await self.offer(delivery)
+
+    async def draw(self, send: Callable[[str], Awaitable[None]] | None = None) -> None:
+        """Draw and send the whole table; `send` sends the first one (the socket's accept)."""
+        if self.drawing:
+            # Already drawing (a sync, a seat change meanwhile): it draws once more when that
+            # is out, with what is true then.
+            self.redraw = True
+            return
+        self.drawing = True
+        try:
+            while True:
+                self.redraw = False
+                version, text = await self.socket.whole()
+                # Nothing newer than what it shows (a stream's redraw right after a draw):
+                # nothing is sent, and what it shows stays as it was. The first draw (`send`,
+                # the accept) always goes out.
+                if text or send is not None:
+                    self.version = version
+                    await (send or self.socket.send_text)(text)
+                send = None
+                if not self.redraw:
+                    break
+        finally:
+            self.drawing = False
+            held, self.held = self.held, []
+        for delivery in held:
+            if delivery.version > self.version:
+                await self.offer(delivery)

@@ -1,11 +1,11 @@
-"""A socket's gate (tables.live.outbox.Gate) on its own, with a socket that only records."""
+"""A socket's gate (tables.live.stream.Gate) on its own, with a socket that only records."""
 
 from __future__ import annotations
 
 import pytest
 
-from tables.live.outbox import Frame, Gate
 from tables.live.room import Delivery
+from tables.live.stream import Frame, Gate
 
 pytestmark = pytest.mark.asyncio
 

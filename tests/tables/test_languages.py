@@ -15,7 +15,7 @@ from django.core.cache import cache
 from cardgames.asgi import application
 from lobby import services
 from tables import languages
-from tables.live import outbox, render
+from tables.live import render, rooms
 from tests.conftest import make_user
 from tests.tables.helpers import ORIGIN, card, set_state, started_room
 
@@ -94,7 +94,7 @@ async def test_a_table_renders_its_public_parts_once_per_language_not_per_socket
     # directly (tables.rooms.listen), not through the groups. The events handed over are
     # recorded on their way, and passed on unchanged.
     handed: list[tuple[str, dict]] = []
-    real_deliver = outbox.deliver
+    real_deliver = rooms.deliver
 
     async def recording(delivery, listeners):
         room_id = delivery.room_id
@@ -102,7 +102,7 @@ async def test_a_table_renders_its_public_parts_once_per_language_not_per_socket
         handed.append((render.table_group(room_id), delivery.public))
         await real_deliver(delivery, listeners)
 
-    monkeypatch.setattr(outbox, "deliver", recording)
+    monkeypatch.setattr(rooms, "deliver", recording)
     alice = await sync_to_async(make_user)("alice")
     bob = await sync_to_async(make_user)("bob")
     eve = await sync_to_async(make_user)("eve")

@@ -10,7 +10,7 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
-from tables.live import outbox, render, rooms
+from tables.live import render, rooms
 from tables.models import ActionLog, Match
 from tests.conftest import make_user
 from tests.tables.helpers import (
@@ -333,7 +333,7 @@ async def test_a_change_from_another_process_arrives_by_the_group_and_one_from_h
     frame["private"] = []
     html = render.version_tag(now + 1) + "<p id='x'>elsewhere</p>"
     await layer.group_send(
-        render.table_group(room.pk), {**frame, "html": html, "origin": outbox.ORIGIN}
+        render.table_group(room.pk), {**frame, "html": html, "origin": rooms.ORIGIN}
     )
     assert await e.receive_nothing(timeout=0.3)  # it had that one already
     await layer.group_send(render.table_group(room.pk), {**frame, "html": html, "origin": "other"})

@@ -16,7 +16,7 @@ import pytest_asyncio
 from asgiref.sync import sync_to_async
 from channels.layers import get_channel_layer
 
-from tables.live import outbox, render, rooms
+from tables.live import render, rooms
 from tests.conftest import make_user
 from tests.tables.helpers import TableSocket, started_room, table_socket
 
@@ -82,7 +82,7 @@ def _changes(messages: list[dict]) -> list[int]:
 async def _say(kind: str, rooms_heard: list[int], whole: bool = False, ask: bool = False) -> None:
     """What another process's relay says of the rooms it hears."""
     message = {"type": kind, "origin": ELSEWHERE, "rooms": rooms_heard, "whole": whole, "ask": ask}
-    await get_channel_layer().group_send(outbox.LISTENING, message)
+    await get_channel_layer().group_send(rooms.LISTENING, message)
 
 
 async def _flip(socket: TableSocket) -> int:
@@ -128,7 +128,7 @@ async def test_a_room_another_process_hears_gets_its_last_change_again_then_ever
     then = [await _flip(alice) for _ in range(3)]
     messages = await _heard(published)
     assert _changes(messages) == then == list(range(skipped + 1, skipped + 4))
-    assert {m["origin"] for m in messages} == {outbox.ORIGIN}
+    assert {m["origin"] for m in messages} == {rooms.ORIGIN}
 
     await _say("table.unlistening", [room.pk])
     await asyncio.sleep(0.1)
@@ -152,11 +152,11 @@ async def test_a_process_that_says_all_it_hears_replaces_what_it_said_before(bar
 
 async def test_a_starting_process_is_told_every_room_heard_here_at_once(bare):
     room, alice = await _table_with_alice()
-    said = await bare(outbox.LISTENING)
+    said = await bare(rooms.LISTENING)
 
     await _say("table.listening", [], whole=True, ask=True)
 
-    answers = [m for m in await _heard(said) if m["origin"] == outbox.ORIGIN]
+    answers = [m for m in await _heard(said) if m["origin"] == rooms.ORIGIN]
     assert answers and answers[0]["whole"] is True and answers[0]["rooms"] == [room.pk]
     await alice.disconnect()
 
@@ -166,13 +166,13 @@ async def test_a_room_heard_here_is_said_when_joined_and_when_left(bare):
     bob = await sync_to_async(make_user)("bob")
     room = await sync_to_async(started_room)(alice, [bob])
     await rooms.bind(asyncio.get_running_loop()).relay._open()  # the relay hears and speaks
-    said = await bare(outbox.LISTENING)
+    said = await bare(rooms.LISTENING)
 
     socket = await table_socket(room.pk, alice)
     await socket.receive_from(timeout=5)
-    joined = [m for m in await _heard(said) if m["origin"] == outbox.ORIGIN]
+    joined = [m for m in await _heard(said) if m["origin"] == rooms.ORIGIN]
     await socket.disconnect()
-    left = [m for m in await _heard(said) if m["origin"] == outbox.ORIGIN]
+    left = [m for m in await _heard(said) if m["origin"] == rooms.ORIGIN]
 
     assert [(m["type"], m["rooms"]) for m in joined] == [("table.listening", [room.pk])]
     assert [(m["type"], m["rooms"]) for m in left] == [("table.unlistening", [room.pk])]
@@ -181,8 +181,8 @@ async def test_a_room_heard_here_is_said_when_joined_and_when_left(bare):
 async def test_a_process_silent_for_longer_than_the_expiry_is_no_longer_published_for(
     bare, monkeypatch
 ):
-    monkeypatch.setattr(outbox, "REFRESH", 0.05)
-    monkeypatch.setattr(outbox, "EXPIRE", 0.3)
+    monkeypatch.setattr(rooms, "REFRESH", 0.05)
+    monkeypatch.setattr(rooms, "EXPIRE", 0.3)
     room, alice = await _table_with_alice()
     published = await bare(render.table_group(room.pk))
     await _say("table.listening", [room.pk])

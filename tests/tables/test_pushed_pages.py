@@ -16,7 +16,7 @@ from html.parser import HTMLParser
 import pytest
 
 from tables import play
-from tables.live import outbox, render, rooms
+from tables.live import render, rooms
 from tests.conftest import make_user
 from tests.tables.helpers import started_room
 
@@ -100,7 +100,7 @@ def test_a_page_patched_by_every_push_is_the_page_drawn_afresh(
     pushed: list[dict] = []
     monkeypatch.setattr(render, "wants_html", lambda room, alone: True)  # as if a browser listened
     monkeypatch.setattr(
-        outbox,
+        rooms,
         "send_inline",
         lambda delivery, listeners: pushed.extend([*delivery.private.values(), delivery.public]),
     )

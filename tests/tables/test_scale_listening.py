@@ -1,5 +1,5 @@
 """Publishes on real Daphne processes, the real PostgreSQL and Redis: a change goes to Redis only
-while another process listens to its room (tables.live.outbox.Relay).
+while another process listens to its room (tables.live.rooms.Relay).
 
 A match of bots is played by the process holding its lease (the owner). What the owner
 publishes is counted where Redis carries it: a plain Redis subscriber on the room's group
