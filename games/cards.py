@@ -8,6 +8,8 @@ Allegra's layout (which draws its places in Python: up to 90 cards in every rend
 from __future__ import annotations
 
 from functools import lru_cache
+from html import escape
+from typing import Any
 
 SYM = '<span class="sym" aria-hidden="true"></span>'
 
@@ -33,3 +35,13 @@ def draw(classes: str, value: int | None = None, attrs: str = "", sym: bool = Tr
     if "aria-label=" in attrs and "role=" not in attrs:
         attrs = ' role="img"' + attrs
     return head + attrs + tail
+
+
+def colour_card(card: dict[str, Any] | None, small: bool = False) -> str:
+    """A card of a colour (Ligretto's: `color`, `value`) face up, or an empty slot; `small`:
+    as a seat's strip draws it. Ligretto's layout hands its parts these (`{{ drawn|safe }}`),
+    and the `card` filter draws the same for other pages."""
+    size = " small" if small else ""
+    if not card:
+        return draw(f"none{size}", None, ' aria-hidden="true"')
+    return draw(f"c-{escape(card['color'])}{size}", card["value"])

@@ -8,8 +8,10 @@ games/allegra/layout.py for the other game's, with the same names.
 from __future__ import annotations
 
 import re
+from functools import partial as later
 from typing import Any
 
+from games.cards import colour_card
 from games.engine import Sentence, away, stood_in, term
 from games.engine import gettext_noop as _
 from games.ligretto.rules import SEAT_WORDS, SEATS_WORDS, describe_end
@@ -174,25 +176,77 @@ def context(
     # the table (for the rematch, the lobby) is what everyone does.
     over = view.get("status") in OVER
     players = {p["seat"]: dict(p, away=away(p) and not over) for p in view["players"]}
-    tableaus = [dict(t, player=players[t["seat"]]) for t in view.get("tableaus", ())]
+    names = {s: p["name"] for s, p in players.items()}
+    tableaus = [_seat(t, players[t["seat"]]) for t in view.get("tableaus", ())]
     played = [e for e in events if e.get("type") == "card_played"]
     playable = _playable(view, legal, seat) if seat is not None else []
     return {
         "tableaus": tableaus,
-        "names": {s: p["name"] for s, p in players.items()},
+        "center": [_pile(p, names) for p in view["center"]],
+        "names": names,
         # The change being pushed: its piles and players glow once (static/css/table.css).
         "just_piles": {e["pile"] for e in played},
         "just_seats": {e["seat"] for e in played},
         "message": _named(view.get("message"), players),
-        "me": tableaus[seat] if seat is not None and seat < len(tableaus) else None,
+        "me": _mine(tableaus[seat]) if seat is not None and seat < len(tableaus) else None,
         "match_end": describe_end(view["options"]),
         # The rules name the match's winners once its last round is over (L6).
         "final_round": view.get("status") == "round_over" and "match_winners" in view,
-        "can_play": [{"color": c, "value": v, "key": k} for c, v, k in playable],
+        "can_play": [
+            {"color": c, "value": v, "key": k, "colour": _colour(c)} for c, v, k in playable
+        ],
         "my_points": _my_points(view, seat) if seat is not None else (None, None),
         "legal_keys": _keys(legal, playable) if seat is not None else [],
         "stood_in": stood_in(view, seat),
     }
+
+
+# What the parts draw beside the view's own data, so that their template uses plain variables
+# and Django's own tags: each card's HTML (games/cards.py, drawn only if a part that shows it
+# is drawn: Django calls a callable it is handed), the game's word for its colour (its
+# `TERMS` entry, which the template translates in the reader's language) and the names of a
+# pile's players.
+
+
+def _colour(code: str, context: str = "card colour") -> str:
+    """This game's word for a colour `code` (the catalogue's text, worded by the template)."""
+    return TERMS.get((context, code), code)
+
+
+def _seat(t: dict[str, Any], player: dict[str, Any]) -> dict[str, Any]:
+    """A seat's tableau as its strip draws it: its player, its cards small."""
+    return dict(
+        t,
+        player=player,
+        row_small=[later(colour_card, c, True) for c in t["row"]],
+        stack_small=later(colour_card, t["stack_top"], True),
+        waste_small=later(colour_card, t["waste_top"], True),
+    )
+
+
+def _mine(t: dict[str, Any]) -> dict[str, Any]:
+    """The reader's own tableau as his part draws it: each card large, with its colour."""
+    stack, waste = t["stack_top"], t["waste_top"]
+    return dict(
+        t,
+        row_cards=[(c, later(colour_card, c), _colour(c["color"]) if c else "") for c in t["row"]],
+        stack_drawn=later(colour_card, stack),
+        stack_colour=_colour(stack["color"]) if stack else "",
+        waste_drawn=later(colour_card, waste),
+        waste_colour=_colour(waste["color"]) if waste else "",
+    )
+
+
+def _pile(pile: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
+    """A centre pile as the centre draws it: its colour's word and letter, its players' names."""
+    owner = pile.get("owner")
+    return dict(
+        pile,
+        colour=_colour(pile["color"]),
+        letter=_colour(pile["color"], "card colour, as a letter"),
+        owner_name=names.get(owner, "") if owner is not None else "",
+        owner_names=[names.get(o, "") for o in pile.get("owners") or ()],
+    )
 
 
 def partial(context: dict[str, Any], part: str) -> str:
@@ -203,7 +257,7 @@ def partial(context: dict[str, Any], part: str) -> str:
         return f"seat_{piece}" if piece else "seat"
     if part.startswith("pile-"):
         number = int(part.removeprefix("pile-"))
-        context["pile"] = next(p for p in context["view"]["center"] if p["pile"] == number)
+        context["pile"] = next(p for p in context["center"] if p["pile"] == number)
         return "pile"
     return part
 

@@ -16,7 +16,7 @@ from django.utils.html import escape, format_html
 from django.utils.safestring import SafeString, mark_safe
 
 from games import registry
-from games.cards import draw
+from games.cards import colour_card, draw
 from tables import words
 
 register = template.Library()
@@ -116,10 +116,7 @@ def local_time(moment: datetime | None, form: str = "DATETIME_FORMAT") -> SafeSt
 @register.filter
 def card(c: dict[str, Any] | None, size: str = "") -> SafeString:
     """A Ligretto card face up (colour, big value, the colour's symbol), or an empty slot."""
-    small = " small" if size == "small" else ""
-    if not c:
-        return mark_safe(draw(f"none{small}", None, ' aria-hidden="true"'))  # noqa: S308
-    return mark_safe(draw(f"c-{escape(c['color'])}{small}", c["value"]))  # noqa: S308
+    return mark_safe(colour_card(c, size == "small"))  # noqa: S308
 
 
 @register.filter
