@@ -9,7 +9,6 @@ own words through its registry entry.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from typing import Any, Protocol, cast
 
 from django.utils.text import format_lazy
@@ -88,21 +87,6 @@ def stable_bot_name(level: str, seat: int) -> str:
     """A bot's name as it is stored and as the Board API gives it, the same for everyone:
     English, "Normal bot 4" (pages word it per reader: `player_name`)."""
     return f"{level.capitalize()} bot {seat + 1}"
-
-
-def reader_view(view: dict[str, Any], players: Iterable[Named]) -> dict[str, Any]:
-    """`view` with its players' names as `player_name` says them in the active language (a
-    copy; the view itself is shared by every reader and the Board API, which keeps the stored
-    name). Plain strings: the layouts join and format names, which a lazy word would break,
-    so a context holding them is built in the language it is drawn in."""
-    bots = {p.seat: p for p in players if p.user_id is None and p.bot_level in BOT_NAMES}
-    if not bots or not view.get("players"):
-        return view
-    shown = [
-        {**p, "name": str(player_name(bots[p["seat"]]))} if p.get("seat") in bots else p
-        for p in view["players"]
-    ]
-    return {**view, "players": shown}
 
 
 def game_name(slug: str) -> str:

@@ -54,12 +54,27 @@ def seat_tag(seat: int | None) -> str:
     return f'<div id="table-seat" data-seat="{shown}" hidden></div>'
 
 
+def reader_view(view: dict[str, Any], players: Iterable[words.Named]) -> dict[str, Any]:
+    """`view` with its players' names as `words.player_name` says them in the active language
+    (a copy; the view itself is shared by every reader and the Board API, which keeps the stored
+    name). Plain strings: the layouts join and format names, which a lazy word would break,
+    so a context holding them is built in the language it is drawn in."""
+    bots = {p.seat: p for p in players if p.user_id is None and p.bot_level in words.BOT_NAMES}
+    if not bots or not view.get("players"):
+        return view
+    shown = [
+        {**p, "name": str(words.player_name(bots[p["seat"]]))} if p.get("seat") in bots else p
+        for p in view["players"]
+    ]
+    return {**view, "players": shown}
+
+
 def render_context(
     table: Table, view: View, seat: int | None, events: list[Event] | None = None
 ) -> dict[str, Any]:
     """The template context of a table page or part, drawn from `view`: `seat`'s own view for
     its part, the spectator's for every public one. `events`: what the change pushed did."""
-    view = words.reader_view(view, table.players)  # a bot's name, worded per reader
+    view = reader_view(view, table.players)  # a bot's name, worded per reader
     context = {
         "room_id": table.match.room_id,
         "view": view,
@@ -209,7 +224,7 @@ def change(room: LiveRoom, table: Table, events: list[Event], alone: bool = True
 
     def public_parts() -> str:
         # Built once per language its readers use, for every public part: a bot's name is
-        # worded in that language (tables.words.reader_view).
+        # worded in that language (`reader_view`).
         context = render_context(table, view, None, events)
         return version_tag(version) + "".join(_render(table, context, k) for k in changed)
 
