@@ -29,6 +29,7 @@ from lobby.models import Room
 from moderation.models import AuditEntry, Mute, can_moderate, muted_until, record
 from tables import languages
 from tables.guests import is_guest, is_member
+from tables.live.render import render_each, split
 
 # The last lines a socket gets on (re)connect: enough to follow the talk, cheap to render.
 BACKLOG = 50
@@ -178,7 +179,7 @@ def render_note(sentence: str = "") -> str:
 
 def _push_line(message: ChatMessage) -> None:
     # Once per language the room's chat boxes read (the hide button speaks), not per socket.
-    by_language = languages.render_each(
+    by_language = render_each(
         languages.present(chat_group(message.room_id)),
         lambda: render_to_string(f"{TEMPLATE}#append", {"m": message}),
     )
@@ -186,7 +187,7 @@ def _push_line(message: ChatMessage) -> None:
         "type": "chat.line",
         "id": message.pk,
         "author": message.user_id,
-        **languages.split(by_language),
+        **split(by_language),
     }
     _group_send(message.room_id, event)
 

@@ -95,7 +95,7 @@ class ChatSocket(_Socket):
 
     async def chat_line(self, event: dict[str, Any]) -> None:
         if event["id"] > self.chat_seen and event.get("author") not in self.chat_unseen:
-            await self.send(text_data=languages.pick(event, self.language))
+            await self.send(text_data=stream.pick(event, self.language))
 
     async def chat_hidden(self, event: dict[str, Any]) -> None:
         await self.send(text_data=event["html"])

@@ -22,7 +22,7 @@ class LobbyConsumer(LiveConsumer):
         await self.send_view(await database_sync_to_async(live.render_room_list)())
 
     async def lobby_update(self, event: dict) -> None:
-        await self.send(text_data=languages.pick(event, self.language))
+        await self.send(text_data=stream.pick(event, self.language))
 
 
 class RoomConsumer(LiveConsumer):

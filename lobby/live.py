@@ -23,6 +23,7 @@ from django.utils.translation import gettext
 from games.registry import GAMES
 from lobby.models import Room
 from tables import languages, ratings
+from tables.live.render import render_each
 from tables.words import game_name
 
 LOBBY_GROUP = "lobby"
@@ -156,7 +157,7 @@ def lobby_changed(room_id: int | None = None) -> None:
     if room_id is not None and Room.objects.filter(pk=room_id, private=True).exists():
         return  # never listed: the lobby does not even learn that its number is in use
     # The same bytes for every socket that reads one language: rendered once per language.
-    by_language = languages.render_each(
+    by_language = render_each(
         languages.present(LOBBY_GROUP),
         render_room_list if room_id is None else lambda: render_room_change(room_id),
     )

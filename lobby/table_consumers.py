@@ -158,7 +158,7 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
 
     async def table_notice(self, event: dict[str, Any]) -> None:
         # A note outside the versioned parts (a rematch was opened): shown as it comes.
-        await self.send(text_data=languages.pick(event, self.language))
+        await self.send(text_data=stream.pick(event, self.language))
 
     # ------------------------------------------------------------------ the gate's
 
@@ -180,7 +180,7 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
         version = delivery.version
         mine = delivery.private.get(self.seat) if self.seat is not None else None
         if mine is not None:
-            self.pending = (version, languages.pick(mine, self.language))
+            self.pending = (version, stream.pick(mine, self.language))
         public = delivery.public
         if not public:
             return NOTHING  # an own part alone (another process's): its public frame follows
@@ -192,7 +192,7 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
             own and (pending is None or pending[0] != version)
         ):
             return None  # something went missing: the whole table again
-        html = languages.pick(public, self.language)
+        html = stream.pick(public, self.language)
         if own and pending is not None:
             html = pending[1] + html
         self.pending = None

@@ -7,14 +7,15 @@ languages (tables.live.render.spoken asks them, no cache). With several, browser
 their language in the cache when they connect (one key per place and language, so that two
 processes never overwrite each other's), and a push reads those few keys in one round trip
 (renewed in the background); whether any browser noted one at all (`noted`) decides whether a
-change is drawn for browsers elsewhere.
+change is drawn for browsers elsewhere. Drawing in each of those languages is the renderer's
+(tables.live.render: `render_each`, `split`), and a socket picks its own from what it is sent
+(tables.live.stream.pick).
 """
 
 from __future__ import annotations
 
 import concurrent.futures
 import time
-from collections.abc import Callable, Iterable
 
 from django.conf import settings
 from django.core.cache import BaseCache, caches
@@ -223,29 +224,3 @@ def _noted(places: list[str]) -> dict[str, frozenset[str]]:
             reading[place] = done
         readings.reader.submit(_refresh, readings, old, readings.generation, done)
     return out
-
-
-def render_each(languages: Iterable[str], render: Callable[[], str]) -> dict[str, str]:
-    """Call `render` once per language, each under that language."""
-    out = {}
-    active = translation.get_language()
-    for code in languages:
-        if code == active:
-            out[code] = render()  # already under it: no switch there and back
-            continue
-        with translation.override(code):
-            out[code] = render()
-    return out
-
-
-def split(by_language: dict[str, str]) -> dict[str, object]:
-    """The `html` and `translations` fields of a pushed event rendered in several languages:
-    `html` is the first rendering (the site's language when it was rendered), so a reader of
-    a language nobody noted still gets a whole frame."""
-    first, *rest = by_language
-    return {"html": by_language[first], "translations": {code: by_language[code] for code in rest}}
-
-
-def pick(event: dict, code: str) -> str:
-    """The html of a pushed event in `code`: its own rendering, else the default one."""
-    return (event.get("translations") or {}).get(code) or event["html"]

@@ -11,7 +11,7 @@ seat's text adds only its own fields. Nothing here queries the database.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import partial
 from itertools import compress
 from operator import is_not
@@ -20,6 +20,7 @@ from typing import Any
 import orjson
 from django.conf import settings
 from django.template.loader import render_to_string
+from django.utils import translation
 
 from games.engine import Event, LayoutModule, View
 from games.registry import GAMES
@@ -67,6 +68,27 @@ def reader_view(view: dict[str, Any], players: Iterable[words.Named]) -> dict[st
         for p in view["players"]
     ]
     return {**view, "players": shown}
+
+
+def render_each(languages: Iterable[str], render: Callable[[], str]) -> dict[str, str]:
+    """Call `render` once per language, each under that language."""
+    out = {}
+    active = translation.get_language()
+    for code in languages:
+        if code == active:
+            out[code] = render()  # already under it: no switch there and back
+            continue
+        with translation.override(code):
+            out[code] = render()
+    return out
+
+
+def split(by_language: dict[str, str]) -> dict[str, object]:
+    """The `html` and `translations` fields of a pushed event rendered in several languages:
+    `html` is the first rendering (the site's language when it was rendered), so a reader of
+    a language nobody noted still gets a whole frame."""
+    first, *rest = by_language
+    return {"html": by_language[first], "translations": {code: by_language[code] for code in rest}}
 
 
 def render_context(
@@ -212,13 +234,13 @@ def change(room: LiveRoom, table: Table, events: list[Event], alone: bool = True
             names = ["me"]  # the whole part (what lies around its pieces changed)
         else:
             names = [k for k, v in private[s].items() if before.get(k) != v]
-        by_language = languages.render_each(
+        by_language = render_each(
             in_own[s], partial(_render_mine, table, views[s], names, s, events)
         )
         own[s] = {
             "type": "table.private",
             "version": version,
-            **languages.split(by_language),
+            **split(by_language),
             "seat": s,
         }
 
@@ -228,11 +250,11 @@ def change(room: LiveRoom, table: Table, events: list[Event], alone: bool = True
         context = render_context(table, view, None, events)
         return version_tag(version) + "".join(_render(table, context, k) for k in changed)
 
-    by_language = languages.render_each(in_public, public_parts)
+    by_language = render_each(in_public, public_parts)
     message = {
         "type": "table.public",
         "version": version,
-        **languages.split(by_language),
+        **split(by_language),
         "full": full,
         "private": mine,
     }
@@ -247,14 +269,14 @@ def _render_mine(table: Table, view: View, names: list[str], seat: int, events: 
 def rematch_notice(room_id: int, rematch_id: int, username: str) -> dict[str, Any]:
     """The message that tells a finished table's sockets someone opened its rematch."""
     context = {"room_id": room_id, "rematch_id": rematch_id, "by": username}
-    by_language = languages.render_each(
+    by_language = render_each(
         languages.present(table_group(room_id)),
         lambda: squeeze(render_to_string("games/_rematch.html", context)),
     )
     # The room's group also holds Board API streams: they take the facts, browsers the HTML.
     return {
         "type": "table.notice",
-        **languages.split(by_language),
+        **split(by_language),
         "rematch": rematch_id,
         "by": username,
     }

@@ -44,7 +44,7 @@ stream speaks JSON and has its own (api.consumers). Its interface:
   its session now says (anonymous after logout, ban or a password change elsewhere).
 - `language`: the page's language (tables.languages.from_scope); every handler runs under it,
   so whatever a socket renders for itself is in its reader's language. A part rendered once
-  for many sockets carries one rendering per language present (`languages.pick`).
+  for many sockets carries one rendering per language present (`pick`).
 
 A socket that falls behind is closed by the server (cardgames.server, code 1013) and resyncs by
 reconnecting; consumers need nothing for that beyond sending the whole view on connect.
@@ -1049,6 +1049,12 @@ class TableStream:
         except IllegalAction as refusal:
             await self.send_refusal(refusal.code, refusal_text(refusal), trigger, race_of(refusal))
             return None
+
+
+def pick(event: dict[str, Any], code: str) -> str:
+    """The html of a pushed event in `code`: its own rendering, else the default one."""
+    html: str = (event.get("translations") or {}).get(code) or event["html"]
+    return html
 
 
 # --------------------------------------------------------------------------- the gate

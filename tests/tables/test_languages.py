@@ -15,7 +15,7 @@ from django.core.cache import cache
 from cardgames.asgi import application
 from lobby import services
 from tables import languages
-from tables.live import render, rooms
+from tables.live import render, rooms, stream
 from tests.conftest import make_user
 from tests.tables.helpers import ORIGIN, card, set_state, started_room
 
@@ -127,7 +127,7 @@ async def test_a_table_renders_its_public_parts_once_per_language_not_per_socket
     # Bob's own part (what he can play now, issue 41) comes before the public one, if any.
     assert frames[1].endswith(event["translations"]["ko"])
     bobs = [m for group, m in handed if group == render.seat_group(room.pk, 1)]
-    own = languages.pick(bobs[-1], "ko") if bobs and bobs[-1]["version"] == event["version"] else ""
+    own = stream.pick(bobs[-1], "ko") if bobs and bobs[-1]["version"] == event["version"] else ""
     assert frames[1] == own + event["translations"]["ko"]
     mine = [m for group, m in handed if group == render.seat_group(room.pk, 0)][-1]
     assert mine["type"] == "table.private" and mine["translations"] == {}  # alice reads German
