@@ -41,7 +41,16 @@ def colour_card(card: dict[str, Any] | None, small: bool = False) -> str:
     """A card of a colour (Ligretto's: `color`, `value`) face up, or an empty slot; `small`:
     as a seat's strip draws it. Ligretto's layout hands its parts these (`{{ drawn|safe }}`),
     and the `card` filter draws the same for other pages."""
-    size = " small" if small else ""
     if not card:
+        return colour_face(None, None, small)
+    return colour_face(card["color"], card["value"], small)
+
+
+@lru_cache(maxsize=256)
+def colour_face(color: str | None, value: int | None, small: bool = False) -> str:
+    """`colour_card` of a card of `color` and `value` (None: an empty slot), kept: a few dozen
+    faces are drawn again and again, in every part and language that shows them."""
+    size = " small" if small else ""
+    if color is None:
         return draw(f"none{size}", None, ' aria-hidden="true"')
-    return draw(f"c-{escape(card['color'])}{size}", card["value"])
+    return draw(f"c-{escape(color)}{size}", value)

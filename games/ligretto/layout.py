@@ -11,7 +11,7 @@ import re
 from functools import partial as later
 from typing import Any
 
-from games.cards import colour_card
+from games.cards import colour_face
 from games.engine import Sentence, away, stood_in, term
 from games.engine import gettext_noop as _
 from games.ligretto.rules import SEAT_WORDS, SEATS_WORDS, describe_end
@@ -213,14 +213,21 @@ def _colour(code: str, context: str = "card colour") -> str:
     return TERMS.get((context, code), code)
 
 
+def _drawn(card: dict[str, Any] | None, small: bool = False) -> Any:
+    """A card's HTML (games/cards.colour_face), drawn when the template shows it."""
+    if not card:
+        return later(colour_face, None, None, small)
+    return later(colour_face, card["color"], card["value"], small)
+
+
 def _seat(t: dict[str, Any], player: dict[str, Any]) -> dict[str, Any]:
     """A seat's tableau as its strip draws it: its player, its cards small."""
     return dict(
         t,
         player=player,
-        row_small=[later(colour_card, c, True) for c in t["row"]],
-        stack_small=later(colour_card, t["stack_top"], True),
-        waste_small=later(colour_card, t["waste_top"], True),
+        row_small=[_drawn(c, True) for c in t["row"]],
+        stack_small=_drawn(t["stack_top"], True),
+        waste_small=_drawn(t["waste_top"], True),
     )
 
 
@@ -229,10 +236,10 @@ def _mine(t: dict[str, Any]) -> dict[str, Any]:
     stack, waste = t["stack_top"], t["waste_top"]
     return dict(
         t,
-        row_cards=[(c, later(colour_card, c), _colour(c["color"]) if c else "") for c in t["row"]],
-        stack_drawn=later(colour_card, stack),
+        row_cards=[(c, _drawn(c), _colour(c["color"]) if c else "") for c in t["row"]],
+        stack_drawn=_drawn(stack),
         stack_colour=_colour(stack["color"]) if stack else "",
-        waste_drawn=later(colour_card, waste),
+        waste_drawn=_drawn(waste),
         waste_colour=_colour(waste["color"]) if waste else "",
     )
 
