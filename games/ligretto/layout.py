@@ -182,7 +182,7 @@ def context(
     playable = _playable(view, legal, seat) if seat is not None else []
     return {
         "tableaus": tableaus,
-        "center": [_pile(p, names) for p in view["center"]],
+        "center": later(_piles, view["center"], names),
         "names": names,
         # The change being pushed: its piles and players glow once (static/css/table.css).
         "just_piles": {e["pile"] for e in played},
@@ -202,10 +202,11 @@ def context(
 
 
 # What the parts draw beside the view's own data, so that their template uses plain variables
-# and Django's own tags: each card's HTML (games/cards.py, drawn only if a part that shows it
-# is drawn: Django calls a callable it is handed), the game's word for its colour (its
+# and Django's own tags: each card's HTML (games/cards.py), the game's word for its colour (its
 # `TERMS` entry, which the template translates in the reader's language) and the names of a
-# pile's players.
+# pile's players. Each is made only if a part that shows it is drawn (Django calls a callable
+# it is handed): a context is built for every language and seat a change is drawn for, and
+# most of its parts are not drawn.
 
 
 def _colour(code: str, context: str = "card colour") -> str:
@@ -220,12 +221,32 @@ def _drawn(card: dict[str, Any] | None, small: bool = False) -> Any:
     return later(colour_face, card["color"], card["value"], small)
 
 
+def _small_row(row: list[dict[str, Any] | None]) -> list[str]:
+    return [
+        colour_face(c["color"], c["value"], True) if c else colour_face(None, None, True)
+        for c in row
+    ]
+
+
+def _my_row(row: list[dict[str, Any] | None]) -> list[tuple[Any, str, str]]:
+    return [
+        (c, colour_face(c["color"], c["value"]), _colour(c["color"]))
+        if c
+        else (c, colour_face(None, None), "")
+        for c in row
+    ]
+
+
+def _piles(center: list[dict[str, Any]], names: dict[int, str]) -> list[dict[str, Any]]:
+    return [_pile(p, names) for p in center]
+
+
 def _seat(t: dict[str, Any], player: dict[str, Any]) -> dict[str, Any]:
     """A seat's tableau as its strip draws it: its player, its cards small."""
     return dict(
         t,
         player=player,
-        row_small=[_drawn(c, True) for c in t["row"]],
+        row_small=later(_small_row, t["row"]),
         stack_small=_drawn(t["stack_top"], True),
         waste_small=_drawn(t["waste_top"], True),
     )
@@ -236,7 +257,7 @@ def _mine(t: dict[str, Any]) -> dict[str, Any]:
     stack, waste = t["stack_top"], t["waste_top"]
     return dict(
         t,
-        row_cards=[(c, _drawn(c), _colour(c["color"]) if c else "") for c in t["row"]],
+        row_cards=later(_my_row, t["row"]),
         stack_drawn=_drawn(stack),
         stack_colour=_colour(stack["color"]) if stack else "",
         waste_drawn=_drawn(waste),
@@ -264,7 +285,8 @@ def partial(context: dict[str, Any], part: str) -> str:
         return f"seat_{piece}" if piece else "seat"
     if part.startswith("pile-"):
         number = int(part.removeprefix("pile-"))
-        context["pile"] = next(p for p in context["center"] if p["pile"] == number)
+        pile = next(p for p in context["view"]["center"] if p["pile"] == number)
+        context["pile"] = _pile(pile, context["names"])
         return "pile"
     return part
 
