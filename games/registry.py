@@ -289,12 +289,6 @@ class Game:
         said: str = own(action, names)
         return said
 
-    def term(self, context: str, code: str) -> str | None:
-        """The word this game's layout has for `code` in `context` (its `TERMS`: a card
-        colour, a place's verb), a Sentence the site words per reader; None: none."""
-        terms: dict[tuple[str, str], str] = getattr(self.layout, "TERMS", {})
-        return terms.get((context, code))
-
     def check_options(self, seats: int, options: dict[str, Any] | None) -> dict[str, Any]:
         """The rules' checked options, plus the site's own (`pace`, `bot_speed`) checked here."""
         rules_options, site = split_site_options(options)
@@ -390,7 +384,8 @@ DEFAULT_GAME = "ligretto"
 
 # The words the registered games have for their codes, by the catalogue's context (each
 # layout's `TERMS`: a card colour, a place's verb; the first game to say one keeps it),
-# gathered when a game is registered: a drawn card's colour is one lookup here (`term`).
+# gathered when a game is registered: a drawn card's colour is one lookup here
+# (tables.words.term).
 TERMS: dict[tuple[str, str], str] = {}
 
 
@@ -430,11 +425,6 @@ def clock_kinds() -> tuple[str, ...]:
     for game in GAMES.values():
         kinds.update(dict.fromkeys(game.clock_kinds))
     return tuple(kinds)
-
-
-def term(context: str, code: str) -> str | None:
-    """The word some registered game has for `code` in `context` (None: none has one)."""
-    return TERMS.get((context, code))
 
 
 def bot_levels() -> tuple[str, ...]:

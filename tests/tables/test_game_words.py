@@ -126,3 +126,21 @@ def test_a_target_of_one_point_is_singular_in_every_language():
     assert says["de"][0].startswith("Wer zuerst 1 Punkt hat") and " 5 Punkte " in says["de"][1]
     assert says["ru"][0].startswith("До 1 очка ") and says["ru"][1].startswith("До 5 очков ")
     assert says["ko"][0].startswith("먼저 1점에")
+
+
+@pytest.mark.parametrize("code", ["en", "de", "ru", "ko"])
+def test_a_pushed_part_words_each_colour_as_the_site_does(code):
+    # Ligretto's parts translate the layout's TERMS entry in their template (Django's own
+    # `translate`, with the catalogue's context), no longer through the `term` filter: the
+    # words must stay the site's, for a card colour and for its letter.
+    from django.template import engines
+
+    django_engine = engines["django"]
+    for context in ("card colour", "card colour, as a letter"):
+        drawn = django_engine.from_string(
+            "{% load i18n_kept %}{% translate word context '" + context + "' %}"
+        )
+        for colour in ("red", "yellow", "green", "blue"):
+            word = layout._colour(colour, context)
+            with translation.override(code):
+                assert drawn.render({"word": word}) == words.term(context, colour)
