@@ -222,10 +222,20 @@ def claim_leases(
         .exclude(driver=process)
         .values_list("room_id", "driver", "driver_until", "paused_at")
     }
-    # One UPDATE: the database settles two drivers reaching for the same lease.
-    playing.filter(Q(driver=process) | free).update(
-        driver=process, driver_until=until, paused_at=None
-    )
+    # The database settles two drivers reaching for the same lease: the rows are locked in
+    # the order of their ids first, as a batch's fences lock them (write_all), then updated.
+    # One UPDATE alone locked them in its plan's order: PostgreSQL found a deadlock with a
+    # batch of several matches' moves, under load (docs/performance.md).
+    with transaction.atomic():
+        claimed = (
+            playing.filter(Q(driver=process) | free)
+            .order_by("pk")
+            .select_for_update(of=("self",))
+            .values_list("pk", flat=True)
+        )
+        Match.objects.filter(pk__in=list(claimed)).update(
+            driver=process, driver_until=until, paused_at=None
+        )
     return lost, list(playing.values_list("room_id", "driver", "driver_until"))
 
 
