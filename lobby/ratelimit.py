@@ -71,22 +71,65 @@ async def ahit(scope: str, key: object, limit: int, window: int) -> bool:
     """`hit` for code in the server's event loop: the same windows, and the same keys, so an
     action counted here and one counted by `hit` fall in one window. With Redis the count is
     one round trip that the loop awaits (`hit` would hold the loop, and every room of the
-    process with it, while Redis answers); in this process's memory it is `hit` itself."""
+    process with it, while Redis answers), for a block of a tenth of the limit at a time
+    (`_AsyncRedis.take`); in this process's memory it is `hit` itself."""
     if _windows.local() or not isinstance(caches["default"], RedisCache):
         return hit(scope, key, limit, window)  # no round trip to wait for (or no Redis)
-    return await _redis.count(f"rl:{scope}:{key}", window) <= limit
+    return await _redis.take(f"rl:{scope}:{key}", limit, window)
+
+
+# `ahit` on Redis counts a block of a limit's BLOCKth part at once (at least one): a Board API
+# stream's every move was a round trip (134 µs of the server's CPU, measured: a tenth of a
+# move's on two processes, docs/performance.md).
+BLOCK = 10
 
 
 class _AsyncRedis:
     """A Redis client for each event loop that counts `ahit`'s windows (a client's
     connections belong to the loop that opened them), on the server the cache names."""
 
+    PRUNE_AT = 4096  # keys held before the ended ones are dropped
+
     def __init__(self) -> None:
         self.clients: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any] = (
             weakref.WeakKeyDictionary()
         )
+        # What this process may still count without asking: key -> [window ends, events left].
+        self.credits: dict[str, list[float]] = {}
 
-    async def count(self, key: str, window: int) -> int:
+    async def take(self, key: str, limit: int, window: int) -> bool:
+        """Count one event against `limit`: from this process's credit for `key`, or, when it
+        has none, with a block of the limit's BLOCKth part counted in Redis at once (one round
+        trip), whose rest is its credit until the window ends.
+
+        The count in Redis is never more than the limit lets through (a block's part over the
+        limit is refused at once), so nobody acts more than the limit in a window; what a
+        process holds unused counts already, so a user acting over HTTP and streams on several
+        processes at once may be refused up to a block per process early.
+        """
+        at = clock()
+        held = self.credits.get(key)
+        if held is not None and held[1] >= 1 and at < held[0]:
+            held[1] -= 1
+            return True
+        block = max(1, limit // BLOCK)
+        count, left = await self.count(key, window, block)
+        allowed = min(block, limit - (count - block))  # of the block, what is within the limit
+        if allowed <= 0:
+            return False
+        if allowed > 1 and left > 0:
+            if len(self.credits) >= self.PRUNE_AT:
+                self.credits = {k: c for k, c in self.credits.items() if c[0] > at and c[1] >= 1}
+            held = self.credits.get(key)
+            if held is not None and at < held[0]:  # another block came back meanwhile
+                held[1] += allowed - 1
+            else:
+                self.credits[key] = [at + left, allowed - 1]
+        return True
+
+    async def count(self, key: str, window: int, block: int = 1) -> tuple[int, float]:
+        """Count `block` events for `key` in one round trip; return the window's count and
+        the seconds it has left."""
         backend = caches["default"]
         loop = asyncio.get_running_loop()
         client = self.clients.get(loop)
@@ -102,13 +145,15 @@ class _AsyncRedis:
         # keeps an int as the number itself, so `hit` and this count the same key.
         async with client.pipeline(transaction=True) as pipe:
             pipe.set(full, 0, ex=window, nx=True)
-            pipe.incr(full)
-            _opened, count = await pipe.execute()
-        return int(count)
+            pipe.incrby(full, block)
+            pipe.pttl(full)
+            _opened, count, left = await pipe.execute()
+        return int(count), max(int(left), 0) / 1000
 
     def reset(self, **kwargs: object) -> None:
         if kwargs.get("setting") == "CACHES":
             self.clients = weakref.WeakKeyDictionary()
+            self.credits = {}
 
 
 _redis = _AsyncRedis()

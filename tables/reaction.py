@@ -39,7 +39,9 @@ FAST_MEDIAN_MS = 250
 # coefficient of variation) over at least REGULAR_MIN_PLAYS plays.
 REGULAR_MIN_PLAYS = 100
 REGULAR_SPREAD = 0.10
-SAVE_EVERY = 10  # a player's samples are written in tens (and at every deal and round's end)
+# A player's samples are written in tens (and at every deal and round's end; what is short of
+# ten when the room is dropped or the process stops: tables.live.rooms `drop`, `settle`).
+SAVE_EVERY = 10
 UNMEASURED = frozenset({"ready"})  # between rounds: nothing to react to
 
 UNKNOWN = -math.inf  # legal since before the tracker looked: an age it cannot tell

@@ -193,6 +193,9 @@ class Encoded:
     # The seats' views built together: the JSON of what they share, and each seat's own fields.
     plan: tuple[str, list[str]] | None = None
     planned: frozenset[int | None] = frozenset()
+    # The versions just before it, newest first, whose pushes may not have gone yet: two moves
+    # of one room in one batch are both prepared before the first is pushed (a few at most).
+    older: list[Encoded] = field(default_factory=list)
 
 
 @dataclass(eq=False)

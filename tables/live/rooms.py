@@ -226,6 +226,8 @@ class Rooms:
         room = self.rooms.get(room_id)
         if room is None:
             return
+        if room.reaction.pending:  # the samples short of a batch: written, not lost with it
+            room.reaction.save()
         room.release()
         if not room.listeners:
             self.rooms.pop(room_id, None)
@@ -599,15 +601,23 @@ def _back(seat: int, table: Table) -> bool:
 
 
 async def settle(timeout: float) -> bool:
-    """Wait until every move submitted here is durable and pushed (a stopping process);
-    False if that took longer than `timeout` seconds."""
+    """Wait until every move submitted here is durable and pushed, and every reaction time
+    noted here written (a stopping process); False if that took longer than `timeout` seconds."""
     rooms = here()
     loop = asyncio.get_running_loop()
     deadline = loop.time() + timeout
+    flushed = False
     while loop.time() < deadline:
         writer, out = rooms.writer, rooms.outbox
         busy = writer is not None and bool(writer.pending or writer.writing or writer.waiting)
         busy = busy or (out is not None and out.busy())
+        if not busy and not flushed:
+            # Every move is written: the reaction times short of a batch go too (tables.reaction).
+            flushed = True
+            for room in list(rooms.rooms.values()):
+                if room.reaction.pending:
+                    room.reaction.save()
+        busy = busy or bool(rooms.saving)
         if not busy and not rooms.building:
             return True
         await asyncio.sleep(0.01)

@@ -10,12 +10,16 @@ tracker) into the database as in the server.
 
 from __future__ import annotations
 
+import asyncio
 import math
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import pytest
+from asgiref.sync import sync_to_async
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from games.engine import IllegalAction
@@ -23,11 +27,13 @@ from games.registry import GAMES
 from tables import reaction
 from tables.current import Table
 from tables.errors import PlayError
-from tables.live import store
+from tables.live import rooms, store
 from tables.live.room import LiveRoom
+from tables.live.rooms import Rooms
 from tables.models import Match, Player, ReactionProfile, Round
 from tables.reaction import FAST, REGULAR, Summary
 from tests.conftest import make_user
+from tests.tables.helpers import started_room
 
 
 @pytest.fixture(autouse=True)
@@ -88,15 +94,21 @@ def simulate(
     stand_in: bool = False,
     seed: int = 1,
     until: Callable[[int], bool] | None = None,
+    room: LiveRoom | None = None,
+    save: bool = True,
 ) -> tuple[int, LiveRoom]:
     """Play `plays` plays of the subject's seat (seat 0: a user with `delay`; the others bots
-    of `level`, at their own delays) or, with no subject, of all seats; return how many."""
+    of `level`, at their own delays) or, with no subject, of all seats; return how many.
+
+    `room`: one the registry built (else a bare one, which writes through the store as the
+    registry's do); `save`: write what is short of a batch at the end."""
     rng = random.Random(seed)
     users = subject or {}
     clock = Clock(timezone.now().timestamp())
-    room = LiveRoom(1)
+    if room is None:
+        room = LiveRoom(1)
+        room.reaction.write = store.write_reactions  # as the registry hands it (Rooms.room)
     room.reaction.clock = clock
-    room.reaction.write = store.write_reactions  # as the registry hands it (Rooms.room)
     table = _table(game, seats, users, seed, stand_in)
     plans: dict[int, tuple[float, dict]] = {}
     counted = 0
@@ -130,7 +142,8 @@ def simulate(
         if table.match.status != Match.Status.PLAYING:
             seed += 1
             table = _table(game, seats, users, seed, stand_in)
-    room.reaction.save()
+    if save:
+        room.reaction.save()
     return counted, room
 
 
@@ -239,3 +252,95 @@ def test_a_regular_clicker_slower_than_humans_at_their_fastest_is_flagged():
     simulate("ligretto-mini", 2, 300, {0: alice.pk}, clicker(450, 15))
     profile = profile_of(alice)
     assert profile is not None and profile.flag == REGULAR and reaction.held_out(alice)
+
+
+# --------------------------------------------------------------------------- the writes
+
+
+def _profile_statements(queries: CaptureQueriesContext) -> list[str]:
+    table = ReactionProfile._meta.db_table
+    return [q["sql"] for q in queries.captured_queries if table in q["sql"]]
+
+
+@pytest.mark.django_db
+def test_a_batch_is_read_and_written_in_one_statement_each_however_many_players():
+    players = [make_user(f"p{i}") for i in range(4)]
+    rng = random.Random(2)
+    expected = {p.pk: Summary() for p in players}
+    writes = []
+    for _ in range(3):
+        batch = {
+            p.pk: [rng.randint(150, 900) for _s in range(reaction.SAVE_EVERY)] for p in players
+        }
+        for user_id, samples in batch.items():
+            for ms in samples:
+                expected[user_id].add(ms)
+        with CaptureQueriesContext(connection) as queries:
+            saved = store.write_reactions("ligretto", batch)
+        writes.append(_profile_statements(queries))
+        assert sorted(p.user_id for p in saved) == sorted(batch)
+    # The first batch also makes the players' empty profiles (one insert, read again); then one
+    # locked read and one upsert, whether the batch holds one player or twelve.
+    assert len(writes[0]) == 4 and [len(w) for w in writes[1:]] == [2, 2], writes
+    assert "ON CONFLICT" in writes[1][-1]
+    for p in players:
+        profile = ReactionProfile.objects.get(user=p, game="ligretto")
+        want = expected[p.pk]
+        assert (profile.count, profile.buckets) == (want.count, want.buckets)
+        assert profile.log_mean == pytest.approx(want.log_mean)
+        assert profile.log_m2 == pytest.approx(want.log_m2)
+
+
+@pytest.mark.django_db
+def test_a_batch_keeps_a_flag_and_what_the_moderator_wrote():
+    alice, bob, mod = make_user("alice"), make_user("bob"), make_user("mod")
+    (flagged,) = store.write_reactions("ligretto", {alice.pk: [80] * 40})
+    assert flagged.flag == FAST and flagged.flagged_at is not None
+    flagged_at = ReactionProfile.objects.get(user=alice).flagged_at
+    store.write_reactions("ligretto", {bob.pk: [650] * 10})
+    ReactionProfile.objects.filter(user=bob).update(cleared_at=timezone.now(), cleared_by=mod)
+
+    saved = store.write_reactions("ligretto", {alice.pk: [700] * 10, bob.pk: [650] * 10})
+    assert [p.user_id for p in saved] == sorted([alice.pk, bob.pk])
+    alice_now, bob_now = (ReactionProfile.objects.get(user=u) for u in (alice, bob))
+    assert alice_now.flagged_at == flagged_at and alice_now.flag == FAST  # flagged stays flagged
+    assert alice_now.count == 50 and bob_now.count == 20
+    assert bob_now.cleared_by == mod and bob_now.cleared_at is not None
+    # Another game is another profile.
+    store.write_reactions("allegra", {alice.pk: [700] * 3})
+    assert ReactionProfile.objects.get(user=alice, game="allegra").count == 3
+
+
+@pytest.mark.django_db
+def test_a_dropped_room_writes_the_samples_short_of_a_batch():
+    alice = make_user("alice")
+    registry = Rooms(None)
+    room = registry.room(1)
+    counted, _ = simulate(
+        "ligretto-mini", 2, 6, {0: alice.pk}, clicker(400, 50), room=room, save=False
+    )
+    assert counted == 6
+    pending = sum(len(s) for s in room.reaction.pending.values())
+    assert 0 < pending < reaction.SAVE_EVERY and profile_of(alice) is None
+    registry.drop(1)
+    profile = profile_of(alice)
+    assert profile is not None and profile.count == pending
+    assert not room.reaction.pending
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_stopping_process_writes_every_rooms_samples_short_of_a_batch():
+    alice = await sync_to_async(make_user)("alice")
+    started = await sync_to_async(started_room)(alice, game="ligretto", bots=3)
+    live = rooms.bind(asyncio.get_running_loop())
+    room = await rooms.room_for(started.pk)
+    for _ in range(4):
+        await rooms.act(started.pk, 0, {"type": "flip"})  # always legal in Ligretto
+    pending = sum(len(s) for s in room.reaction.pending.values())
+    assert 0 < pending < reaction.SAVE_EVERY
+
+    assert await rooms.settle(timeout=5)  # as cardgames.lifecycle.stop waits for it
+    assert not live.saving and not room.reaction.pending
+    profile = await sync_to_async(profile_of)(alice)
+    assert profile is not None and profile.count == pending

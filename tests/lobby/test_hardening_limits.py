@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import os
+import uuid
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -174,3 +176,77 @@ async def test_a_window_counted_in_the_event_loop_ends_with_its_time(monkeypatch
     else:
         await asyncio.sleep(1.1)  # Redis ends the window itself (the key's expiry)
     assert await ratelimit.ahit("chat", 43, 1, 1)
+
+
+@pytest.fixture
+def redis_counts(settings):
+    """The counts on Redis, as several processes keep them (this machine's server; the scale
+    suite's own when it runs)."""
+    from lobby import ratelimit
+
+    url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    prefix = f"test-{uuid.uuid4().hex}"
+    settings.CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": url,
+            "KEY_PREFIX": prefix,
+        }
+    }
+    assert not ratelimit._windows.local()
+    trips: list[int] = []
+    count = ratelimit._redis.count
+
+    async def counted(key: str, window: int, block: int = 1) -> tuple[int, float]:
+        trips.append(block)
+        return await count(key, window, block)
+
+    # The real round trip, counted (not replaced).
+    ratelimit._redis.count = counted  # type: ignore[method-assign]
+    try:
+        yield trips
+    finally:
+        del ratelimit._redis.count
+
+
+@pytest.mark.asyncio
+async def test_the_event_loop_counts_on_redis_a_block_at_a_time_and_never_over_the_limit(
+    redis_counts,
+):
+    from lobby import ratelimit
+
+    allowed = [await ratelimit.ahit("api-actions", 51, 100, 60) for _ in range(130)]
+    assert allowed == [True] * 100 + [False] * 30
+    # A round trip per tenth of the limit (and one for each refusal: nothing is held then).
+    assert redis_counts[:10] == [10] * 10 and len(redis_counts) == 10 + 30
+    # Another user's window, and another limit's, are their own.
+    assert await ratelimit.ahit("api-actions", 52, 100, 60)
+    assert await ratelimit.ahit("chat", 51, 100, 60)
+
+
+@pytest.mark.asyncio
+async def test_http_and_the_event_loop_on_redis_share_the_limit_exactly(redis_counts):
+    from lobby import ratelimit
+
+    http = [ratelimit.hit("api-actions", 53, 100, 60) for _ in range(5)]
+    loop = [await ratelimit.ahit("api-actions", 53, 100, 60) for _ in range(100)]
+    assert http == [True] * 5 and loop.count(True) == 95 and loop[-5:] == [False] * 5
+    assert not ratelimit.hit("api-actions", 53, 100, 60)  # the window is full for both
+    # What a process holds unused counts already: HTTP gets the limit less the held block.
+    assert await ratelimit.ahit("api-actions", 54, 100, 60)
+    http = [ratelimit.hit("api-actions", 54, 100, 60) for _ in range(100)]
+    assert http.count(True) == 90
+
+
+@pytest.mark.asyncio
+async def test_a_block_held_in_the_event_loop_ends_with_its_window(redis_counts, monkeypatch):
+    from lobby import ratelimit
+
+    clock = [1000.0]
+    monkeypatch.setattr(ratelimit, "clock", lambda: clock[0])
+    assert await ratelimit.ahit("chat", 55, 20, 1)  # a block of 2: one held
+    clock[0] += 1.5  # the window ended: what was held goes with it
+    await asyncio.sleep(1.1)  # and Redis ended it too (the key's expiry)
+    trips = len(redis_counts)
+    assert await ratelimit.ahit("chat", 55, 20, 1)
+    assert len(redis_counts) == trips + 1  # asked again, not taken from the old block

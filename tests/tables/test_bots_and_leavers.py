@@ -199,3 +199,35 @@ def test_the_action_log_keeps_an_action_without_a_clients_extra_fields():
     room = started_room(alice, [bob])
     play.act(room.pk, 0, {"type": "flip", "note": "x" * 10_000, "HEADERS": {"a": 1}})
     assert ActionLog.objects.get(match__room_id=room.pk).action == {"type": "flip"}
+
+
+def test_the_driver_claims_its_leases_locking_the_matches_in_the_order_of_their_ids():
+    # A batch of several matches' moves fences them in the order of their ids (store.write_all);
+    # the driver's claim locks them in that order too, so the two never wait on each other (one
+    # UPDATE alone locked them in its plan's order: PostgreSQL once found a deadlock).
+    from datetime import timedelta
+
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+    from django.utils import timezone
+
+    from tables.live import store
+
+    rooms_ = [
+        started_room(make_user(name), game="ligretto", bots=3) for name in ("alice", "bob", "carol")
+    ]
+    now = timezone.now()
+    with CaptureQueriesContext(connection) as queries:
+        _lost, rows = store.claim_leases("p1", now, now + timedelta(seconds=30))
+    assert {room_id for room_id, driver, _until in rows if driver == "p1"} == {r.pk for r in rooms_}
+    # A second driver takes none of them while the lease holds.
+    _lost, rows = store.claim_leases("p2", now, now + timedelta(seconds=30))
+    assert {driver for _room_id, driver, _until in rows} == {"p1"}
+    locks = [q["sql"] for q in queries.captured_queries if "FOR UPDATE" in q["sql"]]
+    if connection.features.has_select_for_update:  # PostgreSQL (SQLite locks the whole file)
+        table = Match._meta.db_table
+        assert len(locks) == 1, locks
+        assert locks[0].startswith(f'SELECT "{table}"."id" AS "pk" FROM "{table}"')
+        assert locks[0].endswith(f'ORDER BY 1 ASC FOR UPDATE OF "{table}"')  # 1: the id
+    else:
+        assert locks == []

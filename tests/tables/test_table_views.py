@@ -77,6 +77,40 @@ def test_a_prepared_move_carries_each_seats_message_as_its_view_encodes(
             state, _ = rules.apply(state, seat, action)
 
 
+def test_moves_of_one_batch_are_pushed_with_the_texts_prepared_for_each(settings, monkeypatch):
+    # Two or three moves of a room written in one batch are all prepared before the first is
+    # pushed: each push sends its own version's prepared text, none is built again seat by seat.
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    rules = GAMES["ligretto"]
+    state = rules.new_match(4, None, 7)
+    rng = random.Random(3)
+    room = LiveRoom(1)
+    tables = []
+    while len(tables) < render.KEEP_OLDER + 1:
+        seat = rng.randrange(4)
+        action, _ = rules.bot_choose(rules.player_view(state, seat), "normal", rng)
+        if action is None:
+            continue
+        state, _ = rules.apply(state, seat, action)
+        table = _table("ligretto", 4, state, 10 + len(tables))
+        render.prepare(room, table)
+        tables.append(table)
+    expected = {
+        (t.version, seat): render.encode_message({"type": "view", "view": t.view(seat)})
+        for t in tables
+        for seat in range(4)
+    }
+    built = []
+    monkeypatch.setattr(Table, "view", lambda self, seat, now=None: built.append(seat))
+    for table in tables:  # pushed in order, after all were prepared
+        for seat in range(4):
+            text = render.view_text(room, table, seat)
+            assert json.loads(text) == json.loads(expected[table.version, seat])
+    assert built == []  # every text was one prepared
+    assert room.encoded is not None and room.encoded.version == tables[-1].version
+    assert len(room.encoded.older) == render.KEEP_OLDER  # bounded
+
+
 def test_a_room_with_a_browser_socket_here_is_not_prepared(settings):
     # Browsers' parts are drawn after the commit, from the last parts pushed (tables.live.render).
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
