@@ -137,6 +137,10 @@ test-browser: install-dev chromium fonts axe
 # DATABASE_URL / REDIS_URL) name the servers to use; whichever is not given is started for the
 # run from wheels of the dev extra (tests/scale_services.py), so nothing else needs installing.
 # (The Schemathesis run serves its own SQLite site: `make test` runs it once, not again here.)
+# Modules marked any_store are left out too: they render pages or check forms, test pure code,
+# or serve a site of their own on SQLite, so PostgreSQL + Redis would change nothing they prove
+# (the fast suite runs them). Everything that touches the store, locks, the channel layer,
+# the cache, several processes, raw SQL, constraints or ordering stays (docs/performance.md).
 # This machine's own servers: SCALE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/NAME
 # SCALE_REDIS_URL=redis://127.0.0.1:6379/0 CHANNELS_PREFIX=NAME make test-scale
 # SCALE_WORKERS workers (two), each on a test database of its own and its own Redis prefix
@@ -150,7 +154,7 @@ test-scale: test-scale-suite test-deploy
 
 test-scale-suite: install-dev nginx chromium
 	$(SCALE_ENV) timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest \
-	  --durations=15 -n $(SCALE_WORKERS) -m "not browser and not deploy" \
+	  --durations=15 -n $(SCALE_WORKERS) -m "not browser and not deploy and not any_store" \
 	  --ignore=tests/api/test_schemathesis.py tests/lobby tests/tables tests/api tests/deploy
 
 test-deploy: install-dev nginx chromium

@@ -7,7 +7,7 @@ import pytest
 from tables.live.outbox import Frame, Gate
 from tables.live.room import Delivery
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.any_store]
 
 
 class Recorder:
