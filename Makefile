@@ -115,11 +115,15 @@ lint: install-dev
 # (Playwright's event loop and the asyncio consumer tests must not share one), then the
 # PostgreSQL + Redis path. (Run beside the browser flows, the PostgreSQL + Redis suite saved
 # nothing: the two phases took 12 min together against 8.8 + 3.1 apart, and the browser flows
-# waited longer; docs/performance.md, "The suite".)
+# waited longer; docs/performance.md, "The suite".) Each phase keeps about one of the two cores
+# busy; three workers were tried on 6 December and not taken: the equalisation test, timed to
+# the millisecond, failed beside them. FAST_WORKERS / BROWSER_WORKERS change the counts for a try.
+FAST_WORKERS ?= 2
+BROWSER_WORKERS ?= 2
 test: lint chromium fonts gettext axe
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n $(FAST_WORKERS)
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2 -m browser tests/browser
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n $(BROWSER_WORKERS) -m browser tests/browser
 	$(MAKE) --no-print-directory test-scale
 
 # Our live tables beside boardgame.io 0.50.2 (installed from npm into a scratch folder); never
@@ -131,7 +135,7 @@ test-fast: install-dev gettext
 	$(VENV)/bin/pytest -m "not browser and not scale and not packaging" -x -q --durations=15
 
 test-browser: install-dev chromium fonts axe
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2 -m browser tests/browser
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n $(BROWSER_WORKERS) -m browser tests/browser
 
 # The scale-out configuration: PostgreSQL + Redis. SCALE_DATABASE_URL / SCALE_REDIS_URL (or
 # DATABASE_URL / REDIS_URL) name the servers to use; whichever is not given is started for the
