@@ -115,11 +115,15 @@ lint: install-dev
 # (Playwright's event loop and the asyncio consumer tests must not share one), then the
 # PostgreSQL + Redis path. (Run beside the browser flows, the PostgreSQL + Redis suite saved
 # nothing: the two phases took 12 min together against 8.8 + 3.1 apart, and the browser flows
-# waited longer; docs/performance.md, "The suite".)
+# waited longer; docs/performance.md, "The suite".) Each phase keeps about one of the two cores
+# busy; three workers were tried on 6 December and not taken: the equalisation test, timed to
+# the millisecond, failed beside them. FAST_WORKERS / BROWSER_WORKERS change the counts for a try.
+FAST_WORKERS ?= 2
+BROWSER_WORKERS ?= 2
 test: lint chromium fonts gettext axe
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n $(FAST_WORKERS)
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2 -m browser tests/browser
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n $(BROWSER_WORKERS) -m browser tests/browser
 	$(MAKE) --no-print-directory test-scale
 
 # Our live tables beside boardgame.io 0.50.2 (installed from npm into a scratch folder); never
@@ -131,12 +135,16 @@ test-fast: install-dev gettext
 	$(VENV)/bin/pytest -m "not browser and not scale and not packaging" -x -q --durations=15
 
 test-browser: install-dev chromium fonts axe
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n 2 -m browser tests/browser
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n $(BROWSER_WORKERS) -m browser tests/browser
 
 # The scale-out configuration: PostgreSQL + Redis. SCALE_DATABASE_URL / SCALE_REDIS_URL (or
 # DATABASE_URL / REDIS_URL) name the servers to use; whichever is not given is started for the
 # run from wheels of the dev extra (tests/scale_services.py), so nothing else needs installing.
 # (The Schemathesis run serves its own SQLite site: `make test` runs it once, not again here.)
+# Modules marked any_store are left out too: they render pages or check forms, test pure code,
+# or serve a site of their own on SQLite, so PostgreSQL + Redis would change nothing they prove
+# (the fast suite runs them). Everything that touches the store, locks, the channel layer,
+# the cache, several processes, raw SQL, constraints or ordering stays (docs/performance.md).
 # This machine's own servers: SCALE_DATABASE_URL=postgres://postgres@127.0.0.1:5432/NAME
 # SCALE_REDIS_URL=redis://127.0.0.1:6379/0 CHANNELS_PREFIX=NAME make test-scale
 # SCALE_WORKERS workers (two), each on a test database of its own and its own Redis prefix
@@ -150,7 +158,7 @@ test-scale: test-scale-suite test-deploy
 
 test-scale-suite: install-dev nginx chromium
 	$(SCALE_ENV) timeout $(TEST_TIMEOUT) $(PY) -m tests.scale_services $(VENV)/bin/pytest \
-	  --durations=15 -n $(SCALE_WORKERS) -m "not browser and not deploy" \
+	  --durations=15 -n $(SCALE_WORKERS) -m "not browser and not deploy and not any_store" \
 	  --ignore=tests/api/test_schemathesis.py tests/lobby tests/tables tests/api tests/deploy
 
 test-deploy: install-dev nginx chromium

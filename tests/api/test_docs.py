@@ -14,6 +14,8 @@ import pytest
 from tests.conftest import PASSWORD
 from tests.devserver import ROOT
 
+pytestmark = pytest.mark.any_store
+
 DOC = (ROOT / "docs" / "api.md").read_text()
 
 

@@ -13,6 +13,8 @@ from games.allegra import bots as allegra_bots
 from games.ligretto import bots as ligretto_bots
 from tests.api.client import Client
 
+pytestmark = pytest.mark.any_store
+
 
 def _play_all(clients: list[Client], room_id: int, choose: Any) -> list[list[dict[str, Any]]]:
     results: list[list[dict[str, Any]]] = [[] for _ in clients]

@@ -13,6 +13,8 @@ from api import views
 from games.registry import GAMES
 from tests.api.helpers import Api, error_code
 
+pytestmark = pytest.mark.any_store
+
 
 @pytest.fixture
 def room_id(alice) -> int:

@@ -13,6 +13,8 @@ import pytest
 from games.ligretto import bots as ligretto_bots
 from tests.api.client import Client
 
+pytestmark = pytest.mark.any_store
+
 REACTION = 0.08  # seconds from a view to the next play
 
 

@@ -14,6 +14,8 @@ from tests.api.helpers import Api
 from tests.conftest import PASSWORD
 from tests.tables.helpers import set_state
 
+pytestmark = pytest.mark.any_store
+
 
 @pytest.fixture
 def doc(db) -> dict[str, Any]:

@@ -1,9 +1,10 @@
 """Schemathesis against a real server: the Board API does what /api/v1/schema says, exactly.
 
 Every check (`--checks all`) over every phase (examples, coverage, fuzzing, stateful), with a
-fixed seed and a bounded number of examples, once with a user's token and once without; any
-failure fails the test. The per-user limits are raised for the run (they would answer a third
-of its requests with 429). What the document cannot say is in schemathesis.toml beside this.
+fixed seed and a bounded number of examples, once with a user's token and once without (but for
+the coverage phase: see PHASES); any failure fails the test. The per-user limits are raised for
+the run (they would answer a third of its requests with 429). What the document cannot say is in
+schemathesis.toml beside this.
 """
 
 from __future__ import annotations
@@ -28,7 +29,16 @@ HOOKS = Path(__file__).with_name("schemathesis_hooks.py")
 SEED = 36
 # Per operation and phase; the coverage phase adds its boundary cases on top.
 EXAMPLES = 8
-PHASES = "examples,coverage,fuzzing,stateful"
+PHASES = {
+    "token": ("examples", "coverage", "fuzzing", "stateful"),
+    # Without a token, 37 of the 40 operations answer 401 without reading their body or query;
+    # what is judged before that (the JSON's syntax, the path's shape) is judged the same with
+    # a token. The coverage phase's boundary cases (some 3,000 requests, 36 s of a worker)
+    # would each prove one of those answers again: the token run sends them all, the three
+    # open operations (signup, token, verify) included, where a token changes nothing, and
+    # the examples and fuzzing phases here still ask every operation without a token.
+    "anonymous": ("examples", "fuzzing", "stateful"),
+}
 LIMITS = dict.fromkeys(
     (
         "API_ACTIONS_PER_USER",
@@ -86,7 +96,7 @@ def test_the_api_does_what_its_schema_says(site, caller, tmp_path):
         "--checks",
         "all",
         "--phases",
-        PHASES,
+        ",".join(PHASES[caller]),
         "--seed",
         str(SEED),
         "--max-examples",
@@ -110,7 +120,7 @@ def test_the_api_does_what_its_schema_says(site, caller, tmp_path):
     operations = _operations(site)
     assert f"Selected: {operations}/{operations}" in summary, summary
     assert f"Tested: {operations}" in summary, summary
-    for phase in ("Examples", "Coverage", "Fuzzing", "Stateful"):
-        assert re.search(rf"✅ {phase}", summary), (phase, summary)
+    for phase in PHASES[caller]:
+        assert re.search(rf"✅ {phase.capitalize()}", summary), (phase, summary)
     assert re.search(r"\d+ passed", summary) or "No issues found" in summary, summary
     assert not re.search(r"\b\d+ failures?\b", summary), summary

@@ -6,9 +6,12 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from websockets.sync.client import connect
 
 from tests.api.client import Client
+
+pytestmark = pytest.mark.any_store
 
 FLIP = json.dumps({"type": "action", "action": {"type": "flip"}})
 

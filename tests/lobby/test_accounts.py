@@ -1,10 +1,13 @@
 from __future__ import annotations
 
+import pytest
 from django.contrib.auth import get_user_model
 from django.test import Client
 from django.urls import reverse
 
 from tests.conftest import PASSWORD, client_for
+
+pytestmark = pytest.mark.any_store
 
 User = get_user_model()
 

@@ -19,6 +19,8 @@ from django.views import defaults
 from lobby import services
 from tests.conftest import client_for
 
+pytestmark = pytest.mark.any_store
+
 ROOT = Path(__file__).resolve().parents[2]
 HTMX = {"HTTP_HX_REQUEST": "true"}
 POLICY = (

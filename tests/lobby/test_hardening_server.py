@@ -25,6 +25,8 @@ from tests.lobby.realserver import (
     send_frame,
 )
 
+pytestmark = pytest.mark.any_store
+
 BODY_LIMIT = 100_000
 BACKLOG_LIMIT = 16_384
 

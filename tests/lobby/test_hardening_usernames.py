@@ -11,6 +11,8 @@ from django.urls import reverse
 from lobby.usernames import validate_username
 from tests.conftest import PASSWORD
 
+pytestmark = pytest.mark.any_store
+
 User = get_user_model()
 
 

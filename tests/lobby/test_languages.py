@@ -13,7 +13,7 @@ from lobby.models import Profile
 from tests.api.helpers import Api
 from tests.conftest import PASSWORD
 
-pytestmark = pytest.mark.django_db
+pytestmark = [pytest.mark.django_db, pytest.mark.any_store]
 
 
 def test_the_browser_language_is_the_default():

@@ -10,6 +10,8 @@ from lobby.models import Room
 from lobby.roomview import OPTION_LABELS
 from tests.conftest import client_for
 
+pytestmark = pytest.mark.any_store
+
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 

@@ -7,7 +7,11 @@ import sqlite3
 import time
 from pathlib import Path
 
+import pytest
+
 from tables.live.store import Checkpointer
+
+pytestmark = pytest.mark.any_store
 
 
 def _in_file_alone(path: Path, scratch: Path) -> int:

@@ -15,6 +15,8 @@ from games.ligretto import rules as R
 from games.registry import GAMES
 from tables import words
 
+pytestmark = pytest.mark.any_store
+
 
 @pytest.mark.parametrize(
     ("code", "names"),

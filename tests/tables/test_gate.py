@@ -7,7 +7,7 @@ import pytest
 from tables.live.room import Delivery
 from tables.live.stream import Frame, Gate
 
-pytestmark = pytest.mark.asyncio
+pytestmark = [pytest.mark.asyncio, pytest.mark.any_store]
 
 
 class Recorder:

@@ -13,6 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.any_store
+
 ROOT = Path(__file__).resolve().parents[2]
 DUMP = Path(__file__).parent / "fixtures" / "schema_before_tables_app.sql"
 TABLES = ["match", "player", "presence", "round", "actionlog", "roundscore"]

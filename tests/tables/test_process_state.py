@@ -13,6 +13,10 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
+pytestmark = pytest.mark.any_store
+
 ROOT = Path(__file__).resolve().parents[2]
 TABLES = ROOT / "tables"
 

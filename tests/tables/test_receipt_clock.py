@@ -5,7 +5,11 @@ lost race's margin, a held play's window (docs/fairness.md)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tables.live import equalise, stream
+
+pytestmark = pytest.mark.any_store
 
 
 def test_the_stream_stamps_frames_on_the_equalisers_clock():

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from tables.templatetags.words import short_name
+
+pytestmark = pytest.mark.any_store
 
 
 def heads(*names: str, bots: tuple[str, ...] = ()) -> list[str]:

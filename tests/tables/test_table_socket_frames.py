@@ -12,10 +12,13 @@ import time
 import urllib.parse
 import urllib.request
 
+import pytest
 from websockets.sync.client import connect
 
 from tests.api.client import Client
 from tests.conftest import PASSWORD
+
+pytestmark = pytest.mark.any_store
 
 FLIP = json.dumps({"type": "flip", "HEADERS": {"HX-Trigger": "me-flip"}})
 

@@ -6,10 +6,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 from tables.live.render import _encode_planned, _encode_view, _plan, encode_message
+
+pytestmark = pytest.mark.any_store
 
 JSON = st.recursive(
     st.none()

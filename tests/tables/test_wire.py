@@ -10,6 +10,8 @@ from hypothesis import strategies as st
 
 from tables.live import stream
 
+pytestmark = pytest.mark.any_store
+
 
 @pytest.mark.parametrize(
     ("text", "code"),
