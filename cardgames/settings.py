@@ -204,6 +204,32 @@ WEBPUSH_VAPID_PUBLIC_KEY = os.environ.get("WEBPUSH_VAPID_PUBLIC_KEY", "")
 WEBPUSH_VAPID_PRIVATE_KEY = os.environ.get("WEBPUSH_VAPID_PRIVATE_KEY", "")
 WEBPUSH_VAPID_SUBJECT = os.environ.get("WEBPUSH_VAPID_SUBJECT", "mailto:admin@localhost")
 
+# Where the site's mails go (a notification a user asked to have mailed, social.notify): the
+# SMTP server EMAIL_HOST names (STARTTLS unless EMAIL_USE_TLS is false); without one, a
+# development site writes them to its console and a production one hands them to the
+# machine's own mail server (localhost:25, plain), as Django always did. Tests mail into
+# Django's memory outbox. (Not settings of their own: MAILERS forbids Django's EMAIL_HOST.)
+mail_host = os.environ.get("EMAIL_HOST", "")
+mail_tls = envbool("EMAIL_USE_TLS", "True" if mail_host else "False")
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "cardgames@localhost")
+MAILERS = {
+    "default": (
+        {"BACKEND": "django.core.mail.backends.console.EmailBackend"}
+        if DEBUG and not mail_host
+        else {
+            "BACKEND": "django.core.mail.backends.smtp.EmailBackend",
+            "OPTIONS": {
+                "host": mail_host or "localhost",
+                "port": envint("EMAIL_PORT", 587 if mail_tls else 25),
+                "username": os.environ.get("EMAIL_HOST_USER", ""),
+                "password": os.environ.get("EMAIL_HOST_PASSWORD", ""),
+                "use_tls": mail_tls,
+                "timeout": 10,
+            },
+        }
+    )
+}
+
 LANGUAGE_CODE = "en"
 # Each language is named in itself: the switcher is read by someone who may not read the page's.
 LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("ru", "Русский"), ("ko", "한국어")]

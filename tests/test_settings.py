@@ -65,3 +65,25 @@ def test_the_environment_switches_database_and_channel_layer():
         "django.db.backends.postgresql",
         "channels_redis.pubsub.RedisPubSubChannelLayer",
     ]
+
+
+def test_mails_go_to_the_smtp_server_named_or_to_the_console():
+    code = (
+        "from django.core import mail; m = mail.mailers.default;"
+        "print(type(m).__module__, getattr(m, 'host', '-'), getattr(m, 'port', '-'),"
+        " getattr(m, 'use_tls', '-'))"
+    )
+    production = {"DEBUG": "False", "SECRET_KEY": "k" * 50, "ALLOWED_HOSTS": "cards.example.org"}
+
+    def mailer(**env: str) -> list[str]:
+        done = run_manage("shell", "--no-imports", "-c", code, **env)
+        assert done.returncode == 0, done.stderr
+        return done.stdout.split()
+
+    assert mailer(EMAIL_HOST="") == ["django.core.mail.backends.console", "-", "-", "-"]
+    local = ["django.core.mail.backends.smtp", "localhost", "25", "False"]
+    assert mailer(EMAIL_HOST="", **production) == local
+    named = ["django.core.mail.backends.smtp", "smtp.example.org", "587", "True"]
+    assert mailer(EMAIL_HOST="smtp.example.org") == named
+    plain = ["django.core.mail.backends.smtp", "mx.example.org", "25", "False"]
+    assert mailer(EMAIL_HOST="mx.example.org", EMAIL_USE_TLS="false", **production) == plain
