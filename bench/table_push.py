@@ -12,10 +12,12 @@ actions a second from a random seat (Ligretto: flips, always legal, and each one
 everybody sees), and every socket of the table times the frame that carries the new version,
 from just before the action was sent. Allegra's actions take turns: the benchmark keeps its own
 copy of each table's state (the setup prints it; the engine is pure and deterministic), picks a
-random legal action of the seat whose move it is (a knock now and then, `ready` between rounds)
-and sends it only once the previous action's push has arrived, so that no action overtakes the
-one before it on another socket. With `--scale`, two Daphne processes share PostgreSQL and Redis and
-each table's sockets are split between them, so half of every push crosses processes.
+random legal action of the seat whose move it is (a knock now and then) and sends it only once
+the previous action's push has arrived, so that no action overtakes the one before it on another
+socket. A table plays its first round only: the next is dealt from a server seed kept secret
+until it ends (docs/fairness.md), which a copy of the state cannot follow.
+With `--scale`, two Daphne processes share PostgreSQL and Redis and each table's sockets are
+split between them, so half of every push crosses processes.
 With `--nginx`, the same two processes sit behind nginx with deploy/nginx.conf (tests/proxy.py):
 every socket connects to the proxy, which sends each table's sockets to one process (the room
 hash), so pushes stay in the process that owns the room. With `--node`, CPU is reported for the
@@ -176,9 +178,16 @@ async def allegra_actor(table: Table, rate: float, until: float, rng: random.Ran
     while time.perf_counter() < until:
         # Wait for the previous action's push: a turn-based action must not overtake it.
         while max(max(a, default=0) for a in table.arrivals) < table.next_version - 1:
+            if time.perf_counter() > until + 60:  # refused, or lost: said, never waited out
+                print(f"table {table.room}: no push of {table.next_version - 1}", file=sys.stderr)
+                return
             await asyncio.sleep(0.001)
         move = allegra_move(state, rng)
-        if move is None:
+        if move is None or state.status == "round_over":
+            # The next round is dealt from a server seed that stays secret until that round
+            # ends (docs/fairness.md): this copy of the state cannot follow it, and its moves
+            # would be refused ("That place is empty") and the table wait for ever. A table's
+            # play ends with its first round.
             return
         seat, action = move
         state, _ = rules.apply(state, seat, action)
