@@ -255,14 +255,24 @@ def table_push(tables: int, players: int, rate: float, seconds: float, *options:
         str(seconds),
         *options,
     ]
-    return subprocess.run(
+    # A session of its own: a run that outlives its time is stopped with the servers it
+    # started (a killed driver would leave its Daphne processes running).
+    with subprocess.Popen(
         cmd,
         cwd=ROOT,
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        timeout=seconds + 600,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
-    )
+        start_new_session=True,
+    ) as run:
+        try:
+            out, err = run.communicate(timeout=seconds + 600)
+        except subprocess.TimeoutExpired:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.communicate()
+            raise
+    return subprocess.CompletedProcess(cmd, run.returncode, out, err)
 
 
 def services() -> list[str]:
