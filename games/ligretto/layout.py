@@ -8,13 +8,15 @@ games/allegra/layout.py for the other game's, with the same names.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from functools import partial as later
+from types import MappingProxyType
 from typing import Any
 
 from games.cards import colour_face
 from games.engine import Sentence, away, stood_in, term
 from games.engine import gettext_noop as _
-from games.ligretto.rules import SEAT_WORDS, SEATS_WORDS, describe_end
+from games.ligretto.rules import COLORS, SEAT_WORDS, SEATS_WORDS, TOP_VALUE, describe_end
 from games.sentences import replaced
 
 TEMPLATE = "games/ligretto/table.html"
@@ -214,27 +216,36 @@ def _colour(code: str, context: str = "card colour") -> str:
     return TERMS.get((context, code), code)
 
 
+# Every face this game can show (both presets' colours and values, big and small, and the
+# empty slot), drawn once when the layout is imported: a move looks its cards' HTML up here,
+# so no move of a running process enters games/cards.py (the walk, docs/architecture.md).
+_Face = tuple[str | None, int | None, bool]
+_FACES: Mapping[_Face, str] = MappingProxyType(
+    {
+        (colour, value, small): colour_face(colour, value, small)
+        for colour in {c for preset in COLORS.values() for c in preset}
+        for value in range(1, max(TOP_VALUE.values()) + 1)
+        for small in (False, True)
+    }
+    | {(None, None, small): colour_face(None, None, small) for small in (False, True)}
+)
+
+
+def _face(card: dict[str, Any] | None, small: bool = False) -> _Face:
+    return (card["color"], card["value"], small) if card else (None, None, small)
+
+
 def _drawn(card: dict[str, Any] | None, small: bool = False) -> Any:
-    """A card's HTML (games/cards.colour_face), drawn when the template shows it."""
-    if not card:
-        return later(colour_face, None, None, small)
-    return later(colour_face, card["color"], card["value"], small)
+    """A card's HTML (`_FACES`), looked up when the template shows it."""
+    return later(_FACES.__getitem__, _face(card, small))
 
 
 def _small_row(row: list[dict[str, Any] | None]) -> list[str]:
-    return [
-        colour_face(c["color"], c["value"], True) if c else colour_face(None, None, True)
-        for c in row
-    ]
+    return [_FACES[_face(c, True)] for c in row]
 
 
 def _my_row(row: list[dict[str, Any] | None]) -> list[tuple[Any, str, str]]:
-    return [
-        (c, colour_face(c["color"], c["value"]), _colour(c["color"]))
-        if c
-        else (c, colour_face(None, None), "")
-        for c in row
-    ]
+    return [(c, _FACES[_face(c)], _colour(c["color"]) if c else "") for c in row]
 
 
 def _piles(center: list[dict[str, Any]], names: dict[int, str]) -> list[dict[str, Any]]:
