@@ -117,10 +117,11 @@ def shell(env: dict[str, str], code: str) -> str:
         [sys.executable, "manage.py", "shell", "--no-imports", "-c", code],
         cwd=ROOT,
         env=env,
-        check=True,
         capture_output=True,
         text=True,
     )
+    # A failure says why (the shell's traceback), not only its exit status.
+    assert done.returncode == 0, f"manage.py shell failed:\n{code}\n{done.stderr[-3000:]}"
     return done.stdout
 
 
