@@ -8,10 +8,21 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from hypothesis import HealthCheck
+from hypothesis import settings as hypothesis_settings
 
 from tests.devserver import serve_site
 
 PASSWORD = "correct horse battery staple"
+
+# The properties check what the code does, not how fast: on two cores with the suite's workers
+# beside each other, an example's generation or run may be slow (a loaded run failed
+# test_view_encoding's property on Hypothesis's too_slow health check). The number of examples
+# and every other check stay as they are.
+hypothesis_settings.register_profile(
+    "suite", deadline=None, suppress_health_check=[HealthCheck.too_slow]
+)
+hypothesis_settings.load_profile("suite")
 
 _skipped: list[str] = []
 
