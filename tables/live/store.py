@@ -1070,10 +1070,9 @@ def store() -> Store:
 # batch in the loop itself (tables.live.store.SqliteStore, plain moves) does so once the loop has
 # read what this turn brought (every move in it joins the batch); otherwise the first move
 # submitted goes to the database thread at once. Either way what comes in meanwhile waits as the
-# next batch. A batch committed in the loop is published and acknowledged right there, in the same
-# turn; the database thread's answer comes back as one callback in the loop (`_written`), which
-# publishes the batch, acknowledges its moves and starts the next one (in the database thread:
-# first, so that its round trip overlaps the pushes).
+# next batch, and the answer comes back as one callback in the loop (`_written`), which publishes
+# the batch, acknowledges its moves and starts the next one (in the database thread: first, so
+# that its round trip overlaps the pushes).
 
 Done = Callable[[Any, BaseException | None], None]
 # Seconds between two checks of the writer thread's connection (Django's close_old_connections).
@@ -1181,28 +1180,20 @@ class Writer:
 
     def _flush(self) -> None:
         self.waiting = None
+        if not self.pending:
+            self.writing = False
+            return
+        batch, self.pending = self.pending, []
+        self.writing = True
         loop = asyncio.get_running_loop()
-        while True:
-            if not self.pending:
-                self.writing = False
-                return
-            batch, self.pending = self.pending, []
-            self.writing = True
-            try:
-                again = self.store.write_in_loop(batch)
-            except Exception as failure:
-                loop.call_soon(self._written, batch, None, failure)
-                return
-            if again is None:
-                break  # the database thread writes it
-            # Durable, here in the loop: published and answered now, in the same turn (a turn
-            # of the loop in between ran whatever else was ready first, under load a whole
-            # turn's frames and their moves, before this batch's pushes). What came in
-            # meanwhile (nothing can, in one turn; the loop is for safety) is written next.
-            try:
-                self._settle(batch, again, None)
-            except Exception:  # the writer must go on: every later move depends on it
-                log.exception("settling %d moves failed", len(batch))
+        try:
+            again = self.store.write_in_loop(batch)
+        except Exception as failure:
+            loop.call_soon(self._written, batch, None, failure)
+            return
+        if again is not None:
+            loop.call_soon(self._written, batch, again, None)
+            return
 
         def back(stale: list[Entry] | None, error: BaseException | None) -> None:
             # RuntimeError: the loop has ended (a test's); nobody waits for these any more.
