@@ -1005,12 +1005,22 @@ class TableStream:
 
     async def act_soon(self, seat: int | None, action: Action, trigger: str | None = None) -> None:
         """`act` without waiting for the room (a browser's way: its frames come by the
-        deliveries): judged here now, then taken to the room in a task of its own."""
+        deliveries): judged here now, then taken to the room in a task of its own.
+
+        Eager: the task applies the move at once, in this turn of the loop, up to its first
+        wait (the commit), as a stream's `act` does; a task started on the loop's next turn
+        waited for everything else that turn brought (under load, a whole turn's frames)."""
         received = self.received
         if not await self._may_act(seat, trigger):
             return
         assert seat is not None
-        task = asyncio.create_task(self._to_room(seat, action, trigger, False, received))
+        task = asyncio.Task(
+            self._to_room(seat, action, trigger, False, received),
+            loop=asyncio.get_running_loop(),
+            eager_start=True,
+        )
+        if task.done():
+            return  # refused or answered without waiting: nothing in flight
         self.acting.add(task)
         task.add_done_callback(self.acting.discard)
 
