@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
+import psycopg
 from django.conf import settings
 from django.db import close_old_connections, connection, transaction
 from django.db.models import DateTimeField, F, Q, Sum, Value
@@ -650,6 +651,17 @@ class _DjangoSql:
         Round.objects.filter(pk=round_pk).update(state=state, version=version)
 
 
+def bound_on_server() -> psycopg.Cursor[Any]:
+    """A cursor on Django's PostgreSQL connection of this thread (in its transaction, if one is
+    open) that binds the values on the server, so that psycopg prepares a statement text run
+    often (its prepare_threshold) or when asked: the backend then parses and plans the store's
+    few texts once per connection, not for every batch. Django's own cursors bind on the client
+    (each set of values a new text, parsed and planned again) and stay so for the rest of the
+    site; measured in docs/performance.md."""
+    connection.ensure_connection()
+    return psycopg.Cursor(connection.connection)
+
+
 class _RawSql:
     """The same statements on an sqlite3 connection (qmark parameters)."""
 
@@ -850,12 +862,18 @@ class PostgresStore(OrmStore):
 
     def write(self, entries: list[Entry]) -> list[Entry]:
         matches = {e.table.match.pk for e in entries}
-        if (
-            len(matches) != 1
-            or connection.in_atomic_block
-            or any(e.rare or e.snapshot for e in entries)
-        ):
+        if connection.in_atomic_block or any(e.rare for e in entries):
             return super().write(entries)
+        if len(matches) != 1 or any(e.snapshot for e in entries):
+            self.written["django"] += 1
+            # One transaction for all; errors as Django's own cursor gives them (and marks the
+            # connection, so that the writer's next check closes it if it broke).
+            with (
+                transaction.atomic(),
+                connection.wrap_database_errors,
+                bound_on_server() as cursor,
+            ):
+                return write_all(entries, _DjangoSql(cursor))
         fresh = [e for e in entries if not e.outdated]
         again = [e for e in entries if e.outdated]
         items = _chain(fresh)
@@ -877,8 +895,8 @@ def write_fenced(items: list[Entry]) -> bool:
     params: list[Any] = [match.version, match.pk, items[0].before]
     for row in rows:
         params += row[1:]  # the match's id comes from the fence
-    with connection.cursor() as cursor:
-        cursor.execute(one_statement(len(rows)), params)
+    with connection.wrap_database_errors, bound_on_server() as cursor:
+        cursor.execute(one_statement(len(rows)), params, prepare=True)
         return bool(cursor.rowcount == len(rows))  # all the rows, or none (the fence failed)
 
 
