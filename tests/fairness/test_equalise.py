@@ -186,6 +186,7 @@ async def _report(label: str, one_way: tuple[float, float], equalise: bool, deal
     return fast
 
 
+@pytest.mark.alone  # make test runs it first, with nothing beside it
 async def test_equalisation_gives_equal_players_equal_races_whatever_their_latency(settings):
     # The site's 40-ms window: 20 ms against 40 ms one-way is within it.
     on = await _report("site window 40 ms", (0.020, 0.040), True, 200)
