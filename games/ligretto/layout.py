@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from games.cards import colour_face
-from games.engine import Sentence, away, stood_in, term
+from games.engine import Sentence, Words, away, escape, stood_in, term
 from games.engine import gettext_noop as _
 from games.ligretto.rules import COLORS, SEAT_WORDS, SEATS_WORDS, TOP_VALUE, describe_end
 from games.sentences import replaced
@@ -170,8 +170,10 @@ def context(
     seat: int | None,
     legal: list[dict[str, Any]],
     events: list[dict[str, Any]],
+    words: Words,
 ) -> dict[str, Any]:
-    """Everything the Ligretto table template draws, for `seat` (None: a spectator)."""
+    """Everything the Ligretto table template draws, for `seat` (None: a spectator); the
+    parts this layout draws itself (`draw_part`) are drawn in the reader's `words`."""
     if stood_in(view, seat):
         legal = []  # a bot plays this seat: its person gets no move until he takes it back
     # Away (a bot plays for him soon) only while the match goes on: once it is over, leaving
@@ -179,9 +181,15 @@ def context(
     over = view.get("status") in OVER
     players = {p["seat"]: dict(p, away=away(p) and not over) for p in view["players"]}
     names = {s: p["name"] for s, p in players.items()}
-    tableaus = [_seat(t, players[t["seat"]]) for t in view.get("tableaus", ())]
+    tableaus = [_seat(t, players[t["seat"]], words) for t in view.get("tableaus", ())]
     played = [e for e in events if e.get("type") == "card_played"]
     playable = _playable(view, legal, seat) if seat is not None else []
+    status = view.get("status")
+    mine = None
+    if seat is not None and seat < len(tableaus):
+        mine = _mine(tableaus[seat], seat, status, stood_in(view, seat), words)
+    keys = _keys(legal, playable) if seat is not None else []
+    points = _my_points(view, seat) if seat is not None else (None, None)
     return {
         "tableaus": tableaus,
         "center": later(_piles, view["center"], names),
@@ -190,16 +198,13 @@ def context(
         "just_piles": {e["pile"] for e in played},
         "just_seats": {e["seat"] for e in played},
         "message": _named(view.get("message"), players),
-        "me": _mine(tableaus[seat]) if seat is not None and seat < len(tableaus) else None,
+        "me": mine,
         "match_end": describe_end(view["options"]),
         # The rules name the match's winners once its last round is over (L6).
         "final_round": view.get("status") == "round_over" and "match_winners" in view,
-        "can_play": [
-            {"color": c, "value": v, "key": k, "colour": _colour(c)} for c, v, k in playable
-        ],
-        "my_points": _my_points(view, seat) if seat is not None else (None, None),
-        "legal_keys": _keys(legal, playable) if seat is not None else [],
         "stood_in": stood_in(view, seat),
+        # The seat's sentence for a screen reader (`me_say`), drawn here.
+        "say": later(_draw_say, status, playable, keys, points, words),
     }
 
 
@@ -252,27 +257,26 @@ def _piles(center: list[dict[str, Any]], names: dict[int, str]) -> list[dict[str
     return [_pile(p, names) for p in center]
 
 
-def _seat(t: dict[str, Any], player: dict[str, Any]) -> dict[str, Any]:
+def _seat(t: dict[str, Any], player: dict[str, Any], words: Words) -> dict[str, Any]:
     """A seat's tableau as its strip draws it: its player, its cards small."""
     return dict(
         t,
         player=player,
         row_small=later(_small_row, t["row"]),
         stack_small=_drawn(t["stack_top"], True),
-        waste_small=_drawn(t["waste_top"], True),
+        flip=later(_draw_seat_flip, t, words),
     )
 
 
-def _mine(t: dict[str, Any]) -> dict[str, Any]:
+def _mine(
+    t: dict[str, Any], seat: int, status: str | None, stood: bool, words: Words
+) -> dict[str, Any]:
     """The reader's own tableau as his part draws it: each card large, with its colour."""
-    stack, waste = t["stack_top"], t["waste_top"]
     return dict(
         t,
         row_cards=later(_my_row, t["row"]),
-        stack_drawn=_drawn(stack),
-        stack_colour=_colour(stack["color"]) if stack else "",
-        waste_drawn=_drawn(waste),
-        waste_colour=_colour(waste["color"]) if waste else "",
+        stack=later(_draw_stack, t, status, stood, words),
+        flip=later(_draw_flip, t, seat, status, stood, words),
     )
 
 
@@ -285,6 +289,135 @@ def _pile(pile: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
         letter=_colour(pile["color"], "card colour, as a letter"),
         owner_name=names.get(owner, "") if owner is not None else "",
         owner_names=[names.get(o, "") for o in pile.get("owners") or ()],
+    )
+
+
+# --------------------------------------------------------------------------- parts drawn here
+
+
+# The parts a flip or a card played from the stack redraws, drawn in Python: the same bytes as
+# the template's partials drew (`render.squeeze`d), in a tenth of the time (docs/performance.md,
+# "a flip's parts drawn in Python"). The page's template shows the very same drawing (`t.flip`,
+# `me.stack`, `me.flip`, `say`), so there is one way each is drawn. Held to the bytes the
+# templates drew by tests/tables/test_drawn_parts.py.
+
+
+def draw_part(context: dict[str, Any], part: str) -> str | None:
+    """The HTML of `part` if this layout draws it itself (None: the template's partial does)."""
+    if part.startswith("seat-"):
+        if not part.endswith("-flip"):
+            return None
+        flip: str = context["tableaus"][int(part[5:-5])]["flip"]()
+        return flip
+    if part == "me_flip" or part == "me_stack":
+        drawn: str = context["me"][part[3:]]()
+        return drawn
+    if part == "me_say":
+        say: str = context["say"]()
+        return say
+    return None
+
+
+def _draw_seat_flip(t: dict[str, Any], words: Words) -> str:
+    """A seat's waste and hand, as its strip shows them (`seat-N-flip`)."""
+    # Each word asked outside the f-strings: the site's extraction does not read inside them.
+    waste, hand = words.gettext("Waste"), words.gettext("Hand")
+    short, title = words.pgettext("in hand, as one letter", "H"), words.gettext("In hand")
+    seat = t["seat"]
+    return (
+        f'<div id="lg-seat-{seat}-waste"><dt>{waste}</dt><dd class="waste">'
+        f'{_FACES[_face(t["waste_top"], True)]}<span class="n">{t["waste_count"]}</span></dd>'
+        f'</div> <div id="lg-seat-{seat}-hand"><dt>{hand}</dt><dd class="n hand"'
+        f' data-short="{short}" title="{title}">{t["hand_count"]}</dd></div>'
+    )
+
+
+def _said_colour(card: dict[str, Any], words: Words) -> str:
+    """A card's colour in the reader's words, escaped (as `{% translate ... as colour %}`)."""
+    return escape(words.pgettext("card colour", _colour(card["color"])))
+
+
+def _draw_stack(t: dict[str, Any], status: str | None, stood: bool, words: Words) -> str:
+    """The reader's Ligretto stack (`me_stack`)."""
+    top, left = t["stack_top"], t["stack_count"]
+    off = " disabled" if not top or status != "playing" or stood else " "
+    if top:
+        said = words.ngettext(
+            "Ligretto stack: %(colour)s %(value)s, %(left)s left, key S",
+            "Ligretto stack: %(colour)s %(value)s, %(left)s left, key S",
+            left,
+        ) % {"colour": _said_colour(top, words), "value": top["value"], "left": left}
+    else:
+        said = words.gettext("Ligretto stack: empty, key S")
+    count = words.ngettext("%(left)s left", "%(left)s left", left) % {"left": left}
+    return (
+        '<button type="button" id="me-stack" class="slot stack" ws-send hx-vals=\'{"type":'
+        f' "play", "from": "stack"}}\' data-key="s" data-command="p s"{off}> <span'
+        f' class="visually-hidden">{said}</span> <span aria-hidden="true">'
+        f'{_FACES[_face(top)]}<kbd>S</kbd><span class="n">{count}</span></span> </button>'
+    )
+
+
+def _draw_flip(t: dict[str, Any], seat: int, status: str | None, stood: bool, words: Words) -> str:
+    """The reader's waste and hand (`me_flip`): all a flip changes of his own part."""
+    top, waste, hand = t["waste_top"], t["waste_count"], t["hand_count"]
+    off = " disabled" if not top or status != "playing" or stood else " "
+    if top:
+        said = words.gettext("Waste: %(colour)s %(value)s, key W") % {
+            "colour": _said_colour(top, words),
+            "value": top["value"],
+        }
+    else:
+        said = words.gettext("Waste: empty, key W")
+    no_flip = " disabled" if status != "playing" or stood or not hand and not waste else " "
+    flip = words.ngettext(
+        "Flip three cards off your hand (%(cards)s in hand), key space",
+        "Flip three cards off your hand (%(cards)s in hand), key space",
+        hand,
+    ) % {"cards": hand}
+    in_hand = words.ngettext("%(cards)s in hand", "%(cards)s in hand", hand) % {"cards": hand}
+    space = words.gettext("space")
+    return (
+        '<button type="button" id="me-waste" class="slot waste" ws-send hx-vals=\'{"type":'
+        f' "play", "from": "waste"}}\' data-key="w" data-command="p w"{off}> <span'
+        f' class="visually-hidden">{said}</span> <span aria-hidden="true">'
+        f'{_FACES[_face(top)]}<kbd>W</kbd><span class="n">{waste}</span></span> </button>'
+        ' <button type="button" id="me-flip" class="slot hand" ws-send hx-vals=\'{"type":'
+        f' "flip"}}\' data-key=" " data-command="d"{no_flip}> <span class="visually-hidden">'
+        f'{flip}</span> <span aria-hidden="true"><span class="card back s{seat}"></span>'
+        f'<kbd>{space}</kbd><span class="n">{in_hand}</span></span> </button>'
+    )
+
+
+def _draw_say(
+    status: str | None,
+    playable: list[Any],
+    keys: list[str],
+    points: tuple[int | None, int | None],
+    words: Words,
+) -> str:
+    """What a screen reader is told of the reader's cards (`me_say`)."""
+    said = ""
+    if status == "playing" and playable:
+        cards = [
+            words.gettext("%(colour)s %(value)s (key %(key)s)")
+            % {
+                "colour": escape(words.pgettext("card colour", _colour(c))),
+                "value": v,
+                "key": escape(k),
+            }
+            for c, v, k in playable
+        ]
+        said = words.gettext("You can play:") + " " + ", ".join(cards) + "."
+    elif points[0] is not None:
+        said = words.gettext("Your points this round: %(points)s; your total: %(total)s.") % {
+            "points": points[0],
+            "total": points[1],
+        }
+    legal = "".join(f"{escape(k)}|" for k in keys)
+    return (
+        f'<p id="lg-me-say" class="visually-hidden" data-say="mine" data-legal-keys="{legal}">'
+        f"{said}</p>"
     )
 
 
