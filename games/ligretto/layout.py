@@ -181,9 +181,12 @@ def context(
     over = view.get("status") in OVER
     players = {p["seat"]: dict(p, away=away(p) and not over) for p in view["players"]}
     names = {s: p["name"] for s, p in players.items()}
-    tableaus = [_seat(t, players[t["seat"]], words) for t in view.get("tableaus", ())]
     played = [e for e in events if e.get("type") == "card_played"]
-    just = {e["pile"] for e in played}
+    just, just_seats = {e["pile"] for e in played}, {e["seat"] for e in played}
+    tableaus = [
+        _seat(t, players[t["seat"]], t["seat"] in just_seats, words)
+        for t in view.get("tableaus", ())
+    ]
     playable = _playable(view, legal, seat) if seat is not None else []
     status = view.get("status")
     mine = None
@@ -197,7 +200,7 @@ def context(
         "names": names,
         # The change being pushed: its piles and players glow once (static/css/table.css).
         "just_piles": just,
-        "just_seats": {e["seat"] for e in played},
+        "just_seats": just_seats,
         "message": _named(view.get("message"), players),
         "me": mine,
         "match_end": describe_end(view["options"]),
@@ -242,15 +245,6 @@ def _face(card: dict[str, Any] | None, small: bool = False) -> _Face:
     return (card["color"], card["value"], small) if card else (None, None, small)
 
 
-def _drawn(card: dict[str, Any] | None, small: bool = False) -> Any:
-    """A card's HTML (`_FACES`), looked up when the template shows it."""
-    return later(_FACES.__getitem__, _face(card, small))
-
-
-def _small_row(row: list[dict[str, Any] | None]) -> list[str]:
-    return [_FACES[_face(c, True)] for c in row]
-
-
 def _my_row(row: list[dict[str, Any] | None]) -> list[tuple[Any, str, str]]:
     return [(c, _FACES[_face(c)], _colour(c["color"]) if c else "") for c in row]
 
@@ -261,13 +255,12 @@ def _piles(
     return [_pile(p, names, just, words) for p in center]
 
 
-def _seat(t: dict[str, Any], player: dict[str, Any], words: Words) -> dict[str, Any]:
-    """A seat's tableau as its strip draws it: its player, its cards small."""
+def _seat(t: dict[str, Any], player: dict[str, Any], just: bool, words: Words) -> dict[str, Any]:
+    """A seat's tableau as its strip draws it (`seat-N`), and its waste and hand alone."""
     return dict(
         t,
         player=player,
-        row_small=later(_small_row, t["row"]),
-        stack_small=_drawn(t["stack_top"], True),
+        drawn=later(_draw_seat, t, player, just, words),
         flip=later(_draw_seat_flip, t, words),
     )
 
@@ -310,10 +303,11 @@ def _pile(
 def draw_part(context: dict[str, Any], part: str) -> str | None:
     """The HTML of `part` if this layout draws it itself (None: the template's partial does)."""
     if part.startswith("seat-"):
-        if not part.endswith("-flip"):
-            return None
-        flip: str = context["tableaus"][int(part[5:-5])]["flip"]()
-        return flip
+        if part.endswith("-flip"):
+            flip: str = context["tableaus"][int(part[5:-5])]["flip"]()
+            return flip
+        seat: str = context["tableaus"][int(part[5:])]["drawn"]()
+        return seat
     if part == "me_flip" or part == "me_stack":
         drawn: str = context["me"][part[3:]]()
         return drawn
@@ -325,6 +319,38 @@ def draw_part(context: dict[str, Any], part: str) -> str | None:
         pile = next(p for p in context["view"]["center"] if p["pile"] == number)
         return _draw_pile(pile, context["names"], number in context["just_piles"], context["words"])
     return None
+
+
+def _draw_seat(t: dict[str, Any], player: dict[str, Any], just: bool, words: Words) -> str:
+    """A seat's strip (`seat-N`): its player (a bot, away), total, row, stack, waste and hand
+    and its cards in the centre; glowing when it just played."""
+    seat, marks = t["seat"], (" just" if just else "") + (" away" if player["away"] else "")
+    tags = ""
+    if player["bot"]:
+        bot = words.gettext("bot")
+        tags = f' <span class="tag">{bot}</span>'
+    if player["away"]:
+        until, soon = player.get("away_until"), ""
+        away = words.gettext("away")
+        if until:
+            soon = " · " + words.gettext('a bot plays in <span class="secs"></span>&nbsp;s')
+        when = f' data-until="{escape(until)}"' if until else ""
+        tags += f' <span class="tag away"{when}>{away}{soon}</span>'
+    total, stack = words.gettext("Total points"), words.gettext("Stack")
+    centre, short = words.gettext("Centre"), words.pgettext("in the centre, as one letter", "C")
+    within = words.gettext("In the centre")
+    row = "".join(_FACES[_face(c, True)] for c in t["row"])
+    # Squeezed whole: a player's name is his own text.
+    return squeeze(
+        f' <article id="lg-seat-{seat}" class="tableau s{seat}{marks}" data-seat="{seat}"'
+        f' data-seat-box data-self-hidden> <header><span class="name">'
+        f'{escape(str(player["name"]))}</span>{tags} <span class="total" title="{total}">'
+        f'{player["total"]}</span></header> <div class="mini-row">{row}</div> <dl'
+        f' class="counts"> <div><dt>{stack}</dt><dd class="stack">'
+        f'{_FACES[_face(t["stack_top"], True)]}<span class="n">{t["stack_count"]}</span></dd>'
+        f'</div> {_draw_seat_flip(t, words)} <div><dt>{centre}</dt><dd class="n in-center"'
+        f' data-short="{short}" title="{within}">{t["in_center"]}</dd></div> </dl> </article> '
+    )
 
 
 def _draw_seat_flip(t: dict[str, Any], words: Words) -> str:

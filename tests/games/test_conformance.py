@@ -175,7 +175,14 @@ def test_G1_a_whole_playout_reads_no_clock_and_no_global_random(slug, seats, see
                 context = layout.context(mine, seat, mine["legal"], [], English())
                 context["view"] = mine  # as the site's renderer adds it
                 piles = [f"pile-{p['pile']}" for p in mine.get("center", ()) if not p["closed"]]
-                for part in ("me_flip", "me_stack", "me_say", f"seat-{seat}-flip", *piles):
+                for part in (
+                    "me_flip",
+                    "me_stack",
+                    "me_say",
+                    f"seat-{seat}",
+                    f"seat-{seat}-flip",
+                    *piles,
+                ):
                     layout.draw_part(context, part)  # what a layout draws itself, too
             game.dump(state)
     assert len(states) > 1

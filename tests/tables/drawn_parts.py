@@ -4,7 +4,7 @@ draws in Python (tests/tables/test_drawn_parts.py).
     .venv/bin/python -m tests.tables.drawn_parts     # writes tests/tables/drawn_parts.json.gz
 
 The golden was written by this script from main's Django templates (main at `204d9b5`,
-before Ligretto's `seat_flip`, `pile`, `me_flip`, `me_say` and `me_stack` were drawn in
+before Ligretto's `seat`, `seat_flip`, `pile`, `me_flip`, `me_say` and `me_stack` were drawn in
 Python), so that the Python drawing is held to the bytes the templates drew. Each match is
 played through the live room's `apply` (the write path's rules step; in memory, nothing
 stored) with moves picked from the seat's own legal actions by a seeded random, and after each

@@ -1,6 +1,6 @@
 """The parts Ligretto's layout draws in Python are the bytes its templates drew.
 
-`seat-N-flip`, `pile-N`, `me_flip`, `me_stack` and `me_say` are drawn by the layout
+`seat-N`, `seat-N-flip`, `pile-N`, `me_flip`, `me_stack` and `me_say` are drawn by the layout
 (`layout.draw_part`), pushed alone and inside the whole table. tests/tables/drawn_parts.json.gz
 holds what main's templates drew (tests/tables/drawn_parts.py wrote it, before these parts
 left the template) for seeded matches of both presets: every change, for readers of en, de,
@@ -59,6 +59,8 @@ def test_the_matches_draw_every_part_the_layout_draws(golden):
     for marker in ('id="me-waste"', 'id="me-flip"', 'id="me-stack"', 'id="lg-me-say"'):
         assert said.count(marker) > 100, marker
     assert 'id="lg-seat-1-waste"' in said and "take-seat-back" in said
+    assert 'class="tag away" data-until=' in said and "ein Bot spielt in" in said
+    assert 'class="owners"' in said and "data-arrived" in said
     assert 'data-status="finished"' in said and 'data-status="round_over"' in said
     assert "Your points this round" in said and "Deine Punkte in dieser Runde" in said
     assert "Ligretto stack: empty, key S" in said
