@@ -191,7 +191,8 @@ def context(
     status = view.get("status")
     mine = None
     if seat is not None and seat < len(tableaus):
-        mine = _mine(tableaus[seat], seat, status, stood_in(view, seat), words)
+        variant = bool((view.get("options") or {}).get("row_variant"))
+        mine = _mine(tableaus[seat], seat, status, stood_in(view, seat), variant, words)
     keys = _keys(legal, playable) if seat is not None else []
     points = _my_points(view, seat) if seat is not None else (None, None)
     return {
@@ -245,10 +246,6 @@ def _face(card: dict[str, Any] | None, small: bool = False) -> _Face:
     return (card["color"], card["value"], small) if card else (None, None, small)
 
 
-def _my_row(row: list[dict[str, Any] | None]) -> list[tuple[Any, str, str]]:
-    return [(c, _FACES[_face(c)], _colour(c["color"]) if c else "") for c in row]
-
-
 def _piles(
     center: list[dict[str, Any]], names: dict[int, str], just: set[int], words: Words
 ) -> list[dict[str, Any]]:
@@ -266,12 +263,12 @@ def _seat(t: dict[str, Any], player: dict[str, Any], just: bool, words: Words) -
 
 
 def _mine(
-    t: dict[str, Any], seat: int, status: str | None, stood: bool, words: Words
+    t: dict[str, Any], seat: int, status: str | None, stood: bool, variant: bool, words: Words
 ) -> dict[str, Any]:
-    """The reader's own tableau as his part draws it: each card large, with its colour."""
+    """The reader's own tableau as his part draws it: his row, stack, waste and hand."""
     return dict(
         t,
-        row_cards=later(_my_row, t["row"]),
+        row=later(_draw_row, t, status, stood, variant, words),
         stack=later(_draw_stack, t, status, stood, words),
         flip=later(_draw_flip, t, seat, status, stood, words),
     )
@@ -308,7 +305,7 @@ def draw_part(context: dict[str, Any], part: str) -> str | None:
             return flip
         seat: str = context["tableaus"][int(part[5:])]["drawn"]()
         return seat
-    if part == "me_flip" or part == "me_stack":
+    if part in ("me_flip", "me_stack", "me_row"):
         drawn: str = context["me"][part[3:]]()
         return drawn
     if part == "me_say":
@@ -370,6 +367,53 @@ def _draw_seat_flip(t: dict[str, Any], words: Words) -> str:
 def _said_colour(card: dict[str, Any], words: Words) -> str:
     """A card's colour in the reader's words, escaped (as `{% translate ... as colour %}`)."""
     return escape(words.pgettext("card colour", _colour(card["color"])))
+
+
+def _draw_row(
+    t: dict[str, Any], status: str | None, stood: bool, variant: bool, words: Words
+) -> str:
+    """The reader's row (`me_row`): each card a button, and in the row variant (L16) the
+    buttons that put the stack's or the waste's top onto it."""
+    idle = status != "playing" or stood
+    slots = []
+    for i, card in enumerate(t["row"]):
+        n = i + 1
+        if card:
+            said = words.gettext("%(colour)s %(value)s, row slot %(slot)s, key %(slot)s") % {
+                "colour": _said_colour(card, words),
+                "value": card["value"],
+                "slot": n,
+            }
+        else:
+            said = words.gettext("empty, row slot %(slot)s, key %(slot)s") % {"slot": n}
+        off = "disabled" if not card or idle else ""
+        onto = ""
+        if variant and card:
+            stack = words.gettext("Put your stack top onto row slot %(slot)s (S↓)") % {"slot": n}
+            waste = words.gettext("Put your waste top onto row slot %(slot)s (W↓)") % {"slot": n}
+            no_stack = "disabled" if not t["stack_top"] or idle else ""
+            no_waste = "disabled" if not t["waste_top"] or idle else ""
+            onto = (
+                f'<span class="to-row"> <button type="button" id="me-row-{i}-from-stack" ws-send'
+                f' hx-vals=\'{{"type": "play", "from": "stack", "to": "row", "index": {i}}}\''
+                f' aria-label="{stack}" {no_stack}>S↓</button> <button type="button"'
+                f' id="me-row-{i}-from-waste" ws-send hx-vals=\'{{"type": "play", "from":'
+                f' "waste", "to": "row", "index": {i}}}\' aria-label="{waste}" {no_waste}>W↓'
+                "</button> </span>"
+            )
+        slots.append(
+            f'<div class="row-slot"> <button type="button" id="me-row-{i}" class="slot" ws-send'
+            f' hx-vals=\'{{"type": "play", "from": "row", "index": {i}}}\' data-key="{n}"'
+            f' data-command="p {n}" {off}> <span class="visually-hidden">{said}</span> <span'
+            f' aria-hidden="true">{_FACES[_face(card)]}<kbd>{n}</kbd></span> </button> {onto}'
+            " </div>"
+        )
+    label = words.gettext("Your row")
+    # Squeezed whole, as the template's drawing was: every run of whitespace one space.
+    return squeeze(
+        f'<div class="my-row" id="lg-me-row" data-position role="group" aria-label="{label}">'
+        f" {' '.join(slots)} </div>"
+    )
 
 
 def _draw_stack(t: dict[str, Any], status: str | None, stood: bool, words: Words) -> str:

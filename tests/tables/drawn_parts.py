@@ -1,18 +1,17 @@
 """Seeded Ligretto tables and what the site draws of them: the golden of the parts a layout
 draws in Python (tests/tables/test_drawn_parts.py).
 
-    .venv/bin/python -m tests.tables.drawn_parts     # writes tests/tables/drawn_parts.json.gz
+.venv/bin/python -m tests.tables.drawn_parts # writes tests/tables/drawn_parts.json.gz
 
-The golden was written by this script from main's Django templates (main at `204d9b5`,
-before Ligretto's `seat`, `seat_flip`, `pile`, `me_flip`, `me_say` and `me_stack` were drawn in
-Python), so that the Python drawing is held to the bytes the templates drew. Each match is
-played through the live room's `apply` (the write path's rules step; in memory, nothing
-stored) with moves picked from the seat's own legal actions by a seeded random, and after each
-move `render.change` draws what changed for a reader of each language at each seat (every
-public part and every seat's own, in en, de, ru, ko); when the status changes and every 100
-moves, the whole table of each seat and of a spectator. The players are plain people, or a
-stand-in (a bot plays a person's seat), one away (no socket, a bot takes the seat soon), a
-bot and a name that needs escaping.
+The golden was written by this script from main's Django templates (main at `204d9b5`, before
+the partials of Ligretto's seats, piles and own cards were drawn in Python), so that the Python
+drawing is held to the bytes the templates drew. Each match is played through the live room's
+`apply` (the write path's rules step; in memory, nothing stored) with moves picked from the
+seat's own legal actions by a seeded random, and after each move `render.change` draws what
+changed for a reader of each language at each seat (every public part and every seat's own, in
+en, de, ru, ko); when the status changes and every 100 moves, the whole table of each seat and
+of a spectator. The players are plain people, or a stand-in (a bot plays a person's seat), one
+away (no socket, a bot takes the seat soon), a bot and a name that needs escaping.
 """
 
 from __future__ import annotations

@@ -1,12 +1,12 @@
 """The parts Ligretto's layout draws in Python are the bytes its templates drew.
 
-`seat-N`, `seat-N-flip`, `pile-N`, `me_flip`, `me_stack` and `me_say` are drawn by the layout
-(`layout.draw_part`), pushed alone and inside the whole table. tests/tables/drawn_parts.json.gz
-holds what main's templates drew (tests/tables/drawn_parts.py wrote it, before these parts
-left the template) for seeded matches of both presets: every change, for readers of en, de,
-ru and ko at every seat, and every seat's and a spectator's whole table when the status
-changes and every 100 moves, with a stand-in, a player away, a bot and a name to escape at the
-table. The same matches, played again, must draw the same bytes.
+`seat-N`, `seat-N-flip`, `pile-N`, `me_row`, `me_flip`, `me_stack` and `me_say` are drawn by
+the layout (`layout.draw_part`), pushed alone and inside the whole table.
+tests/tables/drawn_parts.json.gz holds what main's templates drew (tests/tables/drawn_parts.py
+wrote it, before these parts left the template) for seeded matches of both presets: every
+change, for readers of en, de, ru and ko at every seat, and every seat's and a spectator's
+whole table when the status changes and every 100 moves, with a stand-in, a player away, a bot
+and a name to escape at the table. The same matches, played again, must draw the same bytes.
 """
 
 from __future__ import annotations
