@@ -290,11 +290,12 @@ def _pile(
 # --------------------------------------------------------------------------- parts drawn here
 
 
-# The parts a flip or a card played from the stack redraws, drawn in Python: the same bytes as
-# the template's partials drew (`render.squeeze`d), in a tenth of the time (docs/performance.md,
-# "a flip's parts drawn in Python"). The page's template shows the very same drawing (`t.flip`,
-# `me.stack`, `me.flip`, `say`), so there is one way each is drawn. Held to the bytes the
-# templates drew by tests/tables/test_drawn_parts.py.
+# The parts a move redraws (a seat, its waste and hand, a pile, the reader's row, stack, waste
+# and hand, his sentence), drawn in Python: the same bytes as the template's partials drew
+# (squeezed, as every pushed part is), at well under half the cost of a change (docs/
+# performance.md, "Ligretto's parts drawn in Python"). The page's template shows the very same
+# drawing (`t.drawn`, `t.flip`, `pile.drawn`, `me.row`, `me.stack`, `me.flip`, `say`), so each
+# part is drawn one way. Held to the bytes the templates drew by tests/tables/test_drawn_parts.py.
 
 
 def draw_part(context: dict[str, Any], part: str) -> str | None:
