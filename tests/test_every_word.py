@@ -116,17 +116,12 @@ def _pushed(room_id: int, seat: int | None, code: str, events=()) -> str:
     t = table(room_id)
     view = t.view(seat)
     with translation.override(code):
-        context = render.render_context(t, view, seat, list(events))
         layout = render.layout_for(t.match.game)
         parts = [*layout.public_parts(view)]
         if seat is not None:
             parts.append("me")
-        from django.template.loader import render_to_string
-
-        html = []
-        for part in parts:
-            name = layout.partial(context, part)
-            html.append(render_to_string(f"{layout.TEMPLATE}#{name}", context))
+        # As a push draws each: by the layout itself, or by its template's partial.
+        html = [render.render_part(t, view, part, seat, list(events)) for part in parts]
         return "\n".join(html)
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from games.allegra.rules import SEAT_WORDS
 from games.cards import draw
 from games.engine import Sentence as S  # noqa: N817 - one letter, as often as it is used
-from games.engine import away, ngettext, stood_in, term
+from games.engine import Words, away, ngettext, stood_in, term
 from games.engine import gettext_noop as _
 from games.sentences import replaced
 
@@ -118,6 +118,11 @@ def private_part(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -
     )
 
 
+def draw_part(context: dict[str, Any], part: str) -> str | None:
+    """None: every part of this game is drawn by its template's partial."""
+    return None
+
+
 def partial(context: dict[str, Any], part: str) -> str:
     """Name the partial that draws `part`, setting in `context` what it draws."""
     kind, _, seat = part.partition("-")
@@ -136,6 +141,7 @@ def context(
     seat: int | None,
     legal: list[dict[str, Any]],
     events: list[dict[str, Any]],
+    words: Words,
 ) -> dict[str, Any]:
     """Everything the Allegra table template draws, for `seat` (None: a spectator)."""
     if stood_in(view, seat):

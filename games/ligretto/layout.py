@@ -14,7 +14,7 @@ from types import MappingProxyType
 from typing import Any
 
 from games.cards import colour_face
-from games.engine import Sentence, away, stood_in, term
+from games.engine import Sentence, Words, away, escape, squeeze, stood_in, term
 from games.engine import gettext_noop as _
 from games.ligretto.rules import COLORS, SEAT_WORDS, SEATS_WORDS, TOP_VALUE, describe_end
 from games.sentences import replaced
@@ -170,8 +170,10 @@ def context(
     seat: int | None,
     legal: list[dict[str, Any]],
     events: list[dict[str, Any]],
+    words: Words,
 ) -> dict[str, Any]:
-    """Everything the Ligretto table template draws, for `seat` (None: a spectator)."""
+    """Everything the Ligretto table template draws, for `seat` (None: a spectator); the
+    parts this layout draws itself (`draw_part`) are drawn in the reader's `words`."""
     if stood_in(view, seat):
         legal = []  # a bot plays this seat: its person gets no move until he takes it back
     # Away (a bot plays for him soon) only while the match goes on: once it is over, leaving
@@ -179,27 +181,36 @@ def context(
     over = view.get("status") in OVER
     players = {p["seat"]: dict(p, away=away(p) and not over) for p in view["players"]}
     names = {s: p["name"] for s, p in players.items()}
-    tableaus = [_seat(t, players[t["seat"]]) for t in view.get("tableaus", ())]
     played = [e for e in events if e.get("type") == "card_played"]
+    just, just_seats = {e["pile"] for e in played}, {e["seat"] for e in played}
+    tableaus = [
+        _seat(t, players[t["seat"]], t["seat"] in just_seats, words)
+        for t in view.get("tableaus", ())
+    ]
     playable = _playable(view, legal, seat) if seat is not None else []
+    status = view.get("status")
+    mine = None
+    if seat is not None and seat < len(tableaus):
+        variant = bool((view.get("options") or {}).get("row_variant"))
+        mine = _mine(tableaus[seat], seat, status, stood_in(view, seat), variant, words)
+    keys = _keys(legal, playable) if seat is not None else []
+    points = _my_points(view, seat) if seat is not None else (None, None)
     return {
         "tableaus": tableaus,
-        "center": later(_piles, view["center"], names),
+        "center": later(_piles, view["center"], names, just, words),
         "names": names,
         # The change being pushed: its piles and players glow once (static/css/table.css).
-        "just_piles": {e["pile"] for e in played},
-        "just_seats": {e["seat"] for e in played},
+        "just_piles": just,
+        "just_seats": just_seats,
         "message": _named(view.get("message"), players),
-        "me": _mine(tableaus[seat]) if seat is not None and seat < len(tableaus) else None,
+        "me": mine,
         "match_end": describe_end(view["options"]),
         # The rules name the match's winners once its last round is over (L6).
         "final_round": view.get("status") == "round_over" and "match_winners" in view,
-        "can_play": [
-            {"color": c, "value": v, "key": k, "colour": _colour(c)} for c, v, k in playable
-        ],
-        "my_points": _my_points(view, seat) if seat is not None else (None, None),
-        "legal_keys": _keys(legal, playable) if seat is not None else [],
         "stood_in": stood_in(view, seat),
+        "words": words,
+        # The seat's sentence for a screen reader (`me_say`), drawn here.
+        "say": later(_draw_say, status, playable, keys, points, words),
     }
 
 
@@ -235,56 +246,285 @@ def _face(card: dict[str, Any] | None, small: bool = False) -> _Face:
     return (card["color"], card["value"], small) if card else (None, None, small)
 
 
-def _drawn(card: dict[str, Any] | None, small: bool = False) -> Any:
-    """A card's HTML (`_FACES`), looked up when the template shows it."""
-    return later(_FACES.__getitem__, _face(card, small))
+def _piles(
+    center: list[dict[str, Any]], names: dict[int, str], just: set[int], words: Words
+) -> list[dict[str, Any]]:
+    return [_pile(p, names, just, words) for p in center]
 
 
-def _small_row(row: list[dict[str, Any] | None]) -> list[str]:
-    return [_FACES[_face(c, True)] for c in row]
-
-
-def _my_row(row: list[dict[str, Any] | None]) -> list[tuple[Any, str, str]]:
-    return [(c, _FACES[_face(c)], _colour(c["color"]) if c else "") for c in row]
-
-
-def _piles(center: list[dict[str, Any]], names: dict[int, str]) -> list[dict[str, Any]]:
-    return [_pile(p, names) for p in center]
-
-
-def _seat(t: dict[str, Any], player: dict[str, Any]) -> dict[str, Any]:
-    """A seat's tableau as its strip draws it: its player, its cards small."""
+def _seat(t: dict[str, Any], player: dict[str, Any], just: bool, words: Words) -> dict[str, Any]:
+    """A seat's tableau as its strip draws it (`seat-N`), and its waste and hand alone."""
     return dict(
         t,
         player=player,
-        row_small=later(_small_row, t["row"]),
-        stack_small=_drawn(t["stack_top"], True),
-        waste_small=_drawn(t["waste_top"], True),
+        drawn=later(_draw_seat, t, player, just, words),
+        flip=later(_draw_seat_flip, t, words),
     )
 
 
-def _mine(t: dict[str, Any]) -> dict[str, Any]:
-    """The reader's own tableau as his part draws it: each card large, with its colour."""
-    stack, waste = t["stack_top"], t["waste_top"]
+def _mine(
+    t: dict[str, Any], seat: int, status: str | None, stood: bool, variant: bool, words: Words
+) -> dict[str, Any]:
+    """The reader's own tableau as his part draws it: his row, stack, waste and hand."""
     return dict(
         t,
-        row_cards=later(_my_row, t["row"]),
-        stack_drawn=_drawn(stack),
-        stack_colour=_colour(stack["color"]) if stack else "",
-        waste_drawn=_drawn(waste),
-        waste_colour=_colour(waste["color"]) if waste else "",
+        row=later(_draw_row, t, status, stood, variant, words),
+        stack=later(_draw_stack, t, status, stood, words),
+        flip=later(_draw_flip, t, seat, status, stood, words),
     )
 
 
-def _pile(pile: dict[str, Any], names: dict[int, str]) -> dict[str, Any]:
-    """A centre pile as the centre draws it: its colour's word and letter, its players' names."""
-    owner = pile.get("owner")
+def _pile(
+    pile: dict[str, Any], names: dict[int, str], just: set[int], words: Words
+) -> dict[str, Any]:
+    """A centre pile as the centre draws it: its colour's word and letter (a closed one's),
+    and an open one drawn (`pile-N`)."""
     return dict(
         pile,
         colour=_colour(pile["color"]),
         letter=_colour(pile["color"], "card colour, as a letter"),
-        owner_name=names.get(owner, "") if owner is not None else "",
-        owner_names=[names.get(o, "") for o in pile.get("owners") or ()],
+        drawn=later(_draw_pile, pile, names, pile["pile"] in just, words),
+    )
+
+
+# --------------------------------------------------------------------------- parts drawn here
+
+
+# The parts a move redraws (a seat, its waste and hand, a pile, the reader's row, stack, waste
+# and hand, his sentence), drawn in Python: the same bytes as the template's partials drew
+# (squeezed, as every pushed part is), at well under half the cost of a change (docs/
+# performance.md, "Ligretto's parts drawn in Python"). The page's template shows the very same
+# drawing (`t.drawn`, `t.flip`, `pile.drawn`, `me.row`, `me.stack`, `me.flip`, `say`), so each
+# part is drawn one way. Held to the bytes the templates drew by tests/tables/test_drawn_parts.py.
+
+
+def draw_part(context: dict[str, Any], part: str) -> str | None:
+    """The HTML of `part` if this layout draws it itself (None: the template's partial does)."""
+    if part.startswith("seat-"):
+        if part.endswith("-flip"):
+            flip: str = context["tableaus"][int(part[5:-5])]["flip"]()
+            return flip
+        seat: str = context["tableaus"][int(part[5:])]["drawn"]()
+        return seat
+    if part in ("me_flip", "me_stack", "me_row"):
+        drawn: str = context["me"][part[3:]]()
+        return drawn
+    if part == "me_say":
+        say: str = context["say"]()
+        return say
+    if part.startswith("pile-"):
+        number = int(part[5:])
+        pile = next(p for p in context["view"]["center"] if p["pile"] == number)
+        return _draw_pile(pile, context["names"], number in context["just_piles"], context["words"])
+    return None
+
+
+def _draw_seat(t: dict[str, Any], player: dict[str, Any], just: bool, words: Words) -> str:
+    """A seat's strip (`seat-N`): its player (a bot, away), total, row, stack, waste and hand
+    and its cards in the centre; glowing when it just played."""
+    seat, marks = t["seat"], (" just" if just else "") + (" away" if player["away"] else "")
+    tags = ""
+    if player["bot"]:
+        bot = words.gettext("bot")
+        tags = f' <span class="tag">{bot}</span>'
+    if player["away"]:
+        until, soon = player.get("away_until"), ""
+        away = words.gettext("away")
+        if until:
+            soon = " · " + words.gettext('a bot plays in <span class="secs"></span>&nbsp;s')
+        when = f' data-until="{escape(until)}"' if until else ""
+        tags += f' <span class="tag away"{when}>{away}{soon}</span>'
+    total, stack = words.gettext("Total points"), words.gettext("Stack")
+    centre, short = words.gettext("Centre"), words.pgettext("in the centre, as one letter", "C")
+    within = words.gettext("In the centre")
+    row = "".join(_FACES[_face(c, True)] for c in t["row"])
+    # Squeezed whole: a player's name is his own text.
+    return squeeze(
+        f' <article id="lg-seat-{seat}" class="tableau s{seat}{marks}" data-seat="{seat}"'
+        f' data-seat-box data-self-hidden> <header><span class="name">'
+        f'{escape(str(player["name"]))}</span>{tags} <span class="total" title="{total}">'
+        f'{player["total"]}</span></header> <div class="mini-row">{row}</div> <dl'
+        f' class="counts"> <div><dt>{stack}</dt><dd class="stack">'
+        f'{_FACES[_face(t["stack_top"], True)]}<span class="n">{t["stack_count"]}</span></dd>'
+        f'</div> {_draw_seat_flip(t, words)} <div><dt>{centre}</dt><dd class="n in-center"'
+        f' data-short="{short}" title="{within}">{t["in_center"]}</dd></div> </dl> </article> '
+    )
+
+
+def _draw_seat_flip(t: dict[str, Any], words: Words) -> str:
+    """A seat's waste and hand, as its strip shows them (`seat-N-flip`)."""
+    # Each word asked outside the f-strings: the site's extraction does not read inside them.
+    waste, hand = words.gettext("Waste"), words.gettext("Hand")
+    short, title = words.pgettext("in hand, as one letter", "H"), words.gettext("In hand")
+    seat = t["seat"]
+    return (
+        f'<div id="lg-seat-{seat}-waste"><dt>{waste}</dt><dd class="waste">'
+        f'{_FACES[_face(t["waste_top"], True)]}<span class="n">{t["waste_count"]}</span></dd>'
+        f'</div> <div id="lg-seat-{seat}-hand"><dt>{hand}</dt><dd class="n hand"'
+        f' data-short="{short}" title="{title}">{t["hand_count"]}</dd></div>'
+    )
+
+
+def _said_colour(card: dict[str, Any], words: Words) -> str:
+    """A card's colour in the reader's words, escaped (as `{% translate ... as colour %}`)."""
+    return escape(words.pgettext("card colour", _colour(card["color"])))
+
+
+def _draw_row(
+    t: dict[str, Any], status: str | None, stood: bool, variant: bool, words: Words
+) -> str:
+    """The reader's row (`me_row`): each card a button, and in the row variant (L16) the
+    buttons that put the stack's or the waste's top onto it."""
+    idle = status != "playing" or stood
+    slots = []
+    for i, card in enumerate(t["row"]):
+        n = i + 1
+        if card:
+            said = words.gettext("%(colour)s %(value)s, row slot %(slot)s, key %(slot)s") % {
+                "colour": _said_colour(card, words),
+                "value": card["value"],
+                "slot": n,
+            }
+        else:
+            said = words.gettext("empty, row slot %(slot)s, key %(slot)s") % {"slot": n}
+        off = "disabled" if not card or idle else ""
+        onto = ""
+        if variant and card:
+            stack = words.gettext("Put your stack top onto row slot %(slot)s (S↓)") % {"slot": n}
+            waste = words.gettext("Put your waste top onto row slot %(slot)s (W↓)") % {"slot": n}
+            no_stack = "disabled" if not t["stack_top"] or idle else ""
+            no_waste = "disabled" if not t["waste_top"] or idle else ""
+            onto = (
+                f'<span class="to-row"> <button type="button" id="me-row-{i}-from-stack" ws-send'
+                f' hx-vals=\'{{"type": "play", "from": "stack", "to": "row", "index": {i}}}\''
+                f' aria-label="{stack}" {no_stack}>S↓</button> <button type="button"'
+                f' id="me-row-{i}-from-waste" ws-send hx-vals=\'{{"type": "play", "from":'
+                f' "waste", "to": "row", "index": {i}}}\' aria-label="{waste}" {no_waste}>W↓'
+                "</button> </span>"
+            )
+        slots.append(
+            f'<div class="row-slot"> <button type="button" id="me-row-{i}" class="slot" ws-send'
+            f' hx-vals=\'{{"type": "play", "from": "row", "index": {i}}}\' data-key="{n}"'
+            f' data-command="p {n}" {off}> <span class="visually-hidden">{said}</span> <span'
+            f' aria-hidden="true">{_FACES[_face(card)]}<kbd>{n}</kbd></span> </button> {onto}'
+            " </div>"
+        )
+    label = words.gettext("Your row")
+    # Squeezed whole, as the template's drawing was: every run of whitespace one space.
+    return squeeze(
+        f'<div class="my-row" id="lg-me-row" data-position role="group" aria-label="{label}">'
+        f" {' '.join(slots)} </div>"
+    )
+
+
+def _draw_stack(t: dict[str, Any], status: str | None, stood: bool, words: Words) -> str:
+    """The reader's Ligretto stack (`me_stack`)."""
+    top, left = t["stack_top"], t["stack_count"]
+    off = " disabled" if not top or status != "playing" or stood else " "
+    if top:
+        said = words.ngettext(
+            "Ligretto stack: %(colour)s %(value)s, %(left)s left, key S",
+            "Ligretto stack: %(colour)s %(value)s, %(left)s left, key S",
+            left,
+        ) % {"colour": _said_colour(top, words), "value": top["value"], "left": left}
+    else:
+        said = words.gettext("Ligretto stack: empty, key S")
+    count = words.ngettext("%(left)s left", "%(left)s left", left) % {"left": left}
+    return (
+        '<button type="button" id="me-stack" class="slot stack" ws-send hx-vals=\'{"type":'
+        f' "play", "from": "stack"}}\' data-key="s" data-command="p s"{off}> <span'
+        f' class="visually-hidden">{said}</span> <span aria-hidden="true">'
+        f'{_FACES[_face(top)]}<kbd>S</kbd><span class="n">{count}</span></span> </button>'
+    )
+
+
+def _draw_flip(t: dict[str, Any], seat: int, status: str | None, stood: bool, words: Words) -> str:
+    """The reader's waste and hand (`me_flip`): all a flip changes of his own part."""
+    top, waste, hand = t["waste_top"], t["waste_count"], t["hand_count"]
+    off = " disabled" if not top or status != "playing" or stood else " "
+    if top:
+        said = words.gettext("Waste: %(colour)s %(value)s, key W") % {
+            "colour": _said_colour(top, words),
+            "value": top["value"],
+        }
+    else:
+        said = words.gettext("Waste: empty, key W")
+    no_flip = " disabled" if status != "playing" or stood or not hand and not waste else " "
+    flip = words.ngettext(
+        "Flip three cards off your hand (%(cards)s in hand), key space",
+        "Flip three cards off your hand (%(cards)s in hand), key space",
+        hand,
+    ) % {"cards": hand}
+    in_hand = words.ngettext("%(cards)s in hand", "%(cards)s in hand", hand) % {"cards": hand}
+    space = words.gettext("space")
+    return (
+        '<button type="button" id="me-waste" class="slot waste" ws-send hx-vals=\'{"type":'
+        f' "play", "from": "waste"}}\' data-key="w" data-command="p w"{off}> <span'
+        f' class="visually-hidden">{said}</span> <span aria-hidden="true">'
+        f'{_FACES[_face(top)]}<kbd>W</kbd><span class="n">{waste}</span></span> </button>'
+        ' <button type="button" id="me-flip" class="slot hand" ws-send hx-vals=\'{"type":'
+        f' "flip"}}\' data-key=" " data-command="d"{no_flip}> <span class="visually-hidden">'
+        f'{flip}</span> <span aria-hidden="true"><span class="card back s{seat}"></span>'
+        f'<kbd>{space}</kbd><span class="n">{in_hand}</span></span> </button>'
+    )
+
+
+def _draw_pile(pile: dict[str, Any], names: dict[int, str], just: bool, words: Words) -> str:
+    """An open pile of the centre (`pile-N`): its top card, whose it is, how many it holds
+    (glowing when a card was just played onto it)."""
+    number, top, owner, owners = pile["pile"], pile["top"], pile.get("owner"), pile.get("owners")
+    colour = escape(words.pgettext("card colour", _colour(pile["color"])))
+    cards = words.ngettext("%(n)s card", "%(n)s cards", pile["count"]) % {"n": pile["count"]}
+    whose = mark = ""
+    if owner is not None:
+        whose = f"{escape(names.get(owner, ''))}: "
+        mark = f' s{owner}" data-owner="{owner}'
+    held = " "
+    if owners:
+        said = words.gettext("Whose cards:")
+        named = ", ".join(escape(names.get(o, "")) for o in owners)
+        marks = "".join(f'<i class="s{o}"></i>' for o in owners)
+        held = f' <span class="owners" role="img" aria-label="{said} {named}">{marks}</span> '
+    glow = (" just", " data-arrived") if just else ("", "")
+    # Squeezed whole: a player's name is the players' own text.
+    return squeeze(
+        f'<div class="pile{glow[0]}"{glow[1]} id="pile-{number}" data-pile="{number}"'
+        f' data-say="all" data-say-text="{whose}{colour} {top}" title="{cards}"> <span'
+        f' class="card c-{escape(pile["color"])}{mark}" role="img" aria-label="{colour} {top}">'
+        f'<span class="v">{top}</span><span class="sym" aria-hidden="true"></span></span>{held}'
+        "</div>"
+    )
+
+
+def _draw_say(
+    status: str | None,
+    playable: list[Any],
+    keys: list[str],
+    points: tuple[int | None, int | None],
+    words: Words,
+) -> str:
+    """What a screen reader is told of the reader's cards (`me_say`)."""
+    said = ""
+    if status == "playing" and playable:
+        cards = [
+            words.gettext("%(colour)s %(value)s (key %(key)s)")
+            % {
+                "colour": escape(words.pgettext("card colour", _colour(c))),
+                "value": v,
+                "key": escape(k),
+            }
+            for c, v, k in playable
+        ]
+        said = words.gettext("You can play:") + " " + ", ".join(cards) + "."
+    elif points[0] is not None:
+        said = words.gettext("Your points this round: %(points)s; your total: %(total)s.") % {
+            "points": points[0],
+            "total": points[1],
+        }
+    legal = "".join(f"{escape(k)}|" for k in keys)
+    return (
+        f'<p id="lg-me-say" class="visually-hidden" data-say="mine" data-legal-keys="{legal}">'
+        f"{said}</p>"
     )
 
 
@@ -294,11 +534,6 @@ def partial(context: dict[str, Any], part: str) -> str:
         seat, _, piece = part.removeprefix("seat-").partition("-")
         context["t"] = context["tableaus"][int(seat)]
         return f"seat_{piece}" if piece else "seat"
-    if part.startswith("pile-"):
-        number = int(part.removeprefix("pile-"))
-        pile = next(p for p in context["view"]["center"] if p["pile"] == number)
-        context["pile"] = _pile(pile, context["names"])
-        return "pile"
     return part
 
 

@@ -22,7 +22,7 @@ from django.conf import settings
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from games.engine import Event, LayoutModule, View
+from games.engine import Event, LayoutModule, View, Words, squeeze
 from games.registry import GAMES
 from tables import claims, languages, server, words
 from tables.current import Table
@@ -91,11 +91,51 @@ def split(by_language: dict[str, str]) -> dict[str, object]:
     return {"html": by_language[first], "translations": {code: by_language[code] for code in rest}}
 
 
+class Said(dict[tuple[str, ...] | str, str]):
+    """The words of one language (games.engine.Words), each asked of the catalogue once, when
+    first said, under that language: kept on the rooms (`LiveRoom.words`, one per language)
+    for every change drawn here, made afresh for a page."""
+
+    def gettext(self, message: str) -> str:
+        said = self.get(message)
+        if said is None:
+            said = self[message] = squeeze(translation.gettext(message))
+        return said
+
+    def pgettext(self, context: str, message: str) -> str:
+        key = (context, message)
+        said = self.get(key)
+        if said is None:
+            said = self[key] = squeeze(translation.pgettext(context, message))
+        return said
+
+    def ngettext(self, singular: str, plural: str, count: int) -> str:
+        key = (singular, plural, str(count))
+        said = self.get(key)
+        if said is None:
+            said = self[key] = squeeze(translation.ngettext(singular, plural, count))
+        return said
+
+
+def words_in(kept: dict[str, Said]) -> Said:
+    """The active language's words, of those `kept` (made and kept there on first use)."""
+    code = translation.get_language()
+    said = kept.get(code)
+    if said is None:
+        said = kept[code] = Said()
+    return said
+
+
 def render_context(
-    table: Table, view: View, seat: int | None, events: list[Event] | None = None
+    table: Table,
+    view: View,
+    seat: int | None,
+    events: list[Event] | None = None,
+    words: Words | None = None,
 ) -> dict[str, Any]:
     """The template context of a table page or part, drawn from `view`: `seat`'s own view for
-    its part, the spectator's for every public one. `events`: what the change pushed did."""
+    its part, the spectator's for every public one. `events`: what the change pushed did;
+    `words`: the active language's (`Said`; None: asked afresh)."""
     view = reader_view(view, table.players)  # a bot's name, worded per reader
     context = {
         "room_id": table.match.room_id,
@@ -104,7 +144,8 @@ def render_context(
         "version": view["version"],
     }
     layout = layout_for(table.match.game)
-    context.update(layout.context(view, seat, view.get("legal") or [], events or []))
+    said = Said() if words is None else words
+    context.update(layout.context(view, seat, view.get("legal") or [], events or [], said))
     return context
 
 
@@ -116,23 +157,13 @@ def render_part(
 
 def _render(table: Table, context: dict[str, Any], part: str) -> str:
     layout = layout_for(table.match.game)
+    drawn = layout.draw_part(context, part)  # a part the layout draws itself, in Python
+    if drawn is not None:
+        return drawn
     context = dict(context)  # a partial may set what it draws
     partial = layout.partial(context, part)
     # Indentation is most of a part's bytes, and every byte goes to every socket.
     return squeeze(render_to_string(f"{layout.TEMPLATE}#{partial}", context))
-
-
-def squeeze(html: str) -> str:
-    r"""`html` with every run of whitespace made one space (what `re.sub(r"\s+", " ", html)`
-    gives, in a fifth of its time: split and join run in C)."""
-    inner = " ".join(html.split())
-    if not inner:
-        return " " if html else ""
-    if html[0].isspace():
-        inner = " " + inner
-    if html[-1].isspace():
-        inner += " "
-    return inner
 
 
 def outer(layout: LayoutModule, names: Iterable[str]) -> list[str]:
@@ -235,7 +266,7 @@ def change(room: LiveRoom, table: Table, events: list[Event], alone: bool = True
         else:
             names = [k for k, v in private[s].items() if before.get(k) != v]
         by_language = render_each(
-            in_own[s], partial(_render_mine, table, views[s], names, s, events)
+            in_own[s], partial(_render_mine, table, views[s], names, s, events, room.words)
         )
         own[s] = {
             "type": "table.private",
@@ -247,7 +278,7 @@ def change(room: LiveRoom, table: Table, events: list[Event], alone: bool = True
     def public_parts() -> str:
         # Built once per language its readers use, for every public part: a bot's name is
         # worded in that language (`reader_view`).
-        context = render_context(table, view, None, events)
+        context = render_context(table, view, None, events, words_in(room.words))
         return version_tag(version) + "".join(_render(table, context, k) for k in changed)
 
     by_language = render_each(in_public, public_parts)
@@ -261,8 +292,15 @@ def change(room: LiveRoom, table: Table, events: list[Event], alone: bool = True
     return Delivery(room_id, version, message, own, table)
 
 
-def _render_mine(table: Table, view: View, names: list[str], seat: int, events: list[Event]) -> str:
-    context = render_context(table, view, seat, events)
+def _render_mine(
+    table: Table,
+    view: View,
+    names: list[str],
+    seat: int,
+    events: list[Event],
+    kept: dict[str, Said],
+) -> str:
+    context = render_context(table, view, seat, events, words_in(kept))
     return "".join(_render(table, context, name) for name in names)
 
 

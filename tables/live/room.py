@@ -207,6 +207,9 @@ class LiveRoom:
     durable: Table | None = None  # the newest table known to be in the database
     pushed: Pushed | None = None  # the parts last pushed from here (tables.live.render)
     encoded: Encoded | None = None  # the Board API texts of one version (tables.live.render)
+    # The words its parts are drawn in, per language (tables.live.render.Said): the process's
+    # rooms share one (`Rooms.room`), so each word is asked of the catalogue once.
+    words: dict[str, Any] = field(default_factory=dict)
     listeners: set[Listener] = field(default_factory=set)
     last: Entry | None = None  # the newest entry submitted (a touch waits for it)
     stale: bool = False  # the database is ahead of `table`: rebuild before the next move

@@ -87,6 +87,8 @@ class Rooms:
         # draws no HTML.
         self._alone = alone
         self.rooms: dict[int, LiveRoom] = {}
+        # The words the rooms' parts are drawn in, per language (render.Said): every room's.
+        self.words: dict[str, render.Said] = {}
         self.building: dict[int, asyncio.Future[Built | None]] = {}
         self.saving: set[asyncio.Task[object]] = set()  # reaction times being written
         self.writer = Writer(self.store, self.published) if loop is not None else None
@@ -158,6 +160,7 @@ class Rooms:
         if room is None:
             room = self.rooms.setdefault(room_id, LiveRoom(room_id))
             room.reaction.write = self.write_reactions  # its reaction times: to the store
+            room.words = self.words
         return room
 
     def write_reactions(self, game: str, batch: dict[int, list[int]]) -> None:
@@ -188,7 +191,7 @@ class Rooms:
         serving = self.serving()
         # Without a loop a room is kept here too (its parts diffed), until its match is over.
         room = self.rooms.get(room_id) if serving else self.room(room_id)
-        room = room or LiveRoom(room_id)
+        room = room or LiveRoom(room_id, words=self.words)
         room.remember(table)
         delivery = render.change(room, table, room.news_for(events), self.alone)
         room.pushed_change(delivery)

@@ -134,6 +134,19 @@ def _refuse(*_: Any, **__: Any) -> Any:
     raise AssertionError("an engine read the clock or the global random")
 
 
+class English:
+    """The words a layout draws itself in, as the engines write them (games.engine.Words)."""
+
+    def gettext(self, message: str) -> str:
+        return message
+
+    def pgettext(self, context: str, message: str) -> str:
+        return message
+
+    def ngettext(self, singular: str, plural: str, count: int) -> str:
+        return singular if count == 1 else plural
+
+
 @contextlib.contextmanager
 def no_clock_no_global_random(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """Make the module-level random functions and the clock raise while the engine runs."""
@@ -155,11 +168,22 @@ def test_G1_a_whole_playout_reads_no_clock_and_no_global_random(slug, seats, see
         for state in states[::10]:
             spectator = site_view(game, state, None)
             layout.public_parts(spectator)
-            layout.context(spectator, None, [], [])
+            layout.context(spectator, None, [], [], English())
             for seat in range(seats):
                 mine = site_view(game, state, seat)
                 layout.private_part(mine, mine["legal"], seat)
-                layout.context(mine, seat, mine["legal"], [])
+                context = layout.context(mine, seat, mine["legal"], [], English())
+                context["view"] = mine  # as the site's renderer adds it
+                piles = [f"pile-{p['pile']}" for p in mine.get("center", ()) if not p["closed"]]
+                for part in (
+                    "me_flip",
+                    "me_stack",
+                    "me_say",
+                    f"seat-{seat}",
+                    f"seat-{seat}-flip",
+                    *piles,
+                ):
+                    layout.draw_part(context, part)  # what a layout draws itself, too
             game.dump(state)
     assert len(states) > 1
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from games.engine import Words
 from tests.thirdgame.rules import describe_end
 
 TEMPLATE = "thirdgame/table.html"
@@ -32,6 +33,7 @@ def context(
     seat: int | None,
     legal: list[dict[str, Any]],
     events: list[dict[str, Any]],
+    words: Words,
 ) -> dict[str, Any]:
     """Everything the High Card template draws, for `seat` (None: a spectator)."""
     players = {p["seat"]: p for p in view["players"]}
@@ -42,6 +44,11 @@ def context(
         "can_ready": any(a["type"] == "ready" for a in legal),
         "match_end": describe_end(view["options"]),
     }
+
+
+def draw_part(context: dict[str, Any], part: str) -> str | None:
+    """None: every part of this game is drawn by its template's partial."""
+    return None
 
 
 def partial(context: dict[str, Any], part: str) -> str:
