@@ -48,6 +48,10 @@ from tables.pacing import pace_of
 
 log = logging.getLogger(__name__)
 
+# How long the reaction times rooms hand in are gathered before they are written together
+# (tables.reaction: nothing waits for them; a stopping process waits for them, `settle`).
+REACTIONS_GATHER = 1.0
+
 
 @dataclass
 class Outcome:
@@ -91,6 +95,11 @@ class Rooms:
         self.words: dict[str, render.Said] = {}
         self.building: dict[int, asyncio.Future[Built | None]] = {}
         self.saving: set[asyncio.Task[object]] = set()  # reaction times being written
+        # The reaction times handed in and not written yet, per game, and the one task that
+        # writes them (none while there are none).
+        self.reactions: dict[str, dict[int, list[int]]] = {}
+        self.reactions_writer: asyncio.Task[None] | None = None
+        self.reactions_due: asyncio.TimerHandle | None = None  # when they are written
         self.writer = Writer(self.store, self.published) if loop is not None else None
         self.outbox = Outbox(loop, self.alone) if loop is not None else None
         # What other processes publish of the rooms listened to here: one subscriber.
@@ -165,15 +174,48 @@ class Rooms:
 
     def write_reactions(self, game: str, batch: dict[int, list[int]]) -> None:
         """A room's reaction times (tables.reaction), written by the store: in the rooms'
-        database thread when a loop runs (nothing waits for them), else at once."""
+        database thread when a loop runs (nothing waits for them), else at once.
+
+        With a loop, every room's samples of the next REACTIONS_GATHER seconds go in one
+        write (one transaction a game): at 40 x 4 a room's tracker hands in a batch about
+        every tenth of a second, each a transaction of its own before (docs/performance.md).
+        """
         try:
             loop = asyncio.get_running_loop()
         except RuntimeError:
             store.write_reactions(game, batch)
             return
-        task = loop.create_task(in_db_thread(store.write_reactions, game, batch))
-        self.saving.add(task)
+        if loop is not self.loop:  # rooms bound to no loop (a test's): this batch alone
+            task = loop.create_task(in_db_thread(store.write_reactions, game, batch))
+            self.saving.add(task)
+            task.add_done_callback(self.saving.discard)
+            return
+        gathered = self.reactions.setdefault(game, {})
+        for user_id, times in batch.items():
+            gathered.setdefault(user_id, []).extend(times)
+        if self.reactions_due is None and self.reactions_writer is None:
+            self.reactions_due = loop.call_later(REACTIONS_GATHER, self.write_reactions_now)
+
+    def write_reactions_now(self) -> None:
+        """Write the reaction times gathered so far now (in the loop; a stopping process's
+        `settle`), after any write of them under way."""
+        if self.reactions_due is not None:
+            self.reactions_due.cancel()
+            self.reactions_due = None
+        if self.reactions_writer is not None or not self.reactions or self.loop is None:
+            return  # the write under way takes what came meanwhile
+        task = self.loop.create_task(self._write_gathered())
+        self.reactions_writer = task
+        self.saving.add(task)  # a stopping process waits for it (settle)
         task.add_done_callback(self.saving.discard)
+
+    async def _write_gathered(self) -> None:
+        try:
+            while self.reactions:
+                gathered, self.reactions = self.reactions, {}
+                await in_db_thread(_write_reactions, gathered)
+        finally:
+            self.reactions_writer = None
 
     def published(self, entries: list[Entry]) -> None:
         """The entries are durable: keep each table for readers and push it, in order."""
@@ -603,6 +645,12 @@ def _back(seat: int, table: Table) -> bool:
     return False
 
 
+def _write_reactions(gathered: dict[str, dict[int, list[int]]]) -> None:
+    """Several rooms' reaction times, one game at a time (in the rooms' database thread)."""
+    for game, batch in gathered.items():
+        store.write_reactions(game, batch)
+
+
 async def settle(timeout: float) -> bool:
     """Wait until every move submitted here is durable and pushed, and every reaction time
     noted here written (a stopping process); False if that took longer than `timeout` seconds."""
@@ -620,6 +668,8 @@ async def settle(timeout: float) -> bool:
             for room in list(rooms.rooms.values()):
                 if room.reaction.pending:
                     room.reaction.save()
+        if not busy:
+            rooms.write_reactions_now()  # those gathered: now, not at the end of the gathering
         busy = busy or bool(rooms.saving)
         if not busy and not rooms.building:
             return True

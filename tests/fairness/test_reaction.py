@@ -344,3 +344,45 @@ async def test_a_stopping_process_writes_every_rooms_samples_short_of_a_batch():
     assert not live.saving and not room.reaction.pending
     profile = await sync_to_async(profile_of)(alice)
     assert profile is not None and profile.count == pending
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_rooms_reaction_times_are_gathered_and_written_together():
+    alice = await sync_to_async(make_user)("alice")
+    bob = await sync_to_async(make_user)("bob")
+    live = rooms.bind(asyncio.get_running_loop())
+    # Two rooms' trackers hand in their batches (as Tracker.save does) within the gathering.
+    live.write_reactions("ligretto", {alice.pk: [700] * 10, bob.pk: [650] * 4})
+    live.write_reactions("ligretto", {bob.pk: [640] * 6})
+    live.write_reactions("allegra", {alice.pk: [900] * 3})
+    await asyncio.sleep(0.05)
+    assert await sync_to_async(profile_of)(alice) is None  # still gathered, not written
+    assert live.reactions_due is not None and not live.saving
+
+    assert await rooms.settle(timeout=5)  # a stopping process writes them at once
+    assert not live.saving and live.reactions == {} and live.reactions_due is None
+
+    def counts() -> dict[tuple[str, str], int]:
+        rows = ReactionProfile.objects.select_related("user")
+        return {(p.user.username, p.game): p.count for p in rows}
+
+    assert await sync_to_async(counts)() == {
+        ("alice", "ligretto"): 10,
+        ("bob", "ligretto"): 10,
+        ("alice", "allegra"): 3,
+    }
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_gathered_reaction_times_are_written_after_the_gathering():
+    alice = await sync_to_async(make_user)("alice")
+    live = rooms.bind(asyncio.get_running_loop())
+    live.write_reactions("ligretto", {alice.pk: [700] * 10})
+    for _ in range(int(rooms.REACTIONS_GATHER * 100) + 300):  # the gathering, then the write
+        await asyncio.sleep(0.01)
+        if live.reactions_due is None and not live.saving:
+            break
+    profile = await sync_to_async(profile_of)(alice)
+    assert profile is not None and profile.count == 10
