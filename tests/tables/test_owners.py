@@ -316,3 +316,16 @@ async def test_a_batch_of_several_matches_whose_fences_all_hold_writes_each_run_
         assert await sync_to_async(_version)(pk) == start[pk] + 2
         logged = await sync_to_async(_log)(pk)
         assert [(s, v) for s, v, _, _ in logged] == [(0, start[pk] + 1), (1, start[pk] + 2)]
+
+
+async def test_a_batch_of_one_match_whose_row_moved_on_writes_nothing_and_comes_back():
+    alice, bob, room = await _cast()
+    run = await sync_to_async(_two_flips)(room.pk)
+    moved = run[0].before + 3
+    await sync_to_async(lambda: Match.objects.filter(room_id=room.pk).update(version=moved))()
+
+    again = await sync_to_async(rooms.here().store.write)(run)
+
+    assert again == run
+    assert await sync_to_async(_version)(room.pk) == moved
+    assert await sync_to_async(_log)(room.pk) == []
