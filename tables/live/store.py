@@ -872,8 +872,8 @@ class OrmStore:
 class PostgresStore(OrmStore):
     """Every batch of plain moves in one statement on Django's connection; the rare as OrmStore.
 
-    A batch of one match's moves without a snapshot (most batches at the loads measured: a
-    batch carries one or two moves) is `one_statement`: its fence and its log rows. Any other
+    A batch of one match's moves without a snapshot (nearly every batch at 10 x 4: about one
+    commit a move, measured) is `one_statement`: its fence and its log rows. Any other
     (several matches, a snapshot) is `FENCED`: it moves each match row of the batch to its
     run's last version if it still holds the run's first one (the fences), inserts the log rows
     and writes the snapshots of the matches whose fence held, and answers which those are. Each
@@ -890,8 +890,8 @@ class PostgresStore(OrmStore):
             return again
         self.written["postgres"] += 1
         if len(runs) == 1 and _snapshot(runs[0]) is None:
-            # One match's moves, the most common batch at the loads measured: the one-match
-            # statement, cheaper for the backend than the batch's (docs/performance.md).
+            # One match's moves, the common batch: the one-match statement, cheaper for the
+            # backend than the batch's (docs/performance.md, 6 December, 15:30).
             return again if write_one(runs[0]) else again + runs[0]
         fenced = write_fenced(runs)
         for items in runs:
