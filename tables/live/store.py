@@ -7,9 +7,9 @@ through the ORM. The statements name their tables through the models (`_meta.db_
 
 - `OrmStore` writes every batch on Django's connection (what the others leave to it, and an
   SQLite database in memory, which no other connection can share).
-- `PostgresStore` writes a batch of one match's plain moves in one statement (its fence and its
-  log rows, in autocommit): one round trip to the server instead of four (BEGIN, the fence,
-  the rows, COMMIT); anything else as `OrmStore`.
+- `PostgresStore` writes a batch of plain moves in one statement, whatever the number of its
+  matches (their fences, log rows and snapshots, in autocommit): one round trip to the server
+  instead of BEGIN, a fence per match, the rows and COMMIT; a rare change as `OrmStore`.
 - `SqliteStore` writes a batch of plain moves on an sqlite3 connection of its own, without
   Django's cursor, transaction and debug wrappers (measured: most of the SQL's cost): the
   writer thread's, which waits for the write lock as Django's do, and the loop's
@@ -700,18 +700,9 @@ def _qmark(statement: str) -> str:
 
 def write_all(entries: list[Entry], sql: Sql) -> list[Entry]:
     """Write `entries` in the open transaction `sql` speaks for; return those to apply again."""
-    groups: dict[int, list[Entry]] = {}
-    for entry in entries:
-        groups.setdefault(entry.table.match.pk, []).append(entry)
-    again: list[Entry] = []
+    runs, again = _runs(entries)
     logs: list[tuple[Any, ...]] = []
-    for pk in sorted(groups):  # one lock order for every writer: no deadlock
-        fresh = [e for e in groups[pk] if not e.outdated]
-        again += [e for e in groups[pk] if e.outdated]
-        items = _chain(fresh)
-        again += fresh[len(items) :]
-        if not items:
-            continue
+    for items in runs:  # in the order of the matches' ids: one lock order for every writer
         if not _fence(sql, items):
             again += items
             continue
@@ -719,6 +710,24 @@ def write_all(entries: list[Entry], sql: Sql) -> list[Entry]:
     if logs:
         sql.insert_logs(logs)
     return again
+
+
+def _runs(entries: list[Entry]) -> tuple[list[list[Entry]], list[Entry]]:
+    """Each match's run of entries to write (`_chain`), in the order of the matches' ids, and
+    the entries to apply again whatever the fences say (outdated, or after a run's break)."""
+    groups: dict[int, list[Entry]] = {}
+    for entry in entries:
+        groups.setdefault(entry.table.match.pk, []).append(entry)
+    runs: list[list[Entry]] = []
+    again: list[Entry] = []
+    for pk in sorted(groups):
+        fresh = [e for e in groups[pk] if not e.outdated]
+        again += [e for e in groups[pk] if e.outdated]
+        items = _chain(fresh)
+        again += fresh[len(items) :]
+        if items:
+            runs.append(items)
+    return runs, again
 
 
 def _chain(items: list[Entry]) -> list[Entry]:
@@ -753,42 +762,52 @@ def _fence(sql: Sql, items: list[Entry]) -> bool:
 
 def _write_match(items: list[Entry], sql: Sql) -> list[tuple[Any, ...]]:
     """The log rows of one match's entries, and what rare changes they made (ORM)."""
-    logs = []
-    last: Entry | None = None
-    snapshot = False
+    last = _last_applied(items)
+    if last is not None:
+        for entry in items:
+            if entry.rare and not entry.refused:
+                _write_rare(entry)
+        if (snapshot := _snapshot(items)) is not None:
+            sql.snapshot(*snapshot)
+        if any(e.winners is not None for e in items):
+            # Inside the transaction that makes the end durable: the lobby finishes the room.
+            signals.match_finished.send(sender=Match, match=last.table.match)
+    return _log_rows(items, sql)
+
+
+def _log_rows(items: list[Entry], sql: Sql) -> list[tuple[Any, ...]]:
     now = sql.now()
-    for entry in items:
-        played_in = entry.played_in.pk if entry.played_in is not None else None
-        logs.append(
-            (
-                entry.table.match.pk,
-                played_in,
-                entry.seat,
-                sql.action_text(entry.action),
-                entry.version,
-                entry.by_bot,
-                entry.driver,
-                entry.refused,
-                now,
-                entry.received,
-                entry.sent,
-            )
+    return [
+        (
+            entry.table.match.pk,
+            entry.played_in.pk if entry.played_in is not None else None,
+            entry.seat,
+            sql.action_text(entry.action),
+            entry.version,
+            entry.by_bot,
+            entry.driver,
+            entry.refused,
+            now,
+            entry.received,
+            entry.sent,
         )
-        if entry.refused:
-            continue
-        last = entry
-        if entry.rare:
-            _write_rare(entry)
-        snapshot = snapshot or entry.snapshot
-    if last is None:
-        return logs
-    match = last.table.match
-    if snapshot and last.table.round is not None:
-        sql.snapshot(last.table.round.pk, last.table.game.dump(last.table.state), match.version)
-    if any(e.winners is not None for e in items):
-        # Inside the transaction that makes the end durable: the lobby finishes the room here.
-        signals.match_finished.send(sender=Match, match=match)
-    return logs
+        for entry in items
+    ]
+
+
+def _last_applied(items: list[Entry]) -> Entry | None:
+    return next((e for e in reversed(items) if not e.refused), None)
+
+
+def _snapshot(items: list[Entry]) -> tuple[int, Any, int] | None:
+    """(round, state, version) if an applied entry of `items` asks for its round's snapshot."""
+    last = _last_applied(items)
+    if last is None or not any(e.snapshot and not e.refused for e in items):
+        return None
+    table = last.table
+    if table.round is None:
+        return None
+    return table.round.pk, table.game.dump(table.state), table.match.version
 
 
 def _write_rare(entry: Entry) -> None:
@@ -851,47 +870,43 @@ class OrmStore:
 
 
 class PostgresStore(OrmStore):
-    """One match's plain moves in one statement on Django's connection; the rest as OrmStore.
+    """Every batch of plain moves in one statement on Django's connection; the rare as OrmStore.
 
-    The statement (`one_statement`) updates the match row only if it holds the first entry's
-    version (the fence) and inserts the log rows only if it did, in one implicit transaction:
-    the rows are written all or none, as in a batch's transaction, and the fence held if and
-    only if every row was inserted. A batch of several matches keeps one transaction for all
-    (OrmStore): a failure then leaves none of them written.
+    A batch of one match's moves without a snapshot (nearly every batch at 10 x 4: about one
+    commit a move, measured) is `one_statement`: its fence and its log rows. Any other
+    (several matches, a snapshot) is `FENCED`: it moves each match row of the batch to its
+    run's last version if it still holds the run's first one (the fences), inserts the log rows
+    and writes the snapshots of the matches whose fence held, and answers which those are. Each
+    is one implicit transaction (autocommit): one round trip to the server, whatever the number
+    of matches, instead of BEGIN, a fence per match, the rows and COMMIT. A stale fence sends
+    back that match's run only, as in `write_all`; a failure leaves none of the batch written.
     """
 
     def write(self, entries: list[Entry]) -> list[Entry]:
-        matches = {e.table.match.pk for e in entries}
         if connection.in_atomic_block or any(e.rare for e in entries):
             return super().write(entries)
-        if len(matches) != 1 or any(e.snapshot for e in entries):
-            self.written["django"] += 1
-            # One transaction for all; errors as Django's own cursor gives them (and marks the
-            # connection, so that the writer's next check closes it if it broke).
-            with (
-                transaction.atomic(),
-                connection.wrap_database_errors,
-                bound_on_server() as cursor,
-            ):
-                return write_all(entries, _DjangoSql(cursor))
-        fresh = [e for e in entries if not e.outdated]
-        again = [e for e in entries if e.outdated]
-        items = _chain(fresh)
-        again += fresh[len(items) :]
-        if not items:
+        runs, again = _runs(entries)
+        if not runs:
             return again
         self.written["postgres"] += 1
-        if not write_fenced(items):
-            again += items
+        if len(runs) == 1 and _snapshot(runs[0]) is None:
+            # One match's moves, the common batch: the one-match statement, cheaper for the
+            # backend than the batch's (docs/performance.md, 6 December, 15:30).
+            return again if write_one(runs[0]) else again + runs[0]
+        fenced = write_fenced(runs)
+        for items in runs:
+            if items[0].table.match.pk not in fenced:
+                again += items
         return again
 
 
-def write_fenced(items: list[Entry]) -> bool:
-    """Write one match's chained plain moves in one statement on Django's connection (in
-    autocommit): False if the match row had moved on, and then nothing was written."""
-    applied = [e for e in items if not e.refused]
-    match = (applied[-1] if applied else items[0]).table.match
-    rows = _write_match(items, _DjangoSql(None))  # plain moves: their log rows, nothing else
+def write_one(items: list[Entry]) -> bool:
+    """Write one match's chained plain moves, without a snapshot, in one statement on Django's
+    connection (in autocommit): False if the match row had moved on, and then nothing was
+    written."""
+    last = _last_applied(items)
+    match = (last or items[0]).table.match
+    rows = _log_rows(items, _DjangoSql(None))
     params: list[Any] = [match.version, match.pk, items[0].before]
     for row in rows:
         params += row[1:]  # the match's id comes from the fence
@@ -901,7 +916,8 @@ def write_fenced(items: list[Entry]) -> bool:
 
 
 def one_statement(rows: int) -> str:
-    """The fence and `rows` log rows of one match in one statement (PostgreSQL)."""
+    """The fence and `rows` log rows of one match in one statement (PostgreSQL): one text per
+    number of rows, each prepared once a connection."""
     match, log_table = Match._meta.db_table, ActionLog._meta.db_table
     row = (
         "(%s::bigint, %s::smallint, %s::jsonb, %s::integer, %s::boolean, %s::text, %s::text,"
@@ -918,6 +934,75 @@ def one_statement(rows: int) -> str:
         " AS r(round_id, seat, action, version, by_bot, driver, refused, created_at, received,"
         " sent)"
     )
+
+
+def write_fenced(runs: list[list[Entry]]) -> set[int]:
+    """Write the runs of plain moves of one or several matches (one run a match, in the order
+    of their ids) in one statement on Django's connection, in autocommit; return the matches
+    whose fence held (the others' rows and snapshots were not written)."""
+    sql = _DjangoSql(None)
+    fences: tuple[list[Any], ...] = ([], [], [])  # match, its new version, the one it must hold
+    logs: tuple[list[Any], ...] = tuple([] for _ in range(10))  # the log rows, column by column
+    snaps: tuple[list[Any], ...] = ([], [], [], [])  # match, round, state, version
+    for items in runs:
+        last = _last_applied(items)
+        match = (last or items[0]).table.match
+        for column, value in zip(fences, (match.pk, match.version, items[0].before), strict=True):
+            column.append(value)
+        for row in _log_rows(items, sql):
+            for column, value in zip(logs, row[:8] + row[9:], strict=True):
+                column.append(value)  # created_at (row[8]) is the batch's: one value
+        if (snapshot := _snapshot(items)) is not None:
+            round_pk, state, version = snapshot
+            for column, value in zip(
+                snaps,
+                (match.pk, round_pk, _STATE.get_db_prep_value(state, connection), version),
+                strict=True,
+            ):
+                column.append(value)
+    params = [*fences, sql.now(), *logs, *snaps]  # in the order of the statement's %s
+    with connection.wrap_database_errors, bound_on_server() as cursor:
+        cursor.execute(FENCED, params, prepare=True)
+        return {pk for (pk,) in cursor.fetchall()}
+
+
+def _fenced_statement() -> str:
+    """The fences, log rows and snapshots of a batch's matches in one statement (PostgreSQL).
+
+    Each list of values is one array (unnest): one text whatever the batch's size, prepared once
+    a connection. The match rows are locked in the order of their ids first (`locked`: its rows
+    sorted, then locked), as `claim_leases` and `write_all` lock them: an UPDATE alone locks
+    them in its plan's order, and two writers could then deadlock. A row that moved on after
+    the statement's snapshot is compared again once locked (READ COMMITTED), as an UPDATE's is.
+    """
+    match, log_table, rnd = (m._meta.db_table for m in (Match, ActionLog, Round))
+    return (
+        "WITH locked AS ("
+        f"SELECT m.id, f.version FROM {match} AS m"
+        " JOIN unnest(%s::bigint[], %s::integer[], %s::integer[]) AS f(id, version, before)"
+        " ON m.id = f.id AND m.version = f.before ORDER BY m.id FOR UPDATE OF m),"
+        f" fence AS (UPDATE {match} AS m SET version = locked.version FROM locked"
+        " WHERE m.id = locked.id RETURNING m.id),"
+        f" logs AS (INSERT INTO {log_table}"
+        " (match_id, round_id, seat, action, version, by_bot, driver, refused, created_at,"
+        " received, sent)"
+        " SELECT r.match_id, r.round_id, r.seat, r.action, r.version, r.by_bot, r.driver,"
+        " r.refused, %s::timestamptz, r.received, r.sent"
+        " FROM unnest(%s::bigint[], %s::bigint[], %s::smallint[], %s::jsonb[], %s::integer[],"
+        " %s::boolean[], %s::text[], %s::text[], %s::bigint[], %s::bigint[])"
+        " WITH ORDINALITY AS r(match_id, round_id, seat, action, version, by_bot, driver,"
+        " refused, received, sent, n)"
+        " JOIN fence ON fence.id = r.match_id ORDER BY r.n),"
+        f" snaps AS (UPDATE {rnd} AS d SET state = s.state, version = s.version"
+        " FROM unnest(%s::bigint[], %s::bigint[], %s::jsonb[], %s::integer[])"
+        " AS s(match_id, id, state, version)"
+        " JOIN fence ON fence.id = s.match_id WHERE d.id = s.id)"
+        " SELECT id FROM fence"
+    )
+
+
+FENCED = _fenced_statement()
+_STATE = Round._meta.get_field("state")
 
 
 class Busy(Exception):

@@ -123,8 +123,8 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once():
     room = await _room(game="ligretto", bots=3)
     before = rooms.here().store.written.copy()
     await _bot_moves(room.pk, random.Random(3), 30)
-    # (On PostgreSQL, the scale run, every batch goes through Django's connection: one
-    # match's plain moves in one statement, store.write_fenced.)
+    # (On PostgreSQL, the scale run, every batch goes through Django's connection: a batch's
+    # plain moves in one statement, store.write_one or store.write_fenced.)
     sqlite = connection.vendor == "sqlite"
     assert (rooms.here().store.written["raw"] > before["raw"]) is sqlite
     assert (rooms.here().store.written["loop"] > before["loop"]) is sqlite
@@ -231,10 +231,10 @@ async def test_a_move_whose_write_fails_is_refused_and_the_next_is_applied_on_th
     # and the actor, now ahead of the database, is rebuilt from it before the next move, which
     # takes the version the failed one would have had and is the only one logged.
     # Whether the batch is committed in the loop or in the writer thread, it runs
-    # store.write_all, or on PostgreSQL (one match's plain moves) store.write_fenced.
+    # store.write_all, or on PostgreSQL (plain moves) store.write_one or store.write_fenced.
     room = await _room()
     table = (await rooms.room_for(room.pk)).table
-    writes = {name: getattr(store, name) for name in ("write_all", "write_fenced")}
+    writes = {name: getattr(store, name) for name in ("write_all", "write_one", "write_fenced")}
 
     def refuse_once(*args):
         for name, write in writes.items():

@@ -13,6 +13,7 @@ from datetime import timedelta
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.db import connection
 from django.utils import timezone, translation
 
 from games.engine import IllegalAction, Sentence, ngettext
@@ -245,3 +246,86 @@ async def test_an_old_actors_pending_move_and_a_rebuilt_ones_both_land_once_in_o
     recovered = await sync_to_async(rooms.read)(room.pk)
     assert recovered.version == live.version == start + 2
     assert recovered.game.dump(recovered.state) == live.game.dump(live.state)
+
+
+async def _second_room():
+    carol = await sync_to_async(make_user)("carol")
+    dave = await sync_to_async(make_user)("dave")
+    other = await sync_to_async(started_room)(carol, [dave])
+    await sync_to_async(set_state)(other.pk, race_layout)
+    return other
+
+
+def _two_flips(room_id: int, snapshot: bool = False) -> list[authority.Entry]:
+    """Two chained flips of one room, applied by an actor of its own to its table as stored."""
+    actor = LiveRoom(room_id)
+    table = rooms.from_row(Match.objects.get(room_id=room_id))
+    first = actor.apply(table, 0, {"type": "flip"})
+    second = actor.apply(first.table, 1, {"type": "flip"})
+    second.snapshot = snapshot
+    return [first, second]
+
+
+def _snapshot_version(room_id: int) -> int:
+    return Match.objects.get(room_id=room_id).rounds.order_by("-number").first().version
+
+
+async def test_a_batch_of_several_matches_writes_those_whose_fence_holds_and_retries_the_stale():
+    # Both matches' runs are in one batch (on PostgreSQL: one statement); the row of the first
+    # moved on behind its actor's back: its run comes back to be applied again, and nothing of
+    # it is written (log rows, snapshot), while the second match's run is written whole.
+    alice, bob, room = await _cast()
+    other = await _second_room()
+    stale = await sync_to_async(_two_flips)(room.pk, snapshot=True)
+    fresh = await sync_to_async(_two_flips)(other.pk, snapshot=True)
+    start = {pk: await sync_to_async(_version)(pk) for pk in (room.pk, other.pk)}
+    snapshots = {pk: await sync_to_async(_snapshot_version)(pk) for pk in (room.pk, other.pk)}
+    await sync_to_async(
+        lambda: Match.objects.filter(room_id=room.pk).update(version=start[room.pk] + 5)
+    )()
+    written = rooms.here().store.written.copy()
+
+    again = await sync_to_async(rooms.here().store.write)([stale[0], fresh[0], stale[1], fresh[1]])
+
+    assert again == stale
+    assert await sync_to_async(_version)(room.pk) == start[room.pk] + 5
+    assert await sync_to_async(_log)(room.pk) == []
+    assert await sync_to_async(_snapshot_version)(room.pk) == snapshots[room.pk]
+    assert await sync_to_async(_version)(other.pk) == start[other.pk] + 2
+    logged = await sync_to_async(_log)(other.pk)
+    assert [(s, v) for s, v, _, _ in logged] == [(0, start[other.pk] + 1), (1, start[other.pk] + 2)]
+    assert await sync_to_async(_snapshot_version)(other.pk) == start[other.pk] + 2
+    recovered = await sync_to_async(rooms.read)(other.pk)
+    assert recovered.game.dump(recovered.state) == fresh[1].table.game.dump(fresh[1].table.state)
+    if await sync_to_async(lambda: connection.vendor)() == "postgresql":
+        assert rooms.here().store.written["postgres"] == written["postgres"] + 1  # one statement
+
+
+async def test_a_batch_of_several_matches_whose_fences_all_hold_writes_each_run_once_in_order():
+    alice, bob, room = await _cast()
+    other = await _second_room()
+    runs = {pk: await sync_to_async(_two_flips)(pk) for pk in (room.pk, other.pk)}
+    start = {pk: run[0].before for pk, run in runs.items()}
+
+    again = await sync_to_async(rooms.here().store.write)(
+        [runs[other.pk][0], runs[room.pk][0], runs[other.pk][1], runs[room.pk][1]]
+    )
+
+    assert again == []
+    for pk in (room.pk, other.pk):
+        assert await sync_to_async(_version)(pk) == start[pk] + 2
+        logged = await sync_to_async(_log)(pk)
+        assert [(s, v) for s, v, _, _ in logged] == [(0, start[pk] + 1), (1, start[pk] + 2)]
+
+
+async def test_a_batch_of_one_match_whose_row_moved_on_writes_nothing_and_comes_back():
+    alice, bob, room = await _cast()
+    run = await sync_to_async(_two_flips)(room.pk)
+    moved = run[0].before + 3
+    await sync_to_async(lambda: Match.objects.filter(room_id=room.pk).update(version=moved))()
+
+    again = await sync_to_async(rooms.here().store.write)(run)
+
+    assert again == run
+    assert await sync_to_async(_version)(room.pk) == moved
+    assert await sync_to_async(_log)(room.pk) == []
