@@ -9,6 +9,7 @@ catches a game named by its slug or its package's path in a string.
 
 from __future__ import annotations
 
+import inspect
 import re
 from pathlib import Path
 
@@ -109,14 +110,16 @@ def test_no_shared_template_stylesheet_or_script_names_a_game():
 
 
 def _own_ids() -> set[str]:
-    """The element ids (or their fixed beginnings, "lg-seat-") only one game's templates draw."""
+    """The element ids (or their fixed beginnings, "lg-seat-") only one game draws: in its
+    templates, or in its layout, which draws some parts in Python (`draw_part`)."""
     per_game: dict[str, set[str]] = {}
     for game in GAMES.values():
         if not game.package.startswith("games."):
             continue
         folder = (ROOT / "templates" / game.layout.TEMPLATE).parent
         ids = per_game.setdefault(str(folder), set())
-        for path in folder.rglob("*.html"):
+        layout = Path(inspect.getfile(game.layout))
+        for path in [*folder.rglob("*.html"), layout]:
             ids |= set(re.findall(r'\bid="([A-Za-z][\w-]*)', path.read_text()))
     return {
         i
