@@ -24,7 +24,6 @@ import random
 import statistics
 import sys
 import time
-from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -34,47 +33,12 @@ import django  # noqa: E402
 
 django.setup()
 
-from games.engine import IllegalAction  # noqa: E402
 from games.registry import GAMES  # noqa: E402
 from tables.current import Table  # noqa: E402
-from tables.errors import PlayError  # noqa: E402
 from tables.live import render  # noqa: E402
-from tables.live.room import Delivery, LiveRoom  # noqa: E402
-from tables.models import Match, Player, Round  # noqa: E402
-from tables.reaction import Tracker  # noqa: E402
-
-
-class Unwritten(Tracker):
-    def save(self) -> None:
-        self.pending = {}
-
-
-@dataclass(eq=False)
-class Reader:
-    """A browser socket of the room (what `render.change` asks of a listener)."""
-
-    seat: int | None
-    language: str
-    wants_html: bool = True
-
-    def deliver_now(self, delivery: Delivery) -> bool:
-        return True
-
-    async def deliver(self, delivery: Delivery) -> None:
-        return None
-
-    async def table_notice(self, event: dict) -> None:
-        return None
-
-
-def table(game: str, seats: int, seed: int) -> Table:
-    match = Match(pk=1, room_id=1, game=game, seed=seed, version=1, status="playing")
-    players = [
-        Player(pk=i + 1, match_id=1, seat=i, name=f"player{i}", user_id=i + 1, connections=1)
-        for i in range(seats)
-    ]
-    state = GAMES[game].new_match(seats, None, seed)
-    return Table(match=match, players=players, state=state, round=Round(pk=1, number=1, seed=seed))
+from tables.live.room import LiveRoom  # noqa: E402
+from tables.models import Match  # noqa: E402
+from tests.tables.in_memory import Reader, accepted, table  # noqa: E402
 
 
 def moves(
@@ -83,33 +47,24 @@ def moves(
     """`count` accepted moves' tables and events, in order (new matches as the old ones end);
     with `flips`, flips alone (what bench/table_push.py sends), else the normal bot's moves."""
     rng, match_seed = random.Random(seed), seed
-    room = LiveRoom(1)
-    room.reaction = Unwritten()
-    current = table(game, seats, match_seed)
-    out: list[tuple[Table, list]] = [(current, [])]
-    while len(out) < count:
+
+    def pick(current: Table) -> tuple[int, dict | None]:
         seat = rng.randrange(seats)
         if flips:
-            action = {"type": "flip"}
-        else:
-            action, _ = GAMES[game].bot_choose(current.view(seat), "normal", rng)
-        if action is None:
-            continue
-        try:
-            entry = room.apply(current, seat, action)
-        except (IllegalAction, PlayError):
-            continue
-        if entry.refusal is not None:
-            continue
-        current = entry.table
-        # No countdown between rounds: a table "starting" or "playing" by the wall clock
-        # would make the same seed draw other changes from run to run.
-        current.match.starts_at = None
-        out.append((current, entry.events))
-        if current.match.status != Match.Status.PLAYING:
+            return seat, {"type": "flip"}
+        return seat, GAMES[game].bot_choose(current.view(seat), "normal", rng)[0]
+
+    dealt = table(game, seats, match_seed)
+    out: list[tuple[Table, list]] = [(dealt, [])]
+    while len(out) < count:
+        for current, events in accepted(dealt, pick):
+            out.append((current, events))
+            if len(out) >= count or current.match.status != Match.Status.PLAYING:
+                break
+        if current.match.status != Match.Status.PLAYING:  # a new match as the old one ends
             match_seed += 1
-            current = table(game, seats, match_seed)
-            out.append((current, []))
+            dealt = table(game, seats, match_seed)
+            out.append((dealt, []))
     return out
 
 

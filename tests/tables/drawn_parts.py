@@ -21,7 +21,6 @@ import json
 import random
 import sys
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -34,19 +33,15 @@ if __name__ == "__main__":  # run as a script: the site's test settings
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "tests.settings")
     django.setup()
 
-from games.engine import IllegalAction  # noqa: E402
-from games.registry import GAMES  # noqa: E402
 from tables.current import Table  # noqa: E402
-from tables.errors import PlayError  # noqa: E402
 from tables.live import render  # noqa: E402
-from tables.live.room import Delivery, LiveRoom  # noqa: E402
-from tables.models import Match, Player, Round  # noqa: E402
-from tables.reaction import Tracker  # noqa: E402
+from tables.live.room import LiveRoom  # noqa: E402
+from tables.models import Match  # noqa: E402
+from tests.tables.in_memory import Reader, accepted, table  # noqa: E402
 
 GOLDEN = Path(__file__).with_name("drawn_parts.json.gz")
 LANGUAGES = ("en", "de", "ru", "ko")
 FULL_EVERY = 100  # moves between whole tables drawn (and when the status changes)
-AWAY_SINCE = datetime(2026, 12, 6, 12, 0, tzinfo=UTC)
 
 # (game, seats, options, seed, moves, who sits): "person", "stand-in", "away", "bot", "odd".
 MATCHES: tuple[tuple[str, int, dict[str, Any], int, int, tuple[str, ...]], ...] = (
@@ -55,52 +50,6 @@ MATCHES: tuple[tuple[str, int, dict[str, Any], int, int, tuple[str, ...]], ...] 
     ("ligretto", 4, {"rounds": 2}, 11, 500, ("person", "person", "bot", "away")),
     ("ligretto", 3, {"rounds": 1, "row_variant": True}, 3, 400, ("stand-in", "person", "odd")),
 )
-
-
-class Unwritten(Tracker):
-    def save(self) -> None:
-        self.pending = {}
-
-
-class Reader:
-    """A browser socket of the room (what `render.change` asks of a listener)."""
-
-    def __init__(self, seat: int | None, language: str) -> None:
-        self.seat, self.language, self.wants_html = seat, language, True
-
-    def deliver_now(self, delivery: Delivery) -> bool:
-        return True
-
-    async def deliver(self, delivery: Delivery) -> None:
-        return None
-
-    async def table_notice(self, event: dict[str, Any]) -> None:
-        return None
-
-
-def _player(match: Match, seat: int, who: str) -> Player:
-    player = Player(
-        pk=seat + 1, match=match, seat=seat, name=f"player{seat}", user_id=seat + 1, connections=1
-    )
-    if who == "stand-in":
-        player.stand_in = True
-    elif who == "away":
-        player.connections, player.away_since = 0, AWAY_SINCE
-    elif who == "bot":
-        player.user_id, player.bot_level, player.name = None, "normal", "Bot"
-    elif who == "odd":
-        player.name = 'O\'Neil & <Co> "x"'
-    return player
-
-
-def table(game: str, seats: int, options: dict[str, Any], seed: int, who: tuple[str, ...]) -> Table:
-    checked = GAMES[game].check_options(seats, options)
-    match = Match(
-        pk=1, room_id=1, game=game, seed=seed, version=1, status="playing", options=checked
-    )
-    players = [_player(match, s, w) for s, w in enumerate(who)]
-    state = GAMES[game].new_match(seats, checked, seed)
-    return Table(match=match, players=players, state=state, round=Round(pk=1, number=1, seed=seed))
 
 
 def _choose(view: dict[str, Any], rng: random.Random) -> dict[str, Any] | None:
@@ -117,26 +66,17 @@ def played(
 ) -> Iterator[tuple[Table, list[dict[str, Any]]]]:
     """The match's tables and events after each accepted move (the first: as dealt)."""
     rng = random.Random(seed)
-    room = LiveRoom(1)
-    room.reaction = Unwritten()
-    current = table(game, seats, options, seed, who)
-    yield current, []
-    moves = 0
-    while moves < count and current.match.status == Match.Status.PLAYING:
+
+    def pick(current: Table) -> tuple[int, dict[str, Any] | None]:
         seat = rng.randrange(seats)
-        action = _choose(current.view(seat), rng)
-        if action is None:
-            continue
-        try:
-            entry = room.apply(current, seat, action)
-        except (IllegalAction, PlayError):
-            continue
-        if entry.refusal is not None:
-            continue
-        current = entry.table
-        current.match.starts_at = None  # no countdown: the same states every run
-        moves += 1
-        yield current, entry.events
+        return seat, _choose(current.view(seat), rng)
+
+    dealt = table(game, seats, seed, options, who)
+    yield dealt, []
+    for moves, (current, events) in enumerate(accepted(dealt, pick), 1):
+        yield current, events
+        if moves == count or current.match.status != Match.Status.PLAYING:
+            return
 
 
 def drawn(
