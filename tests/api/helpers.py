@@ -46,7 +46,7 @@ async def stream(room_id: int, token: str) -> WebsocketCommunicator:
     communicator = WebsocketCommunicator(
         application, f"/ws/api/v1/rooms/{room_id}/?token={token}", headers=ORIGIN
     )
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     return communicator
 

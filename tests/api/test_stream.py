@@ -48,7 +48,7 @@ async def _settle(room_id: int, *sockets) -> int:
 
 async def _closed_with(path: str) -> int:
     communicator = WebsocketCommunicator(application, path, headers=ORIGIN)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     output = await communicator.receive_output(timeout=3)
     assert output["type"] == "websocket.close"
@@ -116,7 +116,7 @@ async def test_refusals_are_worded_in_the_readers_language_as_on_http():
     path = f"/ws/api/v1/rooms/{room.pk}/?token="
     a = WebsocketCommunicator(application, path + ta, headers=german)
     e = WebsocketCommunicator(application, path + te, headers=german)
-    assert (await a.connect())[0] and (await e.connect())[0]
+    assert (await a.connect(timeout=10))[0] and (await e.connect(timeout=10))[0]
     await _settle(room.pk, a, e)
     await e.send_to(text_data=json.dumps({"type": "action", "action": {"type": "flip"}}))
     error = (await next_of(e, "error"))["error"]
@@ -160,7 +160,7 @@ async def test_a_session_cookie_does_not_open_the_stream():
         application, f"/ws/api/v1/rooms/{room.pk}/", headers=ORIGIN
     )
     communicator.scope["user"] = alice  # as if signed in on the site
-    await communicator.connect()
+    await communicator.connect(timeout=10)
     assert (await communicator.receive_output(timeout=3))["code"] == 4401
 
 

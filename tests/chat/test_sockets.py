@@ -26,7 +26,7 @@ async def room_socket(room_id: int, user=None) -> WebsocketCommunicator:
     communicator = WebsocketCommunicator(application, f"/ws/rooms/{room_id}/", headers=ORIGIN)
     if user is not None:
         communicator.scope["user"] = user
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     return communicator
 
@@ -245,7 +245,7 @@ async def test_a_private_room_s_chat_reaches_its_people_only():
     # Without the link, the room's socket is closed before it joins the chat.
     outsider = WebsocketCommunicator(application, f"/ws/rooms/{room.pk}/", headers=ORIGIN)
     outsider.scope["user"] = mallory
-    connected, _ = await outsider.connect()
+    connected, _ = await outsider.connect(timeout=10)
     assert connected
     assert await outsider.receive_output() == {"type": "websocket.close", "code": 4404}
 

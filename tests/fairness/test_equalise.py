@@ -103,7 +103,7 @@ class Laggy:
 async def _connect(room_id: int, user) -> WebsocketCommunicator:
     socket = WebsocketCommunicator(application, f"/ws/rooms/{room_id}/table/", headers=ORIGIN)
     socket.scope["user"] = user
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=10)
     assert connected
     return socket
 

@@ -52,7 +52,7 @@ async def _table_socket(room_id: int, user, language: str) -> WebsocketCommunica
     headers = [*ORIGIN, (b"accept-language", language.encode())]
     socket = WebsocketCommunicator(application, f"/ws/rooms/{room_id}/table/", headers=headers)
     socket.scope["user"] = user
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=10)
     assert connected
     return socket
 

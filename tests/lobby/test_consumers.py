@@ -18,7 +18,7 @@ async def connect(path: str, user=None) -> WebsocketCommunicator:
     communicator = WebsocketCommunicator(application, path, headers=ORIGIN)
     if user is not None:
         communicator.scope["user"] = user
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     return communicator
 
@@ -39,7 +39,7 @@ async def test_the_lobby_sends_the_list_on_connect_and_new_rooms_live():
 
 async def test_a_socket_without_origin_is_refused():
     communicator = WebsocketCommunicator(application, "/ws/lobby/")
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert not connected
 
 
@@ -72,6 +72,6 @@ async def test_an_unknown_room_socket_is_closed():
     communicator = WebsocketCommunicator(application, "/ws/rooms/999/", headers=ORIGIN)
     # Accepted, then closed with 4404: a refused handshake reaches a browser as 1006, which
     # the ws extension retries forever.
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     assert await communicator.receive_output() == {"type": "websocket.close", "code": 4404}

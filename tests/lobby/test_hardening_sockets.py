@@ -27,7 +27,7 @@ async def connect(path: str, user=None, headers=ORIGIN, scheme: str | None = Non
         communicator.scope["user"] = user
     if scheme is not None:
         communicator.scope["scheme"] = scheme
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     return communicator
 
@@ -158,7 +158,7 @@ async def test_a_socket_with_a_host_not_allowed_is_refused():
     headers = [(b"origin", b"http://localhost"), (b"host", b"attacker.example")]
     communicator = WebsocketCommunicator(application, f"/ws/rooms/{room.pk}/", headers=headers)
     communicator.scope["user"] = alice
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert not connected
 
 

@@ -81,7 +81,7 @@ async def room_socket(path: str, user=None) -> tuple[bool, int | None]:
     communicator = WebsocketCommunicator(application, path, headers=ORIGIN)
     if user is not None:
         communicator.scope["user"] = user
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected  # accepted, then closed with a code the page does not retry
     output = await communicator.receive_output()
     await communicator.disconnect()
@@ -255,7 +255,7 @@ async def test_the_lobby_socket_never_hears_of_a_private_room():
     alice = await sync_to_async(make_user)("alice")
     bob = await sync_to_async(make_user)("bob")
     lobby = WebsocketCommunicator(application, "/ws/lobby/", headers=ORIGIN)
-    assert (await lobby.connect())[0]
+    assert (await lobby.connect(timeout=10))[0]
     await lobby.receive_from()  # the whole list
     hidden = await sync_to_async(private_room)(alice)
     await sync_to_async(services.join_room)(hidden.pk, bob, invited=True)

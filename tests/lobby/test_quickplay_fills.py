@@ -108,7 +108,7 @@ async def test_a_waiting_rooms_fill_goes_on_where_its_page_reconnects(settings, 
     settings.QUICK_PLAY_TIMER = True  # the process his page reconnects to
     page = WebsocketCommunicator(application, f"/ws/rooms/{room.pk}/", headers=ORIGIN)
     page.scope["user"] = alice
-    connected, _ = await page.connect()
+    connected, _ = await page.connect(timeout=10)
     assert connected
     assert await sync_to_async(_status_within)(room.pk, 3) == Room.Status.PLAYING
     players = await sync_to_async(lambda: list(Match.objects.get(room_id=room.pk).players.all()))()

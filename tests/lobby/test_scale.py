@@ -42,7 +42,7 @@ async def test_a_change_made_by_another_process_reaches_this_processs_sockets():
         "/ws/lobby/",
         headers=[(b"origin", b"http://localhost"), (b"host", b"localhost")],
     )
-    assert (await lobby.connect())[0]
+    assert (await lobby.connect(timeout=10))[0]
     await lobby.receive_from()
 
     # Another Daphne process, as far as the channel layer knows: its own interpreter.

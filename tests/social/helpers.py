@@ -12,7 +12,7 @@ async def social_socket(user=None, query: str = "") -> WebsocketCommunicator:
     communicator = WebsocketCommunicator(application, f"/ws/social/?{query}", headers=ORIGIN)
     if user is not None:
         communicator.scope["user"] = user
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     return communicator
 

@@ -65,7 +65,7 @@ async def test_visitors_and_guests_get_no_social_socket():
     from tests.tables.helpers import ORIGIN
 
     socket = WebsocketCommunicator(application, "/ws/social/", headers=ORIGIN)
-    await socket.connect()
+    await socket.connect(timeout=10)
     closed = await socket.receive_output(timeout=5)
     while closed["type"] != "websocket.close":
         closed = await socket.receive_output(timeout=5)

@@ -92,7 +92,7 @@ async def table_socket(room_id: int, user=None) -> TableSocket:
     communicator = TableSocket(application, f"/ws/rooms/{room_id}/table/", headers=ORIGIN)
     if user is not None:
         communicator.scope["user"] = user
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     return communicator
 

@@ -148,7 +148,7 @@ async def test_a_removal_by_the_host_closes_the_private_room_for_the_removed_pla
     raw = (await sync_to_async(ApiToken.objects.issue)(bob, "bot"))[1]
     page = WebsocketCommunicator(application, f"/ws/rooms/{room.pk}/", headers=ORIGIN)
     page.scope["user"] = bob
-    assert (await page.connect())[0]
+    assert (await page.connect(timeout=10))[0]
     await frame_with(page, 'id="live-status"')
     api = await stream(room.pk, raw)
     await next_of(api, "room")
@@ -166,7 +166,7 @@ async def test_a_removal_from_a_public_room_redraws_his_page_without_his_seat():
     await sync_to_async(services.join_room)(room.pk, bob)
     page = WebsocketCommunicator(application, f"/ws/rooms/{room.pk}/", headers=ORIGIN)
     page.scope["user"] = bob
-    assert (await page.connect())[0]
+    assert (await page.connect(timeout=10))[0]
     await frame_with(page, 'id="live-status"')
     seat = await sync_to_async(lambda: room.seat_set.get(user=bob).index)()
     await sync_to_async(services.remove_player)(room.pk, alice, seat)

@@ -65,7 +65,7 @@ async def _open(path: str, user: Any = None) -> WebsocketCommunicator:
     communicator = WebsocketCommunicator(application, path, headers=ORIGIN)
     if user is not None:
         communicator.scope["user"] = user
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     await communicator.receive_from(timeout=5)  # the whole view, or the stream's first
     return communicator
@@ -203,7 +203,7 @@ async def test_a_non_ascii_or_odd_invite_code_is_just_a_wrong_one(cast, invite):
     room = await sync_to_async(_private_room)(cast["eve"])
     path = f"/ws/api/v1/rooms/{room}/?token={cast['token']}&invite={invite}"
     communicator = WebsocketCommunicator(application, path, headers=ORIGIN)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     output = await communicator.receive_output(timeout=5)
     assert output == {"type": "websocket.close", "code": 4404}
@@ -214,7 +214,7 @@ async def test_a_non_ascii_or_odd_invite_code_is_just_a_wrong_one(cast, invite):
 async def test_a_non_ascii_token_is_just_a_bad_one(cast, token):
     path = f"/ws/api/v1/rooms/{cast['room']}/?token={token}"
     communicator = WebsocketCommunicator(application, path, headers=ORIGIN)
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     assert await communicator.receive_output(timeout=5) == {"type": "websocket.close", "code": 4401}
 

@@ -36,7 +36,7 @@ async def connect(path: str, language: str, user=None) -> WebsocketCommunicator:
     communicator = WebsocketCommunicator(application, path, headers=headers)
     if user is not None:
         communicator.scope["user"] = user
-    connected, _ = await communicator.connect()
+    connected, _ = await communicator.connect(timeout=10)
     assert connected
     return communicator
 

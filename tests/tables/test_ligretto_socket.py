@@ -260,7 +260,7 @@ async def test_it_refuses_a_socket_for_a_room_that_never_started():
 
     s = WebsocketCommunicator(application, f"/ws/rooms/{room.pk}/table/", headers=ORIGIN)
     # Accepted, then closed with 4404, so that the page does not retry forever.
-    connected, _ = await s.connect()
+    connected, _ = await s.connect(timeout=10)
     assert connected
     assert await s.receive_output() == {"type": "websocket.close", "code": 4404}
 

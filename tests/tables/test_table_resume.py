@@ -41,7 +41,7 @@ async def _reconnect(
         application, f"/ws/rooms/{room_id}/table/?v={shown}&s={seat}", headers=ORIGIN
     )
     socket.scope["user"] = user
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=10)
     assert connected
     frames = [await socket.receive_from()]
     while not await socket.receive_nothing(timeout=0.3):

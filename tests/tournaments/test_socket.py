@@ -23,7 +23,7 @@ async def test_the_page_hears_a_join_and_the_start_without_a_reload(settings):
         alice, "ligretto-mini", 2, "swiss", rounds=1, starts_in=60
     )
     socket = WebsocketCommunicator(application, f"/ws/tournaments/{t.pk}/", headers=ORIGIN)
-    connected, _ = await socket.connect()
+    connected, _ = await socket.connect(timeout=10)
     assert connected
     first = await socket.receive_from(timeout=5)
     assert 'id="tournament-live"' in first and 'data-connected="true"' in first
