@@ -42,8 +42,17 @@ class Table:
 
     @property
     def progress(self) -> Progress:
-        """The round, rounds scored, seed and status of the engine state (its rules say)."""
-        return self.game.progress(self.state)
+        """The round, rounds scored, seed and status of the engine state (its rules say).
+
+        Asked several times a move (the room, the status of every view, the fairness), so kept
+        for the state it was asked of: engine states are never changed in place."""
+        known = self.__dict__.get("_progress")
+        if known is not None and known[0] is self.state:
+            kept: Progress = known[1]
+            return kept
+        progress = self.game.progress(self.state)
+        self.__dict__["_progress"] = (self.state, progress)
+        return progress
 
     def seat_of(self, user: Any) -> int | None:
         """Return the seat `user` plays in this match (None: he only watches)."""

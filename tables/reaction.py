@@ -172,6 +172,9 @@ class Tracker:
     # `write_reactions`, nothing waits for it). None: a room built outside the registry,
     # which notes nothing to keep.
     write: Callable[[str, Batch], None] | None = None
+    # Each seat's legal actions as `since` last saw them: a move changes one seat's list or
+    # two, and a list equal to the one seen leaves that seat's `since` as it is.
+    seen: dict[int, list[Action]] = field(default_factory=dict)
 
     def note(self, before: Table, entry: Played) -> None:
         """After a move was applied to `before` (or refused on it): measure it, note what is
@@ -209,6 +212,9 @@ class Tracker:
         already legal when this tracker first looked is of unknown age (UNKNOWN: measured only
         from a later moment, the seat's own next play or a round's start)."""
         for seat, actions in legal.items():
+            if self.seen.get(seat) == actions:
+                continue  # the same keys: each still legal since when it was
+            self.seen[seat] = actions
             keys = {key_of(a) for a in actions}
             known = self.since.get(seat)
             if known is None:

@@ -404,7 +404,9 @@ def _plan(views: list[View]) -> tuple[str, list[str]]:
         else:
             own.update(n for n, v in view.items() if first.get(n) is not v)
             own |= first.keys() ^ view.keys()  # a field some seat lacks is nobody's shared
-    common = {name: value for name, value in first.items() if name not in own}
+    common = dict(first)  # in the first view's order, as a comprehension would keep it
+    for name in own:
+        common.pop(name, None)
     return _dumps(common)[1:-1], sorted(own)
 
 
@@ -445,6 +447,12 @@ def _encode_view(view: View, shared: dict[str, tuple[Any, str]]) -> str:
 
 def _dumps(value: Any) -> str:
     """Compact JSON (orjson: several times quicker than json, and no spaces to send)."""
+    try:
+        # Keys that are not text (a seat's number) are rare: orjson's option for them takes a
+        # slower road for every dict, so it is asked for only when a view has one.
+        return orjson.dumps(value).decode()
+    except orjson.JSONEncodeError:
+        pass
     try:
         return orjson.dumps(value, option=orjson.OPT_NON_STR_KEYS).decode()
     except orjson.JSONEncodeError:  # what only json takes (an integer over 64 bits): the same

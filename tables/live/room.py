@@ -503,7 +503,7 @@ def _progress(entry: Entry, table: Table, new: State) -> None:
     """What the move did beyond the state, from the rules' progress: a deal, a round's end
     (its points), the match's end (its winners)."""
     after, match = entry.table, table.match
-    before, progress = table.progress, table.game.progress(new)
+    before, progress = table.progress, after.progress  # after.state is `new`: kept for its views
     if table.round is not None and progress.round != table.round.number:
         # The next round was dealt: its own row (seed and state), starting at a countdown.
         entry.new_round = Round(
