@@ -125,6 +125,12 @@ class ApiStreamConsumer(stream.ReceiveNow, TableStream, stream.SendNow, AsyncWeb
     async def receive(self, text_data: str | None = None, bytes_data: bytes | None = None) -> None:
         if self.user is None or self.revoked:
             return  # closing: the token was refused, revoked or its user banned
+        if translation.get_language() == self.language:
+            # Its frames' own context speaks it already (the server hands frames over in the
+            # context the socket connected in): switching there and back cost more than the
+            # rest of the frame's decoding.
+            await self._receive(text_data, bytes_data)
+            return
         with translation.override(self.language):  # refusals worded per reader, as on HTTP
             await self._receive(text_data, bytes_data)
 

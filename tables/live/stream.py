@@ -163,6 +163,10 @@ def loads(data: str | bytes | None, max_bytes: int = MAX_BYTES, max_depth: int =
 
 
 def _check_depth(text: str, max_depth: int) -> None:
+    if text.count("{") + text.count("[") <= max_depth:
+        # Never deeper than its opening brackets (those inside strings counted too): a move's
+        # frame has two, and the walk below is Python for each character.
+        return
     depth, in_string, escaped = 0, False, False
     for ch in text:
         if in_string:
