@@ -176,27 +176,56 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
         await self.accept()
         await self.send(text_data=text)
 
-    async def frame(self, delivery: Delivery, shown: int) -> Frame | None:
+    def deliver_now(self, delivery: Delivery) -> bool:
+        """The change sent in a plain call, as the gate would send it, when nothing is being
+        drawn and the server writes frames at once: True when it needs nothing more (sent
+        now, or already shown). False: `deliver` takes it (the whole table, or a socket not
+        accepted yet), with nothing changed here."""
+        send = self._send_now
         version = delivery.version
+        if not send or self.gate.drawing:
+            return False
+        if self.gate.shows(version):
+            return True  # already shown (a whole table overtook it), as the gate judges
+        framed, pending = self._framed(delivery, self.gate.version)
+        if framed is None:
+            return False  # something went missing: the gate draws the whole table
+        shown, text = framed
+        if text:
+            if not send(text):
+                return False  # not accepted yet
+            self.gate.sent_now(max(self.gate.version, shown))
+        self.pending = pending
+        return True
+
+    async def frame(self, delivery: Delivery, shown: int) -> Frame | None:
+        framed, self.pending = self._framed(delivery, shown)
+        return framed
+
+    def _framed(
+        self, delivery: Delivery, shown: int
+    ) -> tuple[Frame | None, tuple[int, str] | None]:
+        """The frame of `delivery` for a page that shows version `shown` (None: something went
+        missing), and this seat's part still waiting for its public frame afterwards."""
+        version = delivery.version
+        pending = self.pending
         mine = delivery.private.get(self.seat) if self.seat is not None else None
         if mine is not None:
-            self.pending = (version, stream.pick(mine, self.language))
+            pending = (version, stream.pick(mine, self.language))
         public = delivery.public
         if not public:
-            return NOTHING  # an own part alone (another process's): its public frame follows
+            return NOTHING, pending  # an own part alone (another process's): its public follows
         if public.get("drawn") is False:
-            return None  # made for API streams alone (tables.live.render.wants_html): whole
+            return None, pending  # made for API streams alone (tables.live.render.wants_html)
         own = self.seat is not None and self.seat in public["private"]
-        pending = self.pending
         if (version != shown + 1 and not public["full"]) or (
             own and (pending is None or pending[0] != version)
         ):
-            return None  # something went missing: the whole table again
+            return None, pending  # something went missing: the whole table again
         html = stream.pick(public, self.language)
         if own and pending is not None:
             html = pending[1] + html
-        self.pending = None
-        return version, html
+        return (version, html), None
 
     async def send_text(self, text: str) -> None:
         await self.send(text_data=text)

@@ -931,12 +931,7 @@ class Outbox:
 
 
 def _deliver_now(delivery: Delivery, listeners: list[Listener]) -> list[Listener]:
-    """Hand `delivery` to the listeners that take it in a plain call; return the others.
-
-    Only for a change without a seat's own part (a seat's part comes before its frame).
-    """
-    if delivery.private:
-        return listeners
+    """Hand `delivery` to the listeners that take it in a plain call; return the others."""
     rest = []
     for listener in listeners:
         try:
