@@ -94,3 +94,34 @@ def test_a_spectators_move_is_refused_in_his_own_language(live_api):
         code, sentence = _flash(ws.recv(timeout=10))
     assert code == "spectator"
     assert sentence == "Du schaust an diesem Tisch zu; nur Spieler sind am Zug."
+
+
+def _quiet(ws) -> None:
+    """Read what comes until nothing has for half a second."""
+    while True:
+        try:
+            ws.recv(timeout=0.5)
+        except TimeoutError:
+            return
+
+
+def test_a_flip_reaches_both_seats_with_only_the_movers_own_part_in_his_frame(live_api):
+    # The server writes a change's frames in a plain call (TableConsumer.deliver_now): the
+    # mover's frame has his own part before the public ones, the other page's has none.
+    host, guest = Client(live_api, "frames-f"), Client(live_api, "frames-g")
+    room = host.call("POST", "rooms", {"game": "ligretto-mini", "seats": 2})["id"]
+    guest.call("POST", f"rooms/{room}/join")
+    host.call("POST", f"rooms/{room}/start")
+    _playing(host, room)
+    with (
+        _table(live_api, room, _session(live_api, "frames-f"), "en") as mover,
+        _table(live_api, room, _session(live_api, "frames-g"), "en") as other,
+    ):
+        assert 'data-connected="true"' in mover.recv(timeout=10)
+        assert 'data-connected="true"' in other.recv(timeout=10)
+        _quiet(mover), _quiet(other)  # the pages' coming in changes the table too: read it
+        mover.send(FLIP)
+        mine, theirs = mover.recv(timeout=10), other.recv(timeout=10)
+    assert _version(mine) == _version(theirs)
+    assert mine.index('id="me-flip"') < mine.index('id="table-version"')
+    assert 'id="me-flip"' not in theirs
