@@ -951,11 +951,25 @@ def test_L14_plus_a_deal_at_a_standstill_is_unblocked_at_once():
     )
 
 
-def test_L14_plus_a_deal_is_never_deadlocked_because_every_player_holds_his_ones():
+def test_L14_plus_a_deal_with_a_one_outside_the_stacks_is_never_deadlocked():
     for seed in range(200):
         for preset, seats in (("ligretto-mini", 2), ("ligretto", 3)):
             state = R.new_match(seats, {"row_variant": seed % 2 == 1}, seed, preset=preset)
             assert state.status == "playing", (preset, seed)
+
+
+def test_L14_plus_a_deal_whose_every_one_lies_under_a_stack_top_ends_at_once_as_a_deadlock():
+    # Seed 4225 of Mini: both players' three 1s are in their stacks, none on top; no row, hand
+    # or waste card can ever start a pile, so the deal is deadlocked and scored as it stands
+    # (for a Mini deal about one in 21,000: C(6,3)/C(27,3) for each player).
+    state = R.new_match(2, {"rounds": 1}, 4225, preset="ligretto-mini")
+    for p in state.players:
+        ones = [i for i, c in enumerate(p.stack) if c.value == 1]
+        assert len(ones) == 3 and 0 not in ones and len(p.stack) - 1 not in ones
+        assert all(c.value != 1 for c in (*p.hand, *(slot[-1] for slot in p.row)))
+    assert state.status == "round_over" and state.center == ()
+    assert state.message.startswith("Round 1 is over: no card of any player fits anywhere")
+    assert [list(t) for t in state.scores] == [[-14, -14]]
 
 
 def test_L14_plus_the_next_rounds_deal_is_checked_too():
