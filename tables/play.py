@@ -44,6 +44,8 @@ def start_match(room: Any, seats: list[Any]) -> Match:
     secret = "" if room.deal_seed is not None else fairness.new_secret()
     seed = room.deal_seed if room.deal_seed is not None else fairness.first_seed(secret)
     state = game.new_match(len(seats), room.options, seed)
+    # A deal the rules end at once (L14+: every 1 under a stack top) is a round scored already.
+    scored = game.progress(state).rounds_scored > 0
     players = [
         store.NewPlayer(
             seat=seat.index,
@@ -61,6 +63,7 @@ def start_match(room: Any, seats: list[Any]) -> Match:
         players,
         number=game.progress(state).round,
         state=game.dump(state),
+        scores=list(game.last_round_points(state)) if scored else None,
         starts_at=_countdown_end(),
         # This process owns it from the start (tables.live.owners).
         lease=owners.first_lease(),

@@ -302,10 +302,12 @@ def create_match(
     state: dict[str, Any],
     starts_at: datetime,
     lease: dict[str, Any],
+    scores: list[int] | None = None,
 ) -> Match:
     """The rows of a match that starts (inside the room's transaction): the match with its
     countdown and lease, a row per seat, and its first round dealt from `seed` (`secret`: the
-    match's committed seeds' secret, tables.fairness; "" for a fixed deal)."""
+    match's committed seeds' secret, tables.fairness; "" for a fixed deal). `scores`: the
+    points of a first round the rules ended at its deal (L14+), kept as any round's are."""
     match = Match.objects.create(
         room=room,
         game=room.game,
@@ -316,7 +318,7 @@ def create_match(
         starts_at=starts_at,
         **lease,
     )
-    Player.objects.bulk_create(
+    seated = Player.objects.bulk_create(
         Player(
             match=match,
             seat=p.seat,
@@ -328,7 +330,18 @@ def create_match(
         )
         for p in players
     )
-    Round.objects.create(match=match, number=number, seed=seed, state=state, version=1)
+    rnd = Round.objects.create(
+        match=match,
+        number=number,
+        seed=seed,
+        state=state,
+        version=1,
+        ended_at=timezone.now() if scores is not None else None,
+    )
+    if scores is not None:
+        RoundScore.objects.bulk_create(
+            RoundScore(round=rnd, player=p, seat=p.seat, points=scores[p.seat]) for p in seated
+        )
     return match
 
 
