@@ -99,11 +99,12 @@ def private_part(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -
 def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> dict[str, Any]:
     """`seat`'s own part in pieces that are redrawn alone when only they change: the row
     (`me_row`), the stack (`me_stack`), and the waste and the hand (`me_flip`, all a flip
-    changes); "me" is what lies around them (the round, its status, the ready button)."""
+    changes); "me" is what lies around them (the round, its status, the ready button).
+    Made for every seat a change is drawn for, to be compared: only the data, in one pass."""
     t = view["tableaus"][seat]
     status = view["status"]
     row_variant = bool((view.get("options") or {}).get("row_variant"))
-    playable = _playable(view, legal, seat)
+    playable, keys = _playable_keys(t, legal)
     return {
         "me": (
             status,
@@ -123,38 +124,36 @@ def private_pieces(view: dict[str, Any], legal: list[dict[str, Any]], seat: int)
         "me_flip": (t["waste_top"], t["waste_count"], t["hand_count"], status),
         # What a screen reader is told about this seat (issue 41): the cards it can play now,
         # and its points once a round is over. Redrawn alone when only these change.
-        "me_say": (
-            status,
-            tuple(playable),
-            tuple(_keys(legal, playable)),
-            _my_points(view, seat),
-        ),
+        "me_say": (status, tuple(playable), tuple(keys), _my_points(view, seat)),
     }
 
 
-def _playable(view: dict[str, Any], legal: list[dict[str, Any]], seat: int) -> list[Any]:
-    """The cards `seat` can play onto a pile now, each with the key that plays it."""
-    t = view["tableaus"][seat]
-    out = []
+def _playable_keys(
+    t: dict[str, Any], legal: list[dict[str, Any]]
+) -> tuple[list[tuple[str, int, str]], list[str]]:
+    """The cards a seat (its tableau `t`) can play onto a pile now, each with the key that
+    plays it, and the keys (the buttons' data-key) of its `legal` actions: what scan mode
+    steps through (the cards' keys, then a flip's and the ready button's)."""
+    playable, keys = [], []
+    flip = ready = False
     for action in legal:
-        if action.get("type") != "play" or action.get("to") == "row":
-            continue
-        source = action.get("from")
-        if source == "row":
-            card, key = t["row"][action["index"]], str(action["index"] + 1)
-        else:
-            card, key = t[f"{source}_top"], "S" if source == "stack" else "W"
-        if card:
-            out.append((card["color"], card["value"], key))
-    return out
-
-
-def _keys(legal: list[dict[str, Any]], playable: list[Any]) -> list[str]:
-    """The keys (the buttons' data-key) of a seat's `legal` actions, `playable` its cards that
-    can go onto a pile now: what scan mode steps through."""
-    keys = [k.lower() for _, _, k in playable]
-    kinds = {a.get("type") for a in legal}
-    return keys + [" "] * ("flip" in kinds) + ["r"] * ("ready" in kinds)
+        kind = action.get("type")
+        if kind == "play":
+            if action.get("to") == "row":
+                continue
+            source = action.get("from")
+            if source == "row":
+                card, key = t["row"][action["index"]], str(action["index"] + 1)
+            else:
+                card, key = t[f"{source}_top"], "S" if source == "stack" else "W"
+            if card:
+                playable.append((card["color"], card["value"], key))
+                keys.append(key.lower())
+        elif kind == "flip":
+            flip = True
+        elif kind == "ready":
+            ready = True
+    return playable, keys + [" "] * flip + ["r"] * ready
 
 
 def _my_points(view: dict[str, Any], seat: int) -> tuple[int | None, int | None]:
@@ -173,45 +172,129 @@ def context(
     words: Words,
 ) -> dict[str, Any]:
     """Everything the Ligretto table template draws, for `seat` (None: a spectator); the
-    parts this layout draws itself (`draw_part`) are drawn in the reader's `words`."""
-    if stood_in(view, seat):
-        legal = []  # a bot plays this seat: its person gets no move until he takes it back
-    # Away (a bot plays for him soon) only while the match goes on: once it is over, leaving
-    # the table (for the rematch, the lobby) is what everyone does.
-    over = view.get("status") in OVER
-    players = {p["seat"]: dict(p, away=away(p) and not over) for p in view["players"]}
-    names = {s: p["name"] for s, p in players.items()}
-    played = [e for e in events if e.get("type") == "card_played"]
-    just, just_seats = {e["pile"] for e in played}, {e["seat"] for e in played}
-    tableaus = [
-        _seat(t, players[t["seat"]], t["seat"] in just_seats, words)
-        for t in view.get("tableaus", ())
-    ]
-    playable = _playable(view, legal, seat) if seat is not None else []
-    status = view.get("status")
-    mine = None
-    if seat is not None and seat < len(tableaus):
-        variant = bool((view.get("options") or {}).get("row_variant"))
-        mine = _mine(tableaus[seat], seat, status, stood_in(view, seat), variant, words)
-    keys = _keys(legal, playable) if seat is not None else []
-    points = _my_points(view, seat) if seat is not None else (None, None)
+    parts this layout draws itself (`draw_part`) are drawn in the reader's `words`.
+
+    What only some parts draw (every seat's strip, the reader's own cards, the piles, his
+    sentence, the match's end) is made when first asked, once (`_Drawing`): a change's
+    context draws one part or two (a flip: a seat's waste and hand, the mover's own), a page
+    draws them all. The template calls each (Django calls a callable it is handed)."""
+    drawing = _Drawing(view, seat, legal, events, words)
+    message = view.get("message")
     return {
-        "tableaus": tableaus,
-        "center": later(_piles, view["center"], names, just, words),
-        "names": names,
+        "drawing": drawing,
+        "tableaus": drawing.tableaus,
+        "center": drawing.center,
+        "names": drawing.names,
         # The change being pushed: its piles and players glow once (static/css/table.css).
-        "just_piles": just,
-        "just_seats": just_seats,
-        "message": _named(view.get("message"), players),
-        "me": mine,
-        "match_end": describe_end(view["options"]),
+        "just_piles": drawing.just_piles,
+        "just_seats": drawing.just_seats,
+        "message": _named(message, drawing.players()) if message else message,
+        "me": drawing.me,
+        "match_end": drawing.match_end,
         # The rules name the match's winners once its last round is over (L6).
         "final_round": view.get("status") == "round_over" and "match_winners" in view,
-        "stood_in": stood_in(view, seat),
+        "stood_in": drawing.stood,
         "words": words,
         # The seat's sentence for a screen reader (`me_say`), drawn here.
-        "say": later(_draw_say, status, playable, keys, points, words),
+        "say": drawing.say,
     }
+
+
+class _Drawing:
+    """One context's pieces (one reader, one language, one change), each made when a part
+    first asks for it and kept for the others: a part draws from the view's own objects and
+    only what it shows."""
+
+    def __init__(
+        self,
+        view: dict[str, Any],
+        seat: int | None,
+        legal: list[dict[str, Any]],
+        events: list[dict[str, Any]],
+        words: Words,
+    ) -> None:
+        self.view, self.seat, self.words = view, seat, words
+        self.stood = stood_in(view, seat)
+        # A bot plays a stood-in seat: its person gets no move until he takes it back.
+        self.legal = [] if self.stood else legal
+        self.status: str | None = view.get("status")
+        played = [e for e in events if e.get("type") == "card_played"]
+        self.just_piles = {e["pile"] for e in played}
+        self.just_seats = {e["seat"] for e in played}
+        self._players: dict[int, dict[str, Any]] | None = None
+        self._names: dict[int, str] | None = None
+        self._tableaus: list[dict[str, Any]] | None = None
+        self._center: list[dict[str, Any]] | None = None
+        self._me: dict[str, Any] | None = None
+        self._say: str | None = None
+
+    def players(self) -> dict[int, dict[str, Any]]:
+        """The view's players by seat, each marked away (a bot plays for him soon) only
+        while the match goes on: once it is over, leaving the table is what everyone does."""
+        if self._players is None:
+            over = self.status in OVER
+            self._players = {
+                p["seat"]: dict(p, away=away(p) and not over) for p in self.view["players"]
+            }
+        return self._players
+
+    def names(self) -> dict[int, str]:
+        if self._names is None:
+            self._names = {p["seat"]: p["name"] for p in self.view["players"]}
+        return self._names
+
+    def tableaus(self) -> list[dict[str, Any]]:
+        if self._tableaus is None:
+            players, words = self.players(), self.words
+            self._tableaus = [
+                _seat(t, players[t["seat"]], t["seat"] in self.just_seats, words)
+                for t in self.view.get("tableaus", ())
+            ]
+        return self._tableaus
+
+    def center(self) -> list[dict[str, Any]]:
+        if self._center is None:
+            self._center = _piles(self.view["center"], self.names(), self.just_piles, self.words)
+        return self._center
+
+    def mine(self) -> dict[str, Any]:
+        """The reader's own tableau, from his view."""
+        tableau: dict[str, Any] = self.view["tableaus"][self.seat]
+        return tableau
+
+    def me(self) -> dict[str, Any] | None:
+        """The reader's own tableau as his part draws it: his row, stack, waste and hand."""
+        seat = self.seat
+        if self._me is None and seat is not None and seat < len(self.view.get("tableaus", ())):
+            self._me = dict(self.mine(), row=self.row, stack=self.stack, flip=self.flip)
+        return self._me
+
+    def row(self) -> str:
+        variant = bool((self.view.get("options") or {}).get("row_variant"))
+        return _draw_row(self.mine(), self.status, self.stood, variant, self.words)
+
+    def stack(self) -> str:
+        return _draw_stack(self.mine(), self.status, self.stood, self.words)
+
+    def flip(self) -> str:
+        assert self.seat is not None  # the reader's own part: he has a seat
+        return _draw_flip(self.mine(), self.seat, self.status, self.stood, self.words)
+
+    def say(self) -> str:
+        if self._say is None:
+            seat, view = self.seat, self.view
+            playable: list[tuple[str, int, str]] = []
+            keys: list[str] = []
+            points: tuple[int | None, int | None] = (None, None)
+            if seat is not None:
+                if seat < len(view.get("tableaus", ())):
+                    playable, keys = _playable_keys(view["tableaus"][seat], self.legal)
+                points = _my_points(view, seat)
+            self._say = _draw_say(self.status, playable, keys, points, self.words)
+        return self._say
+
+    def match_end(self) -> str:
+        return describe_end(self.view["options"])
 
 
 # What the parts draw beside the view's own data, so that their template uses plain variables
@@ -262,18 +345,6 @@ def _seat(t: dict[str, Any], player: dict[str, Any], just: bool, words: Words) -
     )
 
 
-def _mine(
-    t: dict[str, Any], seat: int, status: str | None, stood: bool, variant: bool, words: Words
-) -> dict[str, Any]:
-    """The reader's own tableau as his part draws it: his row, stack, waste and hand."""
-    return dict(
-        t,
-        row=later(_draw_row, t, status, stood, variant, words),
-        stack=later(_draw_stack, t, status, stood, words),
-        flip=later(_draw_flip, t, seat, status, stood, words),
-    )
-
-
 def _pile(
     pile: dict[str, Any], names: dict[int, str], just: set[int], words: Words
 ) -> dict[str, Any]:
@@ -300,22 +371,26 @@ def _pile(
 
 def draw_part(context: dict[str, Any], part: str) -> str | None:
     """The HTML of `part` if this layout draws it itself (None: the template's partial does)."""
+    drawing: _Drawing = context["drawing"]
     if part.startswith("seat-"):
         if part.endswith("-flip"):
-            flip: str = context["tableaus"][int(part[5:-5])]["flip"]()
-            return flip
-        seat: str = context["tableaus"][int(part[5:])]["drawn"]()
-        return seat
-    if part in ("me_flip", "me_stack", "me_row"):
-        drawn: str = context["me"][part[3:]]()
-        return drawn
+            return _draw_seat_flip(drawing.view["tableaus"][int(part[5:-5])], drawing.words)
+        t = drawing.view["tableaus"][int(part[5:])]
+        just = t["seat"] in drawing.just_seats
+        return _draw_seat(t, drawing.players()[t["seat"]], just, drawing.words)
+    if part == "me_flip":
+        return drawing.flip()
+    if part == "me_stack":
+        return drawing.stack()
+    if part == "me_row":
+        return drawing.row()
     if part == "me_say":
-        say: str = context["say"]()
-        return say
+        return drawing.say()
     if part.startswith("pile-"):
         number = int(part[5:])
-        pile = next(p for p in context["view"]["center"] if p["pile"] == number)
-        return _draw_pile(pile, context["names"], number in context["just_piles"], context["words"])
+        pile = next(p for p in drawing.view["center"] if p["pile"] == number)
+        just = number in drawing.just_piles
+        return _draw_pile(pile, drawing.names(), just, drawing.words)
     return None
 
 
@@ -532,7 +607,7 @@ def partial(context: dict[str, Any], part: str) -> str:
     """Name the partial that draws `part`, setting in `context` what it draws."""
     if part.startswith("seat-"):
         seat, _, piece = part.removeprefix("seat-").partition("-")
-        context["t"] = context["tableaus"][int(seat)]
+        context["t"] = context["drawing"].tableaus()[int(seat)]
         return f"seat_{piece}" if piece else "seat"
     return part
 
