@@ -8,7 +8,7 @@ PORT ?= 8000
 # The whole suite must finish well inside CI's budget; a hang fails instead of waiting forever.
 TEST_TIMEOUT ?= 1200
 
-.PHONY: run install install-dev chromium fonts nginx axe gettext messages compilemessages lint test test-fast-phase test-browser-phase test-fast test-browser test-scale test-scale-suite test-deploy bench migrate superuser clean
+.PHONY: run install install-dev chromium fonts nginx axe gettext messages compilemessages lint test test-fast-phase test-browser-phase test-browser-then-scale test-fast test-browser test-scale test-scale-suite test-deploy bench migrate superuser clean
 
 # Django 6 needs Python >= 3.12: prefer pyenv's 3.13.0, else any python3.13 / 3.12 on PATH.
 $(PY):
@@ -115,10 +115,13 @@ lint: install-dev
 # computes), then everything else but the browser (two workers) side by side with the browser
 # flows (a pytest process of their own, two workers, each with its own server and database:
 # Playwright's event loop and the asyncio consumer tests must not share one), then the
-# PostgreSQL + Redis path. Each of the two middle phases keeps only about 0.6 of a core busy
+# PostgreSQL + Redis path (below). Each of the two middle phases keeps only about 0.6 of a core busy
 # (their workers wait on sockets, sites and bots: 300 and 316 CPU-s measured on 6 December),
 # so together they fill the two cores; `make -O` prints each phase's output whole when it ends.
-# (The PostgreSQL + Redis suite beside the browser flows saved nothing, and three workers made
+# The browser flows end first (by one to two minutes in 6 December's runs: the fast suite holds
+# Schemathesis and the two Swiss tournaments), so the PostgreSQL + Redis suite starts when they
+# end, beside the fast suite's last minutes; the rolling deploy runs last, alone. (The
+# PostgreSQL + Redis suite beside the whole browser phase saved nothing, and three workers made
 # the equalisation test fail beside them: docs/performance.md, "The suite".)
 # FAST_WORKERS / BROWSER_WORKERS change the counts for a try.
 FAST_WORKERS ?= 2
@@ -126,19 +129,21 @@ BROWSER_WORKERS ?= 2
 test: lint chromium fonts gettext axe
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=5 -m alone
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
-	$(MAKE) --no-print-directory -j2 -O test-fast-phase test-browser-phase
-	$(MAKE) --no-print-directory test-scale
+	$(MAKE) --no-print-directory -j2 -O test-fast-phase test-browser-then-scale
+	$(MAKE) --no-print-directory test-deploy
 
 # Our live tables beside boardgame.io 0.50.2 (installed from npm into a scratch folder); never
 # part of `make test`: figures, not assertions (docs/performance.md).
 bench: install-dev nginx
 	PYTHONPATH=. .venv/bin/python -u bench/compare.py $(BENCH_ARGS)
 
-# make test's two middle phases (run side by side there).
+# make test's two middle phases (run side by side there; the scale suite follows the browser's).
 test-fast-phase:
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n $(FAST_WORKERS)
 test-browser-phase:
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -n $(BROWSER_WORKERS) -m browser tests/browser
+test-browser-then-scale: test-browser-phase
+	$(MAKE) --no-print-directory test-scale-suite
 
 test-fast: install-dev gettext
 	$(VENV)/bin/pytest -m "not browser and not scale and not packaging" -x -q --durations=15

@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.conf import global_settings
 from django.core.exceptions import ImproperlyConfigured
 from django.utils.csp import CSP
 
@@ -167,6 +168,12 @@ AUTH_PASSWORD_VALIDATORS = [
     {"NAME": "django.contrib.auth.password_validation.CommonPasswordValidator"},
     {"NAME": "django.contrib.auth.password_validation.NumericPasswordValidator"},
 ]
+
+# Which hashers check passwords, the first one hashing new ones: Django's own list (PBKDF2 with
+# 1.5 million rounds first, about 0.4 s of a core per sign-up or login) unless named. The test
+# suite's sites name a cheap one: their hundreds of sign-ups and logins prove nothing about the
+# hash, and their CPU is what a loaded machine runs short of (docs/performance.md, "The suite").
+PASSWORD_HASHERS = envlist("PASSWORD_HASHERS") or global_settings.PASSWORD_HASHERS
 
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "lobby:index"

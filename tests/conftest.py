@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
-from tests.devserver import serve_site
+from tests.devserver import TEST_SITE, serve_site
 
 PASSWORD = "correct horse battery staple"
 
@@ -167,6 +167,7 @@ def live_api(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
         "DATABASE_URL": f"sqlite:///{db}",
         "DEBUG": "True",
         "DJANGO_SETTINGS_MODULE": "cardgames.settings",
+        **TEST_SITE,
         # Bots at full speed and a short countdown: the matches take seconds.
         "BOT_PACE": "0",
         "TABLE_COUNTDOWN": "0.2",

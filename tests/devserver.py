@@ -17,6 +17,12 @@ from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 
+# What every site the tests serve sets beside its own settings: a cheap password hasher, as the
+# in-process tests use (tests/conftest.py). Django's PBKDF2 spends about 0.4 s of a core on each
+# sign-up, login and user made in a shell, which proves nothing about the site and is what a
+# loaded 2-core machine runs short of (docs/performance.md, "The suite").
+TEST_SITE = {"PASSWORD_HASHERS": "django.contrib.auth.hashers.MD5PasswordHasher"}
+
 
 def free_port() -> int:
     """Return a TCP port that was free on 127.0.0.1 a moment ago."""

@@ -42,6 +42,21 @@ def test_production_refuses_to_start_without_a_secret_key():
     assert "SECRET_KEY" in result.stderr
 
 
+def test_passwords_are_hashed_with_pbkdf2_unless_the_environment_names_a_hasher():
+    code = "from django.contrib.auth.hashers import get_hasher; print(get_hasher().algorithm)"
+    default = run_manage("shell", "--no-imports", "-c", code, PASSWORD_HASHERS="")
+    assert default.stdout.split() == ["pbkdf2_sha256"], default.stderr
+    # What the tests' own sites name (tests/devserver.py, TEST_SITE).
+    named = run_manage(
+        "shell",
+        "--no-imports",
+        "-c",
+        code,
+        PASSWORD_HASHERS="django.contrib.auth.hashers.MD5PasswordHasher",
+    )
+    assert named.stdout.split() == ["md5"], named.stderr
+
+
 def test_the_environment_switches_database_and_channel_layer():
     code = (
         "from django.conf import settings as s;"

@@ -17,7 +17,7 @@ from contextlib import contextmanager
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Playwright, expect, sync_playwright
 
-from tests.devserver import ROOT, serve_site
+from tests.devserver import ROOT, TEST_SITE, serve_site
 
 CHROMIUM_ARGS = [
     "--headless",
@@ -50,6 +50,7 @@ def live_env(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
         "DATABASE_URL": f"sqlite:///{db}",
         "DEBUG": "True",
         "DJANGO_SETTINGS_MODULE": "cardgames.settings",
+        **TEST_SITE,
         # Bots at twenty times a person's pace and a short countdown keep the flows quick.
         "BOT_PACE": "0.02",
         "TABLE_COUNTDOWN": "1",

@@ -19,7 +19,7 @@ from pathlib import Path
 from playwright.sync_api import ConsoleMessage, sync_playwright
 
 from tests.browser.conftest import CHROMIUM_ARGS
-from tests.devserver import ROOT, serve_site
+from tests.devserver import ROOT, TEST_SITE, serve_site
 
 PASSWORD = "correct horse battery staple"
 LANGUAGES = ("en", "de", "ru", "ko")
@@ -143,6 +143,7 @@ def main() -> None:
         "DATABASE_URL": f"sqlite:///{db}",
         "DEBUG": "True",
         "DJANGO_SETTINGS_MODULE": "cardgames.settings",
+        **TEST_SITE,
         "BOT_PACE": "0.02",
         "SIGNUPS_PER_ADDRESS": "10000",
         "LOGIN_FAILURES_PER_ADDRESS": "10000",

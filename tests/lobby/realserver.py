@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import PASSWORD
-from tests.devserver import ROOT, free_port, start_daphne, stop
+from tests.devserver import ROOT, TEST_SITE, free_port, start_daphne, stop
 
 # A socket read never waits longer than this: a server that does not answer fails the test
 # instead of hanging it. It bounds a wait; nothing asserts how fast anything is.
@@ -52,6 +52,7 @@ def running_site(workdir: Path, options: tuple[str, ...] = (), **settings: str) 
         "DATABASE_URL": f"sqlite:///{db}",
         "DEBUG": "True",
         "DJANGO_SETTINGS_MODULE": "cardgames.settings",
+        **TEST_SITE,
         **settings,
     }
     env.pop("REDIS_URL", None)

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.devserver import ROOT, free_port, start_daphne, stop_within
+from tests.devserver import ROOT, TEST_SITE, free_port, start_daphne, stop_within
 
 BREAK = 8  # seconds between the rounds: the restart falls inside it
 
@@ -45,6 +45,7 @@ def test_the_next_round_starts_on_time_after_a_restart_between_rounds(tmp_path):
         **os.environ,
         "DATABASE_URL": f"sqlite:///{db}",
         "DJANGO_SETTINGS_MODULE": "cardgames.settings",
+        **TEST_SITE,
         "DEBUG": "True",
         "BOT_PACE": "0.02",
         "TABLE_COUNTDOWN": "1",
