@@ -6,7 +6,7 @@ class LobbyConfig(AppConfig):
     verbose_name = "Lobby"
 
     def ready(self) -> None:
-        from lobby import locale, services
+        from lobby import checks, locale, services  # noqa: F401 (checks: registered)
         from tables import signals
 
         signals.match_finished.connect(services.finish_room, dispatch_uid="lobby.finish_room")

@@ -57,6 +57,19 @@ def test_passwords_are_hashed_with_pbkdf2_unless_the_environment_names_a_hasher(
     assert named.stdout.split() == ["md5"], named.stderr
 
 
+def test_the_deploy_check_warns_of_a_fast_password_hasher():
+    production = {
+        "DEBUG": "False",
+        "SECRET_KEY": "k" * 20 + "a-long-random-production-secret-0123456789",
+        "ALLOWED_HOSTS": "cards.example.org",
+        "PASSWORD_HASHERS": "django.contrib.auth.hashers.MD5PasswordHasher",
+    }
+    result = run_manage("check", "--deploy", "--fail-level", "WARNING", **production)
+    assert result.returncode != 0
+    assert "lobby.W001" in result.stderr + result.stdout
+    assert "MD5PasswordHasher" in result.stderr + result.stdout
+
+
 def test_the_environment_switches_database_and_channel_layer():
     code = (
         "from django.conf import settings as s;"
