@@ -8,7 +8,7 @@ import re
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, expect
 
-from tests.browser.test_lobby_flow import sign_up, wait_live
+from tests.browser.test_lobby_flow import choose_game, sign_up, wait_live
 
 
 @pytest.fixture
@@ -30,8 +30,7 @@ def test_a_refused_action_shows_in_place_and_the_page_keeps_working(person, csp_
     sign_up(alice, "hilda")
     response = alice.goto("/rooms/new/")
     assert "default-src 'self'" in response.headers["content-security-policy"]
-    alice.select_option("#id_game", "ligretto")
-    alice.wait_for_load_state("networkidle")
+    choose_game(alice, "ligretto")
     alice.fill("#id_seats", "3")
     alice.click("main button[type=submit]")
     expect(alice).to_have_url(re.compile(r"/rooms/\d+/$"))

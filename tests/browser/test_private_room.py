@@ -6,7 +6,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.browser.test_lobby_flow import sign_up, wait_live
+from tests.browser.test_lobby_flow import choose_game, sign_up, wait_live
 
 
 def test_a_private_room_is_absent_from_the_lobby_and_refuses_a_seat_without_the_link(person):
@@ -16,8 +16,7 @@ def test_a_private_room_is_absent_from_the_lobby_and_refuses_a_seat_without_the_
 
     sign_up(alice, "pia_alice")
     alice.goto("/rooms/new/")
-    alice.select_option("#id_game", "ligretto")
-    alice.wait_for_load_state("networkidle")
+    choose_game(alice, "ligretto")
     alice.fill("#id_seats", "3")
     alice.check("#id_private")
     alice.click("main button[type=submit]")
@@ -28,8 +27,7 @@ def test_a_private_room_is_absent_from_the_lobby_and_refuses_a_seat_without_the_
 
     # A public room opened after it shows up live in bob's lobby; the private one never does.
     alice.goto("/rooms/new/")
-    alice.select_option("#id_game", "ligretto")
-    alice.wait_for_load_state("networkidle")
+    choose_game(alice, "ligretto")
     alice.fill("#id_seats", "3")
     alice.click("main button[type=submit]")
     public_id = re.search(r"/rooms/(\d+)/$", alice.url).group(1)
