@@ -177,6 +177,9 @@ def test_four_seats_two_of_them_bots_play_a_two_round_match_to_the_result(person
     sign_up(dave, "dan")
     room_id = open_room(carol, "ligretto", 4, rounds=2)
     join(dave, room_id)
+    # Dan's seat reaches Cora's page as a new room part, form and all: typed before it, her
+    # count of bots would be swapped back to 1 (a loaded run added one bot).
+    expect(carol.locator("#seat-1")).to_contain_text("dan")
     carol.fill("#bots-form input[name=count]", "2")
     carol.select_option("#bots-form select[name=level]", "fast")
     carol.click("#bots-form button[type=submit]")

@@ -17,6 +17,8 @@ def test_cards_travel_to_their_pile_unless_motion_is_reduced_and_sound_is_a_choi
     sign_up(still, "stiller")
     room_id = open_room(moving, "ligretto", 4)
     join(still, room_id)
+    # The joiner's seat comes as a new room part, form and all: count typed after it.
+    expect(moving.locator("#seat-1")).to_contain_text("stiller")
     moving.fill("#bots-form input[name=count]", "2")
     moving.click("#bots-form button[type=submit]")
     expect(moving.locator("#seat-3")).to_contain_text("bot")
