@@ -61,12 +61,18 @@ def _flash(frame: str) -> tuple[str, str]:
     return found.group(1), found.group(2)
 
 
-def test_frames_sent_at_once_are_answered_after_the_whole_table_in_order(live_api):
-    host, guest = Client(live_api, "frames-a"), Client(live_api, "frames-b")
+def _mini_match(live_api: str, host_name: str, guest_name: str) -> int:
+    """A Mini room of the two API players, started and playing: its id."""
+    host, guest = Client(live_api, host_name), Client(live_api, guest_name)
     room = host.call("POST", "rooms", {"game": "ligretto-mini", "seats": 2})["id"]
     guest.call("POST", f"rooms/{room}/join")
     host.call("POST", f"rooms/{room}/start")
     _playing(host, room)
+    return room
+
+
+def test_frames_sent_at_once_are_answered_after_the_whole_table_in_order(live_api):
+    room = _mini_match(live_api, "frames-a", "frames-b")
     with _table(live_api, room, _session(live_api, "frames-a"), "de") as ws:
         for frame in ("[not json", FLIP):
             ws.send(frame)  # neither awaited: both on their way before the table is drawn
@@ -82,12 +88,8 @@ def test_frames_sent_at_once_are_answered_after_the_whole_table_in_order(live_ap
 
 
 def test_a_spectators_move_is_refused_in_his_own_language(live_api):
-    host, guest = Client(live_api, "frames-c"), Client(live_api, "frames-d")
     Client(live_api, "frames-eve")
-    room = host.call("POST", "rooms", {"game": "ligretto-mini", "seats": 2})["id"]
-    guest.call("POST", f"rooms/{room}/join")
-    host.call("POST", f"rooms/{room}/start")
-    _playing(host, room)
+    room = _mini_match(live_api, "frames-c", "frames-d")
     with _table(live_api, room, _session(live_api, "frames-eve"), "de") as ws:
         ws.send(FLIP)
         assert 'data-connected="true"' in ws.recv(timeout=10)
@@ -108,11 +110,7 @@ def _quiet(ws) -> None:
 def test_a_flip_reaches_both_seats_with_only_the_movers_own_part_in_his_frame(live_api):
     # The server writes a change's frames in a plain call (TableConsumer.deliver_now): the
     # mover's frame has his own part before the public ones, the other page's has none.
-    host, guest = Client(live_api, "frames-f"), Client(live_api, "frames-g")
-    room = host.call("POST", "rooms", {"game": "ligretto-mini", "seats": 2})["id"]
-    guest.call("POST", f"rooms/{room}/join")
-    host.call("POST", f"rooms/{room}/start")
-    _playing(host, room)
+    room = _mini_match(live_api, "frames-f", "frames-g")
     with (
         _table(live_api, room, _session(live_api, "frames-f"), "en") as mover,
         _table(live_api, room, _session(live_api, "frames-g"), "en") as other,
