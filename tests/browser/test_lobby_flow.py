@@ -65,10 +65,20 @@ def test_two_people_open_join_and_start_a_room(person):
     expect(bob).to_have_url(re.compile(rf"/rooms/{room_id}/$"))
     wait_live(bob)
     expect(alice.locator("#seat-1")).to_contain_text("free")  # opening the link took no seat
+    # Alice is filling in the room's forms when Bob sits down: his seat redraws the room part,
+    # forms and all, and what she typed stays (a count of bots within the seats left free).
+    alice.fill("#bot-count", "2")
+    alice.select_option("#bots-form select[name=level]", "fast")
+    alice.fill("#close-form input[name=reason]", "lunch")
     bob.click("#join-button")
 
     # Both see the seat list change live.
     expect(alice.locator("#seat-1")).to_contain_text("bob")
+    expect(alice.locator("#bot-count")).to_have_attribute("max", "1")
+    expect(alice.locator("#bot-count")).to_have_value("1")
+    expect(alice.locator("#bots-form select[name=level]")).to_have_value("fast")
+    expect(alice.locator("#close-form input[name=reason]")).to_have_value("lunch")
+    expect(alice.locator("#close-form input[name=reason]")).to_be_focused()
     expect(bob.locator("#seat-0")).to_contain_text("alice")
     expect(bob.locator("#seat-1")).to_contain_text("bob")
     expect(bob.locator("#start-button")).to_have_count(0)  # only the host starts
