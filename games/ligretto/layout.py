@@ -299,22 +299,9 @@ class _Drawing:
 
     def own(self) -> str:
         """The reader's own part as a whole (`me`): his cards, his sentence, the ready button."""
-        seat, view = self.seat, self.view
-        assert seat is not None  # the reader's own part: he has a seat
-        if self.me() is None:
-            return _draw_own(view, seat, self.stood, "", "", "", self.say(), self.words)
-        status, variant = self.status, bool((view.get("options") or {}).get("row_variant"))
-        mine, stood, words = self.mine(), self.stood, self.words
-        return _draw_own(
-            view,
-            seat,
-            stood,
-            _draw_row(mine, status, stood, variant, words),
-            _draw_stack(mine, status, stood, words),
-            _draw_flip(mine, seat, status, stood, words),
-            self.say(),
-            words,
-        )
+        assert self.seat is not None  # the reader's own part: he has a seat
+        cards = ("", "", "") if self.me() is None else (self.row(), self.stack(), self.flip())
+        return _draw_own(self.view, self.seat, self.stood, *cards, self.say(), self.words)
 
     def match_end(self) -> str:
         return describe_end(self.view["options"])
@@ -384,12 +371,15 @@ def _pile(
 # --------------------------------------------------------------------------- parts drawn here
 
 
-# The parts a move redraws (a seat, its waste and hand, a pile, the reader's row, stack, waste
-# and hand, his sentence), drawn in Python: the same bytes as the template's partials drew
-# (squeezed, as every pushed part is), at well under half the cost of a change (docs/
-# performance.md, "Ligretto's parts drawn in Python"). The page's template shows the very same
-# drawing (`t.drawn`, `t.flip`, `pile.drawn`, `me.row`, `me.stack`, `me.flip`, `say`), so each
-# part is drawn one way. Held to the bytes the templates drew by tests/tables/test_drawn_parts.py.
+# The parts a move redraws (a seat, its waste and hand, a pile, the centre when a pile opens or
+# closes, the reader's own part whole or its row, stack, waste and hand, his sentence), drawn
+# in Python: the same bytes as the template's partials drew (squeezed, as every pushed part
+# is), at well under half the cost of a change (docs/performance.md, "Ligretto's parts drawn in
+# Python", "the centre and the own part"). The page's template shows the very same drawing
+# (`t.drawn`, `t.flip`, `drawing.centre`, `drawing.own`), so each part is drawn one way. Held
+# to the bytes the templates drew by tests/tables/test_drawn_parts.py. The status, the scores
+# and the ways out stay the template's: they word the engine's Sentences, name the site's
+# URLs and draw its chart (and a change draws them seldom: a round's start and end).
 
 
 def draw_part(context: dict[str, Any], part: str) -> str | None:
@@ -645,7 +635,8 @@ def _draw_own(
     status = view["status"]
     back = ""
     if stood:
-        bot, take = words.gettext("A bot plays your seat for now."), words.gettext("Take my seat back")
+        bot = words.gettext("A bot plays your seat for now.")
+        take = words.gettext("Take my seat back")
         back = (
             f'<div class="stood-in" id="lg-stood-in" role="status"><p>{bot}</p><form'
             ' method="get" action=""><button type="submit" id="take-seat-back"'
