@@ -645,7 +645,9 @@ def _draw_own(
     ready = ""
     if status == "round_over":
         if seat in view.get("ready", ()) or stood:
-            ready = f'<p class="waiting">{words.gettext("Waiting for the others…")}</p>'
+            # Asked outside the f-string: the site's extraction does not read inside one.
+            waiting = words.gettext("Waiting for the others…")
+            ready = f'<p class="waiting">{waiting}</p>'
         else:
             if "match_winners" in view:  # the match's last round (L6)
                 label = words.gettext("Show the result")
