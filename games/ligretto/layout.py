@@ -293,6 +293,16 @@ class _Drawing:
             self._say = _draw_say(self.status, playable, keys, points, self.words)
         return self._say
 
+    def centre(self) -> str:
+        """The centre as a whole (`center`): every open pile drawn, the closed ones listed."""
+        return _draw_centre(self.center(), self.words)
+
+    def own(self) -> str:
+        """The reader's own part as a whole (`me`): his cards, his sentence, the ready button."""
+        assert self.seat is not None  # the reader's own part: he has a seat
+        cards = ("", "", "") if self.me() is None else (self.row(), self.stack(), self.flip())
+        return _draw_own(self.view, self.seat, self.stood, *cards, self.say(), self.words)
+
     def match_end(self) -> str:
         return describe_end(self.view["options"])
 
@@ -361,12 +371,15 @@ def _pile(
 # --------------------------------------------------------------------------- parts drawn here
 
 
-# The parts a move redraws (a seat, its waste and hand, a pile, the reader's row, stack, waste
-# and hand, his sentence), drawn in Python: the same bytes as the template's partials drew
-# (squeezed, as every pushed part is), at well under half the cost of a change (docs/
-# performance.md, "Ligretto's parts drawn in Python"). The page's template shows the very same
-# drawing (`t.drawn`, `t.flip`, `pile.drawn`, `me.row`, `me.stack`, `me.flip`, `say`), so each
-# part is drawn one way. Held to the bytes the templates drew by tests/tables/test_drawn_parts.py.
+# The parts a move redraws (a seat, its waste and hand, a pile, the centre when a pile opens or
+# closes, the reader's own part whole or its row, stack, waste and hand, his sentence), drawn
+# in Python: the same bytes as the template's partials drew (squeezed, as every pushed part
+# is), at well under half the cost of a change (docs/performance.md, "Ligretto's parts drawn in
+# Python", "the centre and the own part"). The page's template shows the very same drawing
+# (`t.drawn`, `t.flip`, `drawing.centre`, `drawing.own`), so each part is drawn one way. Held
+# to the bytes the templates drew by tests/tables/test_drawn_parts.py. The status, the scores
+# and the ways out stay the template's: they word the engine's Sentences, name the site's
+# URLs and draw its chart (and a change draws them seldom: a round's start and end).
 
 
 def draw_part(context: dict[str, Any], part: str) -> str | None:
@@ -386,6 +399,10 @@ def draw_part(context: dict[str, Any], part: str) -> str | None:
         return drawing.row()
     if part == "me_say":
         return drawing.say()
+    if part == "center":
+        return drawing.centre()
+    if part == "me":
+        return drawing.own()
     if part.startswith("pile-"):
         number = int(part[5:])
         pile = next(p for p in drawing.view["center"] if p["pile"] == number)
@@ -568,6 +585,89 @@ def _draw_pile(pile: dict[str, Any], names: dict[int, str], just: bool, words: W
         f' class="card c-{escape(pile["color"])}{mark}" role="img" aria-label="{colour} {top}">'
         f'<span class="v">{top}</span><span class="sym" aria-hidden="true"></span></span>{held}'
         "</div>"
+    )
+
+
+def _draw_centre(piles: list[dict[str, Any]], words: Words) -> str:
+    """The centre (`center`): each open pile (`pile-N`, drawn by itself), and one line of the
+    closed ones, each by its colour's letter and the seats whose cards it holds."""
+    drawn = [p["drawn"]() for p in piles if not p["closed"]]
+    if piles:
+        inside = " ".join(drawn) if drawn else ""
+    else:
+        inside = '<p class="empty">' + words.gettext("No piles yet: any 1 starts one.") + "</p>"
+    closed = []
+    for pile in piles:
+        if not pile["closed"]:
+            continue
+        colour = escape(words.pgettext("card colour", pile["colour"]))
+        said = words.gettext("%(colour)s, closed") % {"colour": colour}
+        letter = escape(words.pgettext("card colour, as a letter", pile["letter"]))
+        owners = ""
+        if pile.get("owners"):
+            marks = "".join(f'<i class="s{o}"></i>' for o in pile["owners"])
+            owners = f'<span class="owners closed-owners">{marks}</span>'
+        closed.append(
+            f'<span class="closed c-{escape(pile["color"])}" id="closed-{pile["pile"]}"'
+            f' data-say="all" title="{said}" data-say-text="{said}">{letter}</span>{owners}'
+        )
+    label, closed_word = words.gettext("Centre piles"), words.pgettext("piles", "Closed:")
+    # Squeezed whole, as the template's drawing was: a closed colour's word is the catalogue's.
+    return squeeze(
+        f' <section id="lg-center" data-position class="center" aria-label="{label}">'
+        f' <div class="piles"> {inside} </div> <p class="closed-piles">{closed_word}'
+        f" {''.join(closed)}</p> </section> "
+    )
+
+
+def _draw_own(
+    view: dict[str, Any],
+    seat: int,
+    stood: bool,
+    row: str,
+    stack: str,
+    flip: str,
+    say: str,
+    words: Words,
+) -> str:
+    """The reader's own part (`me`): around his row, stack, waste and hand and his sentence,
+    the stand-in's notice and, once a round is over, the ready button (or the wait)."""
+    status = view["status"]
+    back = ""
+    if stood:
+        bot = words.gettext("A bot plays your seat for now.")
+        take = words.gettext("Take my seat back")
+        back = (
+            f'<div class="stood-in" id="lg-stood-in" role="status"><p>{bot}</p><form'
+            ' method="get" action=""><button type="submit" id="take-seat-back"'
+            f' class="primary">{take}</button></form></div>'
+        )
+    ready = ""
+    if status == "round_over":
+        if seat in view.get("ready", ()) or stood:
+            # Asked outside the f-string: the site's extraction does not read inside one.
+            waiting = words.gettext("Waiting for the others…")
+            ready = f'<p class="waiting">{waiting}</p>'
+        else:
+            if "match_winners" in view:  # the match's last round (L6)
+                label = words.gettext("Show the result")
+            else:
+                label = words.gettext("Ready for round %(round)s") % {"round": view["round"] + 1}
+            mine = words.gettext("Your seed (optional)")
+            ready = (
+                '<button type="button" id="me-ready" class="primary" ws-send hx-vals=\'{"type":'
+                ' "ready"}\' hx-include="#me-seed" data-key="r">'
+                f'{label} <kbd>R</kbd></button><details class="client-seed"><summary>{mine}'
+                '</summary><input type="text" id="me-seed" name="seed" maxlength="64"'
+                ' pattern="[A-Za-z0-9_\\-]{1,64}" autocomplete="off" spellcheck="false"'
+                f' aria-label="{mine}"></details>'
+            )
+    label = words.gettext("Your cards")
+    # Squeezed whole, as the template's drawing was.
+    return squeeze(
+        f' <section id="lg-me" class="me s{seat}" data-own-area aria-label="{label}"'
+        f' data-status="{escape(str(status))}"> {back} {row} <div class="my-piles"'
+        f' id="lg-me-piles" data-position> {stack} {flip} </div> {say} {ready} </section> '
     )
 
 

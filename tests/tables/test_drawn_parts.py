@@ -1,7 +1,7 @@
 """The parts Ligretto's layout draws in Python are the bytes its templates drew.
 
-`seat-N`, `seat-N-flip`, `pile-N`, `me_row`, `me_flip`, `me_stack` and `me_say` are drawn by
-the layout (`layout.draw_part`), pushed alone and inside the whole table.
+`seat-N`, `seat-N-flip`, `pile-N`, `center`, `me`, `me_row`, `me_flip`, `me_stack` and
+`me_say` are drawn by the layout (`layout.draw_part`), pushed alone and inside the whole table.
 tests/tables/drawn_parts.json.gz holds what main's templates drew (tests/tables/drawn_parts.py
 wrote it, before these parts left the template) for seeded matches of both presets: every
 change, for readers of en, de, ru and ko at every seat, and every seat's and a spectator's
@@ -65,6 +65,16 @@ def test_the_matches_draw_every_part_the_layout_draws(golden):
     assert "Your points this round" in said and "Deine Punkte in dieser Runde" in said
     assert "Ligretto stack: empty, key S" in said
     assert escape("O'Neil & <Co>") in said
+    # The centre and the reader's own part, drawn whole (`center`, `me`): a centre with no
+    # pile yet, closed piles with their seats in every language, a stood-in seat's notice,
+    # the ready button in the match's last round and before another, the wait.
+    assert said.count('id="lg-center"') > 100 and '<p class="empty">' in said
+    assert 'class="owners closed-owners"' in said
+    for closed in ("red, closed", "rot, geschlossen", "закрыт", "닫힘"):
+        assert closed in said, closed
+    assert said.count('id="lg-me" class="me') > 100 and 'id="lg-stood-in"' in said
+    assert 'id="me-seed"' in said and "Show the result" in said and "Ready for round 2" in said
+    assert "Waiting for the others" in said
 
 
 def test_escape_is_djangos():
