@@ -11,6 +11,7 @@ import pytest
 from hypothesis import HealthCheck
 from hypothesis import settings as hypothesis_settings
 
+from tests import devserver
 from tests.devserver import TEST_SITE, serve_site
 
 PASSWORD = "correct horse battery staple"
@@ -57,6 +58,16 @@ def pytest_terminal_summary(terminalreporter) -> None:  # noqa: ANN001
             + ", ".join(_skipped),
             red=True,
         )
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_migrated_database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    # The sites this run serves start from copies of one migrated SQLite file (tests/devserver.py,
+    # migrate): the folder is the run's, shared by its xdist workers, and pytest removes it.
+    base = tmp_path_factory.getbasetemp()
+    devserver.MIGRATED_DIR = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    yield
+    devserver.MIGRATED_DIR = None
 
 
 @pytest.fixture(autouse=True)

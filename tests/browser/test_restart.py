@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import sqlite3
 import subprocess
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,7 +20,7 @@ from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.test_ligretto_table import at_table, join, open_room, same_version
 from tests.browser.test_lobby_flow import sign_up
-from tests.devserver import ROOT, free_port, start_daphne, stop_within
+from tests.devserver import free_port, migrate, start_daphne, stop_within
 
 # A bound on the process's exit after SIGTERM (its SHUTDOWN_GRACE is 3 s): a hang fails.
 EXIT_BOUND = 10.0
@@ -36,12 +35,7 @@ class Site:
         self.port = free_port()
         self.logs = workdir
         self.starts = 0
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=self.env,
-            check=True,
-        )
+        migrate(self.env)
         self.process = self.start()
 
     @property

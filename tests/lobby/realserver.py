@@ -8,7 +8,6 @@ import re
 import socket
 import struct
 import subprocess
-import sys
 import urllib.parse
 import urllib.request
 from collections.abc import Iterator
@@ -17,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.conftest import PASSWORD
-from tests.devserver import ROOT, TEST_SITE, free_port, start_daphne, stop
+from tests.devserver import TEST_SITE, free_port, migrate, start_daphne, stop
 
 # A socket read never waits longer than this: a server that does not answer fails the test
 # instead of hanging it. It bounds a wait; nothing asserts how fast anything is.
@@ -56,12 +55,7 @@ def running_site(workdir: Path, options: tuple[str, ...] = (), **settings: str) 
         **settings,
     }
     env.pop("REDIS_URL", None)
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-    )
+    migrate(env)
     log_path = workdir / "daphne.log"
     port = free_port()
     with open(log_path, "w") as log:

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.devserver import ROOT, TEST_SITE, free_port, start_daphne, stop_within
+from tests.devserver import ROOT, TEST_SITE, free_port, migrate, start_daphne, stop_within
 
 BREAK = 8  # seconds between the rounds: the restart falls inside it
 
@@ -52,12 +52,7 @@ def test_the_next_round_starts_on_time_after_a_restart_between_rounds(tmp_path):
         "TOURNAMENT_BREAK": str(BREAK),
     }
     env.pop("REDIS_URL", None)
-    subprocess.run(
-        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-        cwd=ROOT,
-        env=env,
-        check=True,
-    )
+    migrate(env)
     subprocess.run(
         [
             sys.executable,
