@@ -123,12 +123,14 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once():
     room = await _room(game="ligretto", bots=3)
     before = rooms.here().store.written.copy()
     await _bot_moves(room.pk, random.Random(3), 30)
-    # (On PostgreSQL, the scale run, every batch goes through Django's connection: a batch's
-    # plain moves in one statement, store.write_one or store.write_fenced.)
+    # (On PostgreSQL, the scale run, a batch's plain moves are one statement, sent by the loop
+    # on its own connection once that is open, through the thread before.)
     sqlite = connection.vendor == "sqlite"
-    assert (rooms.here().store.written["raw"] > before["raw"]) is sqlite
-    assert (rooms.here().store.written["loop"] > before["loop"]) is sqlite
-    assert (rooms.here().store.written["postgres"] > before["postgres"]) is (not sqlite)
+    written = rooms.here().store.written
+    assert (written["raw"] > before["raw"]) is sqlite
+    assert (written["loop"] > before["loop"]) is sqlite
+    assert (written["postgres"] > before["postgres"]) is (not sqlite)
+    assert (written["postgres-loop"] > before["postgres-loop"]) is (not sqlite)
     rows = await sync_to_async(
         lambda: list(
             ActionLog.objects.filter(match__room_id=room.pk, refused="").values_list(
@@ -231,18 +233,27 @@ async def test_a_move_whose_write_fails_is_refused_and_the_next_is_applied_on_th
     # and the actor, now ahead of the database, is rebuilt from it before the next move, which
     # takes the version the failed one would have had and is the only one logged.
     # Whether the batch is committed in the loop or in the writer thread, it runs
-    # store.write_all, or on PostgreSQL (plain moves) store.write_one or store.write_fenced.
+    # store.write_all, or on PostgreSQL (plain moves) store.write_one or store.write_fenced in
+    # the thread, or the same statements sent by the loop (store.LoopConnection.send).
     room = await _room()
     table = (await rooms.room_for(room.pk)).table
-    writes = {name: getattr(store, name) for name in ("write_all", "write_one", "write_fenced")}
+    writes = {
+        (owner, name): getattr(owner, name)
+        for owner, name in [
+            (store, "write_all"),
+            (store, "write_one"),
+            (store, "write_fenced"),
+            (store.LoopConnection, "send"),
+        ]
+    }
 
     def refuse_once(*args):
-        for name, write in writes.items():
-            monkeypatch.setattr(store, name, write)
+        for (owner, name), write in writes.items():
+            monkeypatch.setattr(owner, name, write)
         raise OSError("disk full")
 
-    for name in writes:
-        monkeypatch.setattr(store, name, refuse_once)
+    for owner, name in writes:
+        monkeypatch.setattr(owner, name, refuse_once)
     action, _ = table.game.bot_choose(table.view(1), "normal", random.Random(4))
     with pytest.raises(play.PlayError) as refused:
         await rooms.act(room.pk, 1, action, by_bot=True)
