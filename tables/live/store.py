@@ -1142,7 +1142,9 @@ class LoopConnection:
         self.pgconn.nonblocking = 1
         self.dumps = Transformer(conn)  # Django's adapters (its connection parameters' context)
         self.prepared: set[bytes] = set()
+        self.names: dict[str, tuple[bytes, bytes]] = {}  # each statement's name and libpq text
         self.broken = False
+        self.closed = False
         self.loop = asyncio.get_running_loop()
         self.fd = self.pgconn.socket
         # The statement in flight: its answer, its prepared name (then its values) while it is
@@ -1164,7 +1166,7 @@ class LoopConnection:
         """Send `statement` with `params`; `answer` is called in the loop with its outcome."""
         if self.broken or self.answer is not None:
             raise psycopg.OperationalError("the loop's connection is broken or busy")
-        name, query = _prepared_name(statement)
+        name, query = self._prepared_name(statement)
         values = self.dumps.dump_sequence(params, [PyFormat.TEXT] * len(params))
         try:
             if name in self.prepared:
@@ -1179,6 +1181,15 @@ class LoopConnection:
             self._break(error)
             raise
         self.answer = answer
+
+    def _prepared_name(self, statement: str) -> tuple[bytes, bytes]:
+        """The name this connection prepares `statement` under, and its text with libpq's
+        numbered parameters (the store's statements have no other %)."""
+        if (known := self.names.get(statement)) is None:
+            parts = statement.split("%s")
+            query = parts[0] + "".join(f"${n}{part}" for n, part in enumerate(parts[1:], 1))
+            known = self.names[statement] = (f"live_{len(self.names)}".encode(), query.encode())
+        return known
 
     def _flush(self) -> None:
         if self.pgconn.flush():  # the socket's buffer is full: the rest once it is writable
@@ -1247,25 +1258,15 @@ class LoopConnection:
         self.close()
 
     def close(self) -> None:
-        """Close the connection at once, from any thread, its loop running or not."""
-        self.broken = True
+        """Close the connection at once, from any thread, its loop running or not; once (its
+        socket's number may be a newer connection's by a second call)."""
+        if self.closed:
+            return
+        self.closed = self.broken = True
         with contextlib.suppress(Exception):  # the loop has ended (a test's)
             self.loop.remove_reader(self.fd)
             self.loop.remove_writer(self.fd)
         self.pgconn.finish()
-
-
-_NAMES: dict[str, tuple[bytes, bytes]] = {}
-
-
-def _prepared_name(statement: str) -> tuple[bytes, bytes]:
-    """The name the loop's connections prepare `statement` under, and its text with libpq's
-    numbered parameters (the store's statements have no other %)."""
-    if (known := _NAMES.get(statement)) is None:
-        parts = statement.split("%s")
-        query = parts[0] + "".join(f"${n}{part}" for n, part in enumerate(parts[1:], 1))
-        known = _NAMES[statement] = (f"live_{len(_NAMES)}".encode(), query.encode())
-    return known
 
 
 class Busy(Exception):
