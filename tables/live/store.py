@@ -31,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import contextlib
+import contextvars
 import json
 import logging
 import queue
@@ -38,9 +39,10 @@ import sqlite3
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import partial
 from typing import Any, Protocol
 
 import psycopg
@@ -50,6 +52,9 @@ from django.db.models import DateTimeField, F, Q, Sum, Value
 from django.db.models.functions import Least
 from django.utils import timezone
 from django.utils.translation import gettext_noop
+from psycopg.abc import Buffer
+from psycopg.adapt import PyFormat, Transformer
+from psycopg.pq import ExecStatus
 
 from games.engine import Action
 from games.registry import GAMES
@@ -74,6 +79,12 @@ class Store(Protocol):
 
     def write_in_loop(self, entries: list[Entry]) -> list[Entry] | None:
         """The same in the server loop, never waiting for a lock; None: the thread must."""
+        ...
+
+    def write_soon(self, entries: list[Entry], done: Done) -> bool:
+        """Send the same from the server loop on a connection of the loop's own, without waiting
+        for the answer: `done(again, error)` is called in the loop once the batch is durable (or
+        failed). False: not taken, the thread must."""
         ...
 
     def shut(self) -> None:
@@ -878,12 +889,15 @@ class OrmStore:
     def write_in_loop(self, entries: list[Entry]) -> list[Entry] | None:
         return None
 
+    def write_soon(self, entries: list[Entry], done: Done) -> bool:
+        return False
+
     def shut(self) -> None:
         pass
 
 
 class PostgresStore(OrmStore):
-    """Every batch of plain moves in one statement on Django's connection; the rare as OrmStore.
+    """Every batch of plain moves in one statement; the rare as OrmStore.
 
     A batch of one match's moves without a snapshot (nearly every batch at 10 x 4: about one
     commit a move, measured) is `one_statement`: its fence and its log rows. Any other
@@ -893,7 +907,20 @@ class PostgresStore(OrmStore):
     is one implicit transaction (autocommit): one round trip to the server, whatever the number
     of matches, instead of BEGIN, a fence per match, the rows and COMMIT. A stale fence sends
     back that match's run only, as in `write_all`; a failure leaves none of the batch written.
+
+    The server loop sends those statements itself (`write_soon`) on a connection of its own
+    (`LoopConnection`), and reads the answer when its socket is readable: no batch goes to the
+    database thread and back (measured: that hop and the thread's cursor were most of what a
+    move cost two processes above one on SQLite, docs/performance.md). Until that connection
+    is open, after it broke, and for a rare change, the batch goes to the thread (`write`,
+    Django's connection), as before.
     """
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.loop_db: LoopConnection | None = None  # made at the first batch, in the loop
+        self.connecting: asyncio.Task[None] | None = None
+        self.closed = False
 
     def write(self, entries: list[Entry]) -> list[Entry]:
         if connection.in_atomic_block or any(e.rare for e in entries):
@@ -907,25 +934,95 @@ class PostgresStore(OrmStore):
             # backend than the batch's (docs/performance.md, 6 December, 15:30).
             return again if write_one(runs[0]) else again + runs[0]
         fenced = write_fenced(runs)
-        for items in runs:
-            if items[0].table.match.pk not in fenced:
-                again += items
-        return again
+        return again + _unfenced(runs, fenced)
+
+    def write_soon(self, entries: list[Entry], done: Done) -> bool:
+        if any(e.rare for e in entries):
+            return False
+        db = self.loop_db
+        if db is None or db.broken:
+            self._connect()
+            return False
+        runs, again = _runs(entries)
+        if not runs:
+            asyncio.get_running_loop().call_soon(done, again, None)
+            return True
+        self.written["postgres"] += 1
+        self.written["postgres-loop"] += 1
+        if len(runs) == 1 and _snapshot(runs[0]) is None:
+            items = runs[0]
+            statement, params = one_params(items)
+
+            def one(rows: list[tuple[Any, ...]] | int | None, error: BaseException | None) -> None:
+                # All the rows, or none (the fence failed).
+                done(None if error else again if rows == len(items) else again + items, error)
+
+            db.send(statement, params, one)
+            return True
+
+        def several(rows: list[tuple[Any, ...]] | int | None, error: BaseException | None) -> None:
+            fenced = {int(pk) for (pk,) in rows} if isinstance(rows, list) else set()
+            done(None if error else again + _unfenced(runs, fenced), error)
+
+        db.send(FENCED, fenced_params(runs), several)
+        return True
+
+    def _connect(self) -> None:
+        """Open the loop's connection in the background (the batch at hand goes to the thread)."""
+        if self.closed or (self.connecting is not None and not self.connecting.done()):
+            return
+        # In a context of its own: the connection's reader (and every answer it reads) runs in
+        # a copy of it, not in the one of whichever move asked first (its language, say).
+        loop = asyncio.get_running_loop()
+        self.connecting = loop.create_task(self._open(), context=contextvars.Context())
+
+    async def _open(self) -> None:
+        try:
+            db = await LoopConnection.open()
+        except Exception:
+            log.exception("the loop's PostgreSQL connection could not be opened")
+            return
+        if self.closed:
+            db.close()
+            return
+        if self.loop_db is not None:
+            self.loop_db.close()
+        self.loop_db = db
+
+    def shut(self) -> None:
+        self.closed = True
+        if self.connecting is not None:
+            with contextlib.suppress(RuntimeError):  # its loop has ended (a test's)
+                self.connecting.cancel()
+        db, self.loop_db = self.loop_db, None
+        if db is not None:
+            db.close()
 
 
-def write_one(items: list[Entry]) -> bool:
-    """Write one match's chained plain moves, without a snapshot, in one statement on Django's
-    connection (in autocommit): False if the match row had moved on, and then nothing was
-    written."""
+def _unfenced(runs: list[list[Entry]], fenced: set[int]) -> list[Entry]:
+    """The runs whose match's fence did not hold (to apply again)."""
+    return [e for items in runs if items[0].table.match.pk not in fenced for e in items]
+
+
+def one_params(items: list[Entry]) -> tuple[str, list[Any]]:
+    """`one_statement` for one match's chained plain moves (no snapshot), and its values."""
     last = _last_applied(items)
     match = (last or items[0]).table.match
     rows = _log_rows(items, _DjangoSql(None))
     params: list[Any] = [match.version, match.pk, items[0].before]
     for row in rows:
         params += row[1:]  # the match's id comes from the fence
+    return one_statement(len(rows)), params
+
+
+def write_one(items: list[Entry]) -> bool:
+    """Write one match's chained plain moves, without a snapshot, in one statement on Django's
+    connection (in autocommit): False if the match row had moved on, and then nothing was
+    written."""
+    statement, params = one_params(items)
     with connection.wrap_database_errors, bound_on_server() as cursor:
-        cursor.execute(one_statement(len(rows)), params, prepare=True)
-        return bool(cursor.rowcount == len(rows))  # all the rows, or none (the fence failed)
+        cursor.execute(statement, params, prepare=True)
+        return bool(cursor.rowcount == len(items))  # all the rows, or none (the fence failed)
 
 
 def one_statement(rows: int) -> str:
@@ -949,10 +1046,9 @@ def one_statement(rows: int) -> str:
     )
 
 
-def write_fenced(runs: list[list[Entry]]) -> set[int]:
-    """Write the runs of plain moves of one or several matches (one run a match, in the order
-    of their ids) in one statement on Django's connection, in autocommit; return the matches
-    whose fence held (the others' rows and snapshots were not written)."""
+def fenced_params(runs: list[list[Entry]]) -> list[Any]:
+    """The values of `FENCED` for the runs of plain moves of one or several matches (one run a
+    match, in the order of their ids)."""
     sql = _DjangoSql(None)
     fences: tuple[list[Any], ...] = ([], [], [])  # match, its new version, the one it must hold
     logs: tuple[list[Any], ...] = tuple([] for _ in range(10))  # the log rows, column by column
@@ -973,9 +1069,15 @@ def write_fenced(runs: list[list[Entry]]) -> set[int]:
                 strict=True,
             ):
                 column.append(value)
-    params = [*fences, sql.now(), *logs, *snaps]  # in the order of the statement's %s
+    return [*fences, sql.now(), *logs, *snaps]  # in the order of the statement's %s
+
+
+def write_fenced(runs: list[list[Entry]]) -> set[int]:
+    """Write the runs of plain moves of one or several matches in one statement on Django's
+    connection, in autocommit; return the matches whose fence held (the others' rows and
+    snapshots were not written)."""
     with connection.wrap_database_errors, bound_on_server() as cursor:
-        cursor.execute(FENCED, params, prepare=True)
+        cursor.execute(FENCED, fenced_params(runs), prepare=True)
         return {pk for (pk,) in cursor.fetchall()}
 
 
@@ -1016,6 +1118,155 @@ def _fenced_statement() -> str:
 
 FENCED = _fenced_statement()
 _STATE = Round._meta.get_field("state")
+
+
+# What a statement sent by the loop answers: the rows of one that returns some, or the number
+# of rows one wrote; or the error.
+Answer = Callable[[list[tuple[Any, ...]] | int | None, BaseException | None], None]
+
+
+class LoopConnection:
+    """A PostgreSQL connection the server loop writes on itself, in autocommit, one statement
+    at a time (the writer sends a batch only once the one before has been answered).
+
+    Only libpq's non-blocking calls: the statement is sent at once (prepared the first time
+    its text is sent on this connection: Parse, then the same Bind and Execute every time,
+    as `bound_on_server`'s cursors), and the answer is read by a reader on the connection's
+    socket, registered once. No thread, no future, no task a batch. A broken connection fails
+    the statement in flight and every later one until the store opens another.
+    """
+
+    def __init__(self, conn: psycopg.AsyncConnection[Any]) -> None:
+        self.conn = conn  # holds the libpq connection
+        self.pgconn = conn.pgconn
+        self.pgconn.nonblocking = 1
+        self.dumps = Transformer(conn)  # Django's adapters (its connection parameters' context)
+        self.prepared: set[bytes] = set()
+        self.names: dict[str, tuple[bytes, bytes]] = {}  # each statement's name and libpq text
+        self.broken = False
+        self.closed = False
+        self.loop = asyncio.get_running_loop()
+        self.fd = self.pgconn.socket
+        # The statement in flight: its answer, its prepared name (then its values) while it is
+        # being prepared, and the last result read.
+        self.answer: Answer | None = None
+        self.then: tuple[bytes, Sequence[Buffer | None]] | None = None
+        self.result: Any = None
+        self.loop.add_reader(self.fd, self._readable)
+
+    @classmethod
+    async def open(cls) -> LoopConnection:
+        """A new connection to Django's database, with its parameters and adapters."""
+        params = dict(connection.get_connection_params())
+        for django_only in ("cursor_factory", "prepare_threshold"):
+            params.pop(django_only, None)
+        return cls(await psycopg.AsyncConnection.connect(**params, autocommit=True))
+
+    def send(self, statement: str, params: list[Any], answer: Answer) -> None:
+        """Send `statement` with `params`; `answer` is called in the loop with its outcome."""
+        if self.broken or self.answer is not None:
+            raise psycopg.OperationalError("the loop's connection is broken or busy")
+        name, query = self._prepared_name(statement)
+        values = self.dumps.dump_sequence(params, [PyFormat.TEXT] * len(params))
+        try:
+            if name in self.prepared:
+                self.pgconn.send_query_prepared(name, values)
+            else:
+                # No types given: the statement's casts and columns say them, and every value
+                # goes as text.
+                self.pgconn.send_prepare(name, query)
+                self.then = (name, values)
+            self._flush()
+        except Exception as error:
+            self._break(error)
+            raise
+        self.answer = answer
+
+    def _prepared_name(self, statement: str) -> tuple[bytes, bytes]:
+        """The name this connection prepares `statement` under, and its text with libpq's
+        numbered parameters (the store's statements have no other %)."""
+        if (known := self.names.get(statement)) is None:
+            parts = statement.split("%s")
+            query = parts[0] + "".join(f"${n}{part}" for n, part in enumerate(parts[1:], 1))
+            known = self.names[statement] = (f"live_{len(self.names)}".encode(), query.encode())
+        return known
+
+    def _flush(self) -> None:
+        if self.pgconn.flush():  # the socket's buffer is full: the rest once it is writable
+            self.loop.add_writer(self.fd, self._writable)
+
+    def _writable(self) -> None:
+        try:
+            if not self.pgconn.flush():
+                self.loop.remove_writer(self.fd)
+        except Exception as error:
+            self._fail(error)
+
+    def _readable(self) -> None:
+        try:
+            self.pgconn.consume_input()
+            while not self.pgconn.is_busy():
+                result = self.pgconn.get_result()
+                if result is not None:
+                    self.result = result
+                    continue
+                if self.answer is None:
+                    return  # nothing in flight (a notice, a parameter's status)
+                self._answered(self.result)
+                if self.answer is None or self.then is not None:
+                    return
+        except Exception as error:
+            self._fail(error)
+
+    def _answered(self, result: Any) -> None:
+        self.result = None
+        if result is None or result.status not in (ExecStatus.COMMAND_OK, ExecStatus.TUPLES_OK):
+            message = result.error_message.decode(errors="replace") if result else "no result"
+            self._reply(None, psycopg.DatabaseError(message))
+            return
+        if self.then is not None:  # prepared: now the statement itself
+            name, values = self.then
+            self.then = None
+            self.prepared.add(name)
+            try:
+                self.pgconn.send_query_prepared(name, values)
+                self._flush()
+            except Exception as error:
+                self._fail(error)
+            return
+        if result.status == ExecStatus.TUPLES_OK:
+            rows = [
+                tuple(result.get_value(i, j) for j in range(result.nfields))
+                for i in range(result.ntuples)
+            ]
+            self._reply(rows, None)
+        else:
+            self._reply(int(result.command_tuples or 0), None)
+
+    def _reply(self, rows: list[tuple[Any, ...]] | int | None, error: BaseException | None) -> None:
+        answer, self.answer, self.then = self.answer, None, None
+        if answer is not None:
+            answer(rows, error)
+
+    def _fail(self, error: BaseException) -> None:
+        self._break(error)
+        self._reply(None, error)
+
+    def _break(self, error: BaseException) -> None:
+        if not self.broken:
+            log.error("the loop's PostgreSQL connection broke: %s", error)
+        self.close()
+
+    def close(self) -> None:
+        """Close the connection at once, from any thread, its loop running or not; once (its
+        socket's number may be a newer connection's by a second call)."""
+        if self.closed:
+            return
+        self.closed = self.broken = True
+        with contextlib.suppress(Exception):  # the loop has ended (a test's)
+            self.loop.remove_reader(self.fd)
+            self.loop.remove_writer(self.fd)
+        self.pgconn.finish()
 
 
 class Busy(Exception):
@@ -1304,8 +1555,12 @@ class Writer:
         loop = asyncio.get_running_loop()
         try:
             again = self.store.write_in_loop(batch)
+            # Or sent by the loop, answered by a callback of the loop's (PostgreSQL).
+            sent = again is None and self.store.write_soon(batch, partial(self._written, batch))
         except Exception as failure:
             loop.call_soon(self._written, batch, None, failure)
+            return
+        if sent:
             return
         if again is not None:
             loop.call_soon(self._written, batch, again, None)

@@ -123,12 +123,14 @@ async def test_moves_from_many_seats_at_once_are_written_in_order_and_once():
     room = await _room(game="ligretto", bots=3)
     before = rooms.here().store.written.copy()
     await _bot_moves(room.pk, random.Random(3), 30)
-    # (On PostgreSQL, the scale run, every batch goes through Django's connection: a batch's
-    # plain moves in one statement, store.write_one or store.write_fenced.)
+    # (On PostgreSQL, the scale run, a batch's plain moves are one statement, sent by the loop
+    # on its own connection once that is open, through the thread before.)
     sqlite = connection.vendor == "sqlite"
-    assert (rooms.here().store.written["raw"] > before["raw"]) is sqlite
-    assert (rooms.here().store.written["loop"] > before["loop"]) is sqlite
-    assert (rooms.here().store.written["postgres"] > before["postgres"]) is (not sqlite)
+    written = rooms.here().store.written
+    assert (written["raw"] > before["raw"]) is sqlite
+    assert (written["loop"] > before["loop"]) is sqlite
+    assert (written["postgres"] > before["postgres"]) is (not sqlite)
+    assert (written["postgres-loop"] > before["postgres-loop"]) is (not sqlite)
     rows = await sync_to_async(
         lambda: list(
             ActionLog.objects.filter(match__room_id=room.pk, refused="").values_list(
@@ -231,18 +233,27 @@ async def test_a_move_whose_write_fails_is_refused_and_the_next_is_applied_on_th
     # and the actor, now ahead of the database, is rebuilt from it before the next move, which
     # takes the version the failed one would have had and is the only one logged.
     # Whether the batch is committed in the loop or in the writer thread, it runs
-    # store.write_all, or on PostgreSQL (plain moves) store.write_one or store.write_fenced.
+    # store.write_all, or on PostgreSQL (plain moves) store.write_one or store.write_fenced in
+    # the thread, or the same statements sent by the loop (store.LoopConnection.send).
     room = await _room()
     table = (await rooms.room_for(room.pk)).table
-    writes = {name: getattr(store, name) for name in ("write_all", "write_one", "write_fenced")}
+    writes = {
+        (owner, name): getattr(owner, name)
+        for owner, name in [
+            (store, "write_all"),
+            (store, "write_one"),
+            (store, "write_fenced"),
+            (store.LoopConnection, "send"),
+        ]
+    }
 
     def refuse_once(*args):
-        for name, write in writes.items():
-            monkeypatch.setattr(store, name, write)
+        for (owner, name), write in writes.items():
+            monkeypatch.setattr(owner, name, write)
         raise OSError("disk full")
 
-    for name in writes:
-        monkeypatch.setattr(store, name, refuse_once)
+    for owner, name in writes:
+        monkeypatch.setattr(owner, name, refuse_once)
     action, _ = table.game.bot_choose(table.view(1), "normal", random.Random(4))
     with pytest.raises(play.PlayError) as refused:
         await rooms.act(room.pk, 1, action, by_bot=True)
@@ -253,6 +264,62 @@ async def test_a_move_whose_write_fails_is_refused_and_the_next_is_applied_on_th
         lambda: list(ActionLog.objects.filter(match__room_id=room.pk).values_list("version"))
     )()
     assert rows == [(table.version + 1,)]
+
+
+async def test_moves_after_the_loops_own_connection_broke_are_refused_or_durable_never_lost():
+    # On PostgreSQL the loop sends plain moves on a connection of its own. Its backend is killed
+    # (a restart, a network cut): the move in flight, if any, is refused "unavailable", the next
+    # go through the thread until the store has opened another, and play goes on. Every move
+    # acknowledged is in the log, at its version. (On SQLite the same moves, without the cut.)
+    room = await _room(bots=3)
+    here = rooms.here().store
+    rng = random.Random(5)
+    await _bot_moves(room.pk, rng, 4)
+    postgres = connection.vendor == "postgresql"
+    if postgres:
+        for _ in range(100):  # opened in the background after the first batch
+            if getattr(here, "loop_db", None) is not None:
+                break
+            await _bot_moves(room.pk, rng, 1)
+            await asyncio.sleep(0.01)
+        before = here.written["postgres-loop"]
+        await _bot_moves(room.pk, rng, 1)
+        assert here.written["postgres-loop"] > before  # the loop's connection took the batch
+        backend = here.loop_db.pgconn.backend_pid
+
+        def kill() -> None:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_terminate_backend(%s)", [backend])
+
+        await sync_to_async(kill)()
+    acknowledged: list[int] = []
+    for _ in range(40):
+        room_now = await rooms.room_for(room.pk)
+        table = room_now.table
+        if table.match.status != Match.Status.PLAYING:
+            break
+        action, _ = table.game.bot_choose(table.view(1), "normal", rng)
+        if action is None:
+            continue
+        try:
+            outcome = await rooms.act(room.pk, 1, action, by_bot=True)
+        except play.PlayError as refused:
+            assert refused.code == "unavailable"
+            continue
+        except IllegalAction:
+            continue
+        acknowledged.append(outcome.table.version)
+    assert len(acknowledged) > 20
+    logged = await sync_to_async(
+        lambda: set(
+            ActionLog.objects.filter(match__room_id=room.pk, refused="").values_list(
+                "version", flat=True
+            )
+        )
+    )()
+    assert set(acknowledged) <= logged
+    if postgres:
+        assert here.loop_db is not None and not here.loop_db.broken  # opened again
 
 
 async def test_a_sync_caller_in_a_thread_hands_its_move_to_the_loop_and_waits():
