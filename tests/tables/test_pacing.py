@@ -67,6 +67,8 @@ async def test_a_paced_table_keeps_every_players_plays_apart_and_its_bots_slow(s
 
     driving = asyncio.create_task(drive())
     waited, queued_refusals, sent = [], 0, 0
+    outcomes: list[list[str]] = []  # each pair's two plays: applied, or the refusal's code
+    last_applied = 0.0
     # Six seconds of play at least; on a loaded machine on until a pair has been applied both,
     # for at most twenty.
     begun = time.monotonic()
@@ -74,6 +76,9 @@ async def test_a_paced_table_keeps_every_players_plays_apart_and_its_bots_slow(s
         action = await sync_to_async(_a_repeatable_play)(room.pk, 0)
         if action is None:
             break
+        # Each pair a pace after the last play applied, so that its first play is not early
+        # (it would wait, and its second be refused as the one too many).
+        await asyncio.sleep(max(0.0, last_applied + PACE + 0.05 - time.monotonic()))
         # Two plays at once and a third right behind: the second waits its turn, the
         # third is refused while it waits (a queue of one).
         started = time.monotonic()
@@ -86,13 +91,16 @@ async def test_a_paced_table_keeps_every_players_plays_apart_and_its_bots_slow(s
             queued_refusals += refusal.code == "pace_queued"
             # The API's 429 says when to try again (Retry-After): the wait and one pace.
             assert 1 <= getattr(refusal, "retry_after", 0) <= math.ceil(2 * PACE) + 1
-        applied = 0
+        applied, outcome = 0, []
         for task in (first, second):
             try:
                 await task
                 applied += 1
-            except IllegalAction:
-                pass  # the same card twice: the second is no longer legal once it runs
+                outcome.append("applied")
+            except IllegalAction as refusal:
+                outcome.append(refusal.code)
+        outcomes.append(outcome)
+        last_applied = time.monotonic()
         sent += applied
         if applied == 2:
             waited.append(time.monotonic() - started)
@@ -102,7 +110,7 @@ async def test_a_paced_table_keeps_every_players_plays_apart_and_its_bots_slow(s
     times = await sync_to_async(_applied_times)(room.pk)
     assert sent >= 4 and queued_refusals >= 3
     # Both of a pair applied: the second waited its turn, neither was refused for speed.
-    assert waited and all(w >= PACE for w in waited)
+    assert waited and all(w >= PACE for w in waited), outcomes
     for seat in (0, 1):
         assert len(times.get(seat, [])) >= 3, times
         assert min(_gaps(times[seat])) >= PACE, (seat, _gaps(times[seat]))
