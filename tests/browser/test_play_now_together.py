@@ -10,6 +10,7 @@ import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from tests.browser.conftest import people
+from tests.browser.test_ligretto_table import at_table
 from tests.browser.test_lobby_flow import sign_up, wait_live
 from tests.devserver import serve_site
 
@@ -93,3 +94,29 @@ def test_two_people_pressing_play_now_together_share_one_table(patient_person):
         expect(page.locator("#room-seats button")).to_have_count(0)
         expect(page.locator("#close-button")).to_have_count(0)
         expect(page.locator("#room-seats .tag", has_text="host")).to_have_count(0)
+
+
+def test_play_now_one_after_the_other_lands_both_at_one_table(patient_person):
+    """Amy presses Play now and waits; Ben presses it later and takes her room's other seat.
+    On this module's site bots come after a minute, so Ben arrives in time however slow the
+    machine (on the shared site's 3 s a loaded run let bots start Amy's room first)."""
+    amy, ben = patient_person(), patient_person()
+    sign_up(amy, "quickamy")
+    sign_up(ben, "quickben")
+    amy.goto("/")
+    amy.click("#play-now-ligretto-mini")
+    expect(amy.locator("#room-status")).to_have_attribute("data-status", "open")
+    expect(amy.locator("#quick-fill")).to_be_visible()
+    wait_live(amy)
+    room_url = amy.url
+    ben.goto("/")
+    ben.click("#play-now-ligretto-mini")
+    # Ben takes the second seat; the room is full and starts: both are at its table.
+    at_table(ben)
+    assert ben.url == room_url
+    at_table(amy)
+    assert amy.url == room_url
+    expect(amy.locator("#lg-seat-1")).to_contain_text("quickben")
+    # A person: no bot tag (the "away · a bot plays in" tag of a socket still connecting is
+    # about the person, not a bot seat, and says "bot" too).
+    expect(amy.locator("#lg-seat-1 .tag:not(.away)", has_text="bot")).to_have_count(0)

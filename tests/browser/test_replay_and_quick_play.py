@@ -178,30 +178,6 @@ def _close_waiting_rooms(live_env: dict[str, str], game: str) -> None:
     )
 
 
-def test_play_now_as_two_people_lands_both_at_one_table(person, live_env):
-    _close_waiting_rooms(live_env, "ligretto-mini")
-    amy, ben = person(), person()
-    sign_up(amy, "quickamy")
-    sign_up(ben, "quickben")
-    amy.goto("/")
-    amy.click("#play-now-ligretto-mini")
-    expect(amy.locator("#room-status")).to_have_attribute("data-status", "open")
-    expect(amy.locator("#quick-fill")).to_be_visible()
-    wait_live(amy)
-    room_url = amy.url
-    ben.goto("/")
-    ben.click("#play-now-ligretto-mini")
-    # Ben takes the second seat; the room is full and starts: both are at its table.
-    at_table(ben)
-    assert ben.url == room_url
-    at_table(amy)
-    assert amy.url == room_url
-    expect(amy.locator("#lg-seat-1")).to_contain_text("quickben")
-    # A person: no bot tag (the "away · a bot plays in" tag of a socket still connecting is
-    # about the person, not a bot seat, and says "bot" too).
-    expect(amy.locator("#lg-seat-1 .tag:not(.away)", has_text="bot")).to_have_count(0)
-
-
 def test_play_now_alone_lands_at_a_table_with_bots_after_the_wait(person, live_env):
     _close_waiting_rooms(live_env, "ligretto")
     cat = person()
