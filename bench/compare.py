@@ -65,7 +65,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "bench")]
-from cpuwindow import Stack, run_load  # noqa: E402
+from cpuwindow import PARTS, Stack, run_load  # noqa: E402
 from lobby_push import fresh_database  # noqa: E402
 
 from tests.proxy import running_proxy  # noqa: E402
@@ -82,6 +82,7 @@ FIELDS = (
     "cpu_ms",
     "cpu_stack_ms",
     "cpu_elsewhere_ms",
+    *(f"cpu_{part}_ms" for part in PARTS),
     "cpu_all_ms",
     "bytes",
 )
@@ -222,6 +223,8 @@ def with_cpu(figures: dict, cpu: dict, rest: Stack, players: int) -> dict:
     figures["cpu_stack_ms"] = cpu["stack"] / accepted * 1000
     figures["cpu_all_ms"] = cpu["all"] / accepted * 1000
     figures["cpu_elsewhere_ms"] = cpu["elsewhere"] / accepted * 1000
+    for part in PARTS:
+        figures[f"cpu_{part}_ms"] = cpu[part] / accepted * 1000
     figures["stack_missing"] = rest.missing()
     figures["carried"] = carried(figures, players)
     return figures
@@ -422,6 +425,12 @@ def main() -> None:
                     )
                 if unsynced := max(r.get("unsynced", 0) for r in results[key]):
                     notes.append(f"{unsynced} client(s) never synced before the last move")
+                if medians[key]["cpu_stack_ms"] - medians[key]["cpu_ms"] >= 0.01:
+                    parts = zip(PARTS, ("nginx", "PostgreSQL", "Redis"), strict=True)
+                    notes.append(
+                        "the stack besides the servers, ms a move: "
+                        + ", ".join(f"{n} {medians[key][f'cpu_{p}_ms']:.2f}" for p, n in parts)
+                    )
                 if medians[key]["cpu_elsewhere_ms"] >= 0.01:
                     notes.append(
                         f"PostgreSQL meanwhile spent {medians[key]['cpu_elsewhere_ms']:.2f} ms"

@@ -110,6 +110,10 @@ def redis_of(redis_url: str) -> int | None:
     return pid if local and Path(f"/proc/{pid}").exists() else None
 
 
+# The parts of the stack besides the servers, each counted apart too (`Stack.cpu`).
+PARTS = ("nginx", "postgres", "redis")
+
+
 class Stack:
     """The processes a move goes through besides the servers: nginx's (`proxy`, given), the
     PostgreSQL cluster and the Redis server that the URLs name (found on this machine). The
@@ -127,17 +131,18 @@ class Stack:
         return [name for name, pid in found if pid is None]
 
     def cpu(self) -> dict[str, float]:
-        """CPU seconds so far: counted (`stack`) and the cluster's work for others (`elsewhere`)."""
-        total = elsewhere = 0.0
+        """CPU seconds so far: counted (`stack`), each part of it (`nginx`, `postgres`,
+        `redis`), and the cluster's work for others (`elsewhere`)."""
+        parts = dict.fromkeys(PARTS, 0.0)
+        elsewhere = 0.0
         for pid in self.proxy:
             with suppress(OSError):
-                total += cpu_seconds(pid)
+                parts["nginx"] += cpu_seconds(pid)
         if self.postmaster is not None:
-            counted, elsewhere = cluster_cpu(self.postmaster, self.databases)
-            total += counted
+            parts["postgres"], elsewhere = cluster_cpu(self.postmaster, self.databases)
         if self.redis is not None:
-            total += cpu_seconds(self.redis)
-        return {"stack": total, "elsewhere": elsewhere}
+            parts["redis"] = cpu_seconds(self.redis)
+        return {"stack": sum(parts.values()), "elsewhere": elsewhere, **parts}
 
 
 def run_load(
@@ -150,12 +155,16 @@ def run_load(
     """Run a load driver; return its stdout and CPU seconds: the servers' (`pids`) over the whole
     run (`all`) and between its PLAY and DONE lines (`play`), and in that window the servers'
     with the rest of the stack (`stack`) and what PostgreSQL did for others (`elsewhere`);
-    `stack` is a function giving those two so far (`Stack.cpu`)."""
+    `stack` is a function giving those two so far (`Stack.cpu`), and the window's CPU of each
+    of the stack's parts (PARTS: nginx, postgres, redis; 0 without `stack`)."""
 
     def total() -> dict[str, float]:
         servers = sum(cpu_seconds(pid) for pid in pids)
         rest = stack() if stack else {"stack": 0.0, "elsewhere": 0.0}
         return {"servers": servers, **rest, "stack": servers + rest["stack"]}
+
+    def window(key: str) -> float:
+        return marks["DONE"].get(key, 0.0) - marks["PLAY"].get(key, 0.0)
 
     marks: dict[str, dict[str, float]] = {"start": total()}
     errors: list[str] = []
@@ -189,4 +198,5 @@ def run_load(
         "play": marks["DONE"]["servers"] - marks["PLAY"]["servers"],
         "stack": marks["DONE"]["stack"] - marks["PLAY"]["stack"],
         "elsewhere": marks["DONE"]["elsewhere"] - marks["PLAY"]["elsewhere"],
+        **{part: window(part) for part in PARTS},
     }

@@ -54,7 +54,7 @@ from tests.devserver import ROOT, free_port, start_daphne, stop
 from tests.proxy import running_proxy
 
 sys.path.insert(0, str(ROOT / "bench"))
-from cpuwindow import Stack, cpu_seconds, run_load  # noqa: E402
+from cpuwindow import PARTS, Stack, cpu_seconds, run_load  # noqa: E402
 from lobby_push import fresh_database  # noqa: E402
 
 VERSION = re.compile(r'id="table-version" data-version="(\d+)"')
@@ -430,6 +430,8 @@ def node_load(  # noqa: PLR0913
     figures["cpu_all_ms"] = cpu["all"] / max(figures["accepted"], 1) * 1000
     figures["cpu_stack_ms"] = cpu["stack"] / max(figures["accepted"], 1) * 1000
     figures["cpu_elsewhere_ms"] = cpu["elsewhere"] / max(figures["accepted"], 1) * 1000
+    for part in PARTS:
+        figures[f"cpu_{part}_ms"] = cpu[part] / max(figures["accepted"], 1) * 1000
     figures["stack_missing"] = stack.missing()
     print("NODE " + json.dumps(figures))
 
