@@ -78,14 +78,37 @@ class Table:
 
     def views(self, seats: list[int | None], now: Any = None) -> dict[int | None, View]:
         """`view` of each of `seats`, with what they share built once (a push's every seat)."""
+        return self.joined(seats, *self.view_parts(seats, now), now)
+
+    def view_parts(
+        self, seats: list[int | None], now: Any = None
+    ) -> tuple[dict[int | None, View], View | None]:
+        """What `views` is made of: the engine's view of each of `seats`, and the room's part
+        they all share (every field of `_room_view` but `seat` and `totals`, the very same
+        objects for each seat), or None when the seats' room parts differ (their totals do).
+        A seat's view is its engine view updated with the room's part, then its `seat`
+        (`joined`): the stream encodes from these parts without joining them
+        (tables.live.render.prepare)."""
         engine = self.game.player_views(self.state, seats)
         totals = [engine[seat].get("totals") for seat in seats]
         if len(seats) < 2 or any(t != totals[0] for t in totals):
-            return {seat: self._room_view(engine[seat], seat, now) for seat in seats}
+            return engine, None
         # The room's part is the same for every seat but its `seat`: built once, and the very
         # same objects in each view (the stream encodes what they share once, tables.live.render).
         shared = self._room_view({"totals": totals[0]}, None, now)
         del shared["seat"], shared["totals"]
+        return engine, shared
+
+    def joined(
+        self,
+        seats: list[int | None],
+        engine: dict[int | None, View],
+        shared: View | None,
+        now: Any = None,
+    ) -> dict[int | None, View]:
+        """Each of `seats`' view from `view_parts`."""
+        if shared is None:
+            return {seat: self._room_view(engine[seat], seat, now) for seat in seats}
         views = {}
         for seat in seats:
             view = dict(engine[seat])

@@ -341,10 +341,16 @@ def prepare(room: LiveRoom, table: Table, alone: bool = True) -> None:
     seats: list[int | None] = [p.seat for p in table.players]
     if len(seats) < 2:
         return
-    views = table.views(seats)
-    plan = _plan([views[s] for s in seats])
+    engine, shared = table.view_parts(seats)
+    if shared is None:  # the seats' room parts differ: each view joined, then planned
+        views = table.joined(seats, engine, shared)
+        plan = _plan([views[s] for s in seats])
+        texts = {s: _encode_planned(views[s], plan) for s in seats}
+    else:  # planned from the parts, no seat's view joined but the first (the same texts)
+        plan = _plan_parts(seats, engine, shared)
+        texts = {s: _encode_own(engine[s], s, plan) for s in seats}
     encoded = Encoded(table.version, planned=frozenset(seats), plan=plan)
-    encoded.texts = {s: _encode_planned(views[s], plan) for s in seats}
+    encoded.texts = texts
     previous = room.encoded
     if previous is None or previous.version <= table.version:
         if previous is not None:
@@ -395,6 +401,11 @@ def view_text(room: LiveRoom | None, table: Table, seat: int | None) -> str:
 def _plan(views: list[View]) -> tuple[str, list[str]]:
     """How to encode each of `views` quickly: the JSON of every field they all share (the very
     same object in each), encoded once here in one call, and the names of the other fields."""
+    return _planned(views[0], _own(views))
+
+
+def _own(views: list[View]) -> set[str]:
+    """The fields of `views` that are not the very same object in every one of them."""
     first = views[0]
     names, values = list(first), list(first.values())
     own: set[str] = set()
@@ -404,10 +415,44 @@ def _plan(views: list[View]) -> tuple[str, list[str]]:
         else:
             own.update(n for n, v in view.items() if first.get(n) is not v)
             own |= first.keys() ^ view.keys()  # a field some seat lacks is nobody's shared
+    return own
+
+
+def _planned(first: View, own: set[str]) -> tuple[str, list[str]]:
     common = dict(first)  # in the first view's order, as a comprehension would keep it
     for name in own:
         common.pop(name, None)
     return _dumps(common)[1:-1], sorted(own)
+
+
+def _plan_parts(
+    seats: list[int | None], engine: dict[int | None, View], shared: View
+) -> tuple[str, list[str]]:
+    """`_plan` of the seats' joined views (`Table.joined`: each engine view updated with the
+    room's `shared` part, then its `seat`), from the parts: a field of the room's part is
+    the very same object in every view, each seat's `seat` its own (the seats differ), and
+    the engine's fields are compared as `_plan` compares the joined ones. Only the first
+    seat's view is joined (what they share is encoded in its order)."""
+    own = _own([engine[s] for s in seats]) - shared.keys()
+    own.add("seat")
+    first = dict(engine[seats[0]])
+    first.update(shared)
+    first["seat"] = seats[0]
+    return _planned(first, own)
+
+
+def _encode_own(engine_view: View, seat: int | None, plan: tuple[str, list[str]]) -> str:
+    """`_encode_planned` of `seat`'s joined view, from its engine view (`_plan_parts`: its
+    own fields are its engine view's but `seat`)."""
+    common, names = plan
+    fields = {
+        name: seat if name == "seat" else engine_view[name]
+        for name in names
+        if name == "seat" or name in engine_view
+    }
+    own = _dumps(fields)[1:-1]
+    body = common + "," + own if common and own else common or own
+    return '{"type":"view","view":{' + body + "}}"
 
 
 def _encode_planned(view: View, plan: tuple[str, list[str]]) -> str:

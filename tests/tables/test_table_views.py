@@ -77,6 +77,39 @@ def test_a_prepared_move_carries_each_seats_message_as_its_view_encodes(
             state, _ = rules.apply(state, seat, action)
 
 
+@pytest.mark.parametrize(
+    ("game", "seats"), [("ligretto", 4), ("ligretto", 12), ("ligretto-mini", 2), ("allegra", 3)]
+)
+def test_a_prepared_text_is_byte_for_byte_its_joined_views_planned_text(game, seats, settings):
+    # prepare plans from the engine's views and the room's shared part without joining every
+    # seat's view (Table.view_parts): the very bytes the joined views' plan gives, while
+    # playing, during a countdown and once closed.
+    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
+    rules = GAMES[game]
+    state = rules.new_match(seats, None, 7)
+    rng = random.Random(4)
+    every = list(range(seats))
+    for step in range(40):
+        for moment in ("playing", "starting", "closed"):
+            starts_at = timezone.now() + timedelta(seconds=30) if moment == "starting" else None
+            table = _table(game, seats, state, step, starts_at)
+            if moment == "closed":
+                table.match.status = Match.Status.CLOSED
+            room = LiveRoom(table.match.room_id)
+            render.prepare(room, table)
+            assert room.encoded is not None
+            views = table.views(every)
+            plan = render._plan([views[s] for s in every])
+            for seat in every:
+                text = room.encoded.texts[seat]
+                assert text == render._encode_planned(views[seat], plan)
+                assert json.loads(text) == {"type": "view", "view": table.view(seat)}
+        seat = rng.randrange(seats)
+        action, _ = rules.bot_choose(rules.player_view(state, seat), "normal", rng)
+        if action is not None:
+            state, _ = rules.apply(state, seat, action)
+
+
 def test_moves_of_one_batch_are_pushed_with_the_texts_prepared_for_each(settings, monkeypatch):
     # Two or three moves of a room written in one batch are all prepared before the first is
     # pushed: each push sends its own version's prepared text, none is built again seat by seat.

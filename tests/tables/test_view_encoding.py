@@ -10,7 +10,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tables.live.render import _encode_planned, _encode_view, _plan, encode_message
+from tables.live.render import (
+    _encode_own,
+    _encode_planned,
+    _encode_view,
+    _plan,
+    _plan_parts,
+    encode_message,
+)
 
 pytestmark = pytest.mark.any_store
 
@@ -86,3 +93,29 @@ def test_a_plan_encodes_what_every_seat_shares_once():
     # Equal is not the same: a value equal to another seat's is still that seat's own.
     views[2]["center"] = [{"top": 3}]
     assert _plan(views)[1] == ["center", "legal", "seat"]
+
+
+ENGINE = st.dictionaries(st.sampled_from(["center", "legal", "seat", "message", "é"]), JSON)
+
+
+@given(
+    st.lists(ENGINE, min_size=2, max_size=5),
+    st.dictionaries(st.sampled_from(["center", "tableaus", "legal", "é"]), JSON),
+    st.dictionaries(st.sampled_from(["room", "status", "legal", "message", "é"]), JSON),
+)
+def test_a_plan_from_the_parts_is_byte_for_byte_the_joined_views_plan(own_parts, public, shared):
+    # prepare's road (tables.current.Table.view_parts): each seat's engine view (one public
+    # part, the very same objects, and its own fields), the room's part every seat shares, and
+    # each view joined as Table.joined joins it (the room's part over it, then its seat).
+    seats = list(range(len(own_parts)))
+    engine = {seat: {**public, **own} for seat, own in zip(seats, own_parts, strict=True)}
+    joined = []
+    for seat in seats:
+        view = dict(engine[seat])
+        view.update(shared)
+        view["seat"] = seat
+        joined.append(view)
+    plan = _plan(joined)
+    assert _plan_parts(seats, engine, shared) == plan
+    for seat, view in zip(seats, joined, strict=True):
+        assert _encode_own(engine[seat], seat, plan) == _encode_planned(view, plan)
