@@ -401,7 +401,8 @@ def view_text(room: LiveRoom | None, table: Table, seat: int | None) -> str:
 def _plan(views: list[View]) -> tuple[str, list[str]]:
     """How to encode each of `views` quickly: the JSON of every field they all share (the very
     same object in each), encoded once here in one call, and the names of the other fields."""
-    return _planned(views[0], _own(views))
+    # A copy of the first view, in its order, as a comprehension would keep it.
+    return _planned(dict(views[0]), _own(views))
 
 
 def _own(views: list[View]) -> set[str]:
@@ -418,8 +419,9 @@ def _own(views: list[View]) -> set[str]:
     return own
 
 
-def _planned(first: View, own: set[str]) -> tuple[str, list[str]]:
-    common = dict(first)  # in the first view's order, as a comprehension would keep it
+def _planned(common: View, own: set[str]) -> tuple[str, list[str]]:
+    """The plan: `common` (the first view, or a copy of it a caller may change) without the
+    `own` fields, in its order, encoded once; and the own fields' names."""
     for name in own:
         common.pop(name, None)
     return _dumps(common)[1:-1], sorted(own)
@@ -438,7 +440,7 @@ def _plan_parts(
     first = dict(engine[seats[0]])
     first.update(shared)
     first["seat"] = seats[0]
-    return _planned(first, own)
+    return _planned(first, own)  # a view of its own: changed in place
 
 
 def _encode_own(engine_view: View, seat: int | None, plan: tuple[str, list[str]]) -> str:
