@@ -116,10 +116,11 @@ lint: install-dev
 # against each other to the millisecond and waits more than it computes), then everything else
 # but the browser (two workers) side by side with the browser flows (a pytest process of their
 # own, two workers, each with its own server and database: Playwright's event loop and the
-# asyncio consumer tests must not share one), then the PostgreSQL + Redis path (below). Each of
-# the two middle phases keeps only about 0.6 of a core busy (their workers wait on sockets,
-# sites and bots: 300 and 316 CPU-s measured on 6 December), so together they fill the two
-# cores; `make -O` prints each phase's output whole when it ends. The browser flows end first
+# asyncio consumer tests must not share one), then the PostgreSQL + Redis path (below). Alone,
+# each of the two middle phases keeps only part of the cores busy (their workers wait on
+# sockets, sites and bots); together they fill both (0-1 % idle through the middle in a
+# vmstat of 7 December's clean clone: only less work shortens it, not more workers);
+# `make -O` prints each phase's output whole when it ends. The browser flows end first
 # (by one to two minutes in 6 December's runs: the fast suite holds Schemathesis and the two
 # Swiss tournaments), so the PostgreSQL + Redis suite starts when they end, beside the fast
 # suite's last minutes; the rolling deploy runs last, alone. (The PostgreSQL + Redis suite
