@@ -48,42 +48,17 @@ def test_every_seats_view_built_together_is_its_own_view(game, seats):
             state, _ = rules.apply(state, seat, action)
 
 
-@pytest.mark.parametrize(("game", "seats"), [("ligretto", 4), ("ligretto", 12), ("allegra", 3)])
-def test_a_prepared_move_carries_each_seats_message_as_its_view_encodes(
-    game, seats, monkeypatch, settings
-):
-    # tables.render.prepare runs while a move is written: what the push then sends must be
-    # exactly what view_text would have built after the commit, seat by seat.
-    # One process (the scale run's Redis layer may carry the change to browsers elsewhere,
-    # whose parts are drawn after the commit: nothing is prepared there, as the test below).
-    settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    rules = GAMES[game]
-    state = rules.new_match(seats, None, 7)
-    rng = random.Random(2)
-    for step in range(30):
-        table = _table(game, seats, state, step)
-        room = LiveRoom(table.match.room_id)
-        render.prepare(room, table)
-        assert room.encoded is not None and room.encoded.version == table.version
-        for seat in range(seats):
-            expected = render.encode_message({"type": "view", "view": table.view(seat)})
-            assert json.loads(render.view_text(room, table, seat)) == json.loads(expected)
-        assert render.view_text(room, table, None) == render.encode_message(
-            {"type": "view", "view": table.view(None)}
-        )
-        seat = rng.randrange(seats)
-        action, _ = rules.bot_choose(rules.player_view(state, seat), "normal", rng)
-        if action is not None:
-            state, _ = rules.apply(state, seat, action)
-
-
 @pytest.mark.parametrize(
     ("game", "seats"), [("ligretto", 4), ("ligretto", 12), ("ligretto-mini", 2), ("allegra", 3)]
 )
-def test_a_prepared_text_is_byte_for_byte_its_joined_views_planned_text(game, seats, settings):
-    # prepare plans from the engine's views and the room's shared part without joining every
-    # seat's view (Table.view_parts): the very bytes the joined views' plan gives, while
-    # playing, during a countdown and once closed.
+def test_a_prepared_move_carries_each_seats_message_as_its_view_encodes(game, seats, settings):
+    # tables.render.prepare runs while a move is written: what the push then sends must be
+    # exactly what view_text would have built after the commit, seat by seat. It plans from the
+    # engine's views and the room's shared part without joining every seat's view
+    # (Table.view_parts): the very bytes the joined views' plan gives, while playing, during a
+    # countdown and once closed.
+    # One process (the scale run's Redis layer may carry the change to browsers elsewhere,
+    # whose parts are drawn after the commit: nothing is prepared there, as the test below).
     settings.CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
     rules = GAMES[game]
     state = rules.new_match(seats, None, 7)
@@ -97,13 +72,17 @@ def test_a_prepared_text_is_byte_for_byte_its_joined_views_planned_text(game, se
                 table.match.status = Match.Status.CLOSED
             room = LiveRoom(table.match.room_id)
             render.prepare(room, table)
-            assert room.encoded is not None
+            assert room.encoded is not None and room.encoded.version == table.version
             views = table.views(every)
             plan = render._plan([views[s] for s in every])
             for seat in every:
                 text = room.encoded.texts[seat]
                 assert text == render._encode_planned(views[seat], plan)
                 assert json.loads(text) == {"type": "view", "view": table.view(seat)}
+                assert render.view_text(room, table, seat) == text
+            assert render.view_text(room, table, None) == render.encode_message(
+                {"type": "view", "view": table.view(None)}
+            )
         seat = rng.randrange(seats)
         action, _ = rules.bot_choose(rules.player_view(state, seat), "normal", rng)
         if action is not None:
