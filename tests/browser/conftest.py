@@ -28,6 +28,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
+    "--in-process-gpu",
 ]
 
 
