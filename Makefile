@@ -8,7 +8,7 @@ PORT ?= 8000
 # The whole suite must finish well inside CI's budget; a hang fails instead of waiting forever.
 TEST_TIMEOUT ?= 1200
 
-.PHONY: run install install-dev chromium fonts nginx axe gettext messages compilemessages lint test test-packaging test-beside-alone test-fast-phase test-browser-phase test-browser-then-scale test-fast test-browser test-scale test-scale-suite test-deploy bench migrate superuser clean
+.PHONY: run install install-dev chromium fonts nginx axe gettext messages compilemessages lint test test-packaging test-fast-phase test-browser-phase test-browser-then-scale test-fast test-browser test-scale test-scale-suite test-deploy bench migrate superuser clean
 
 # Django 6 needs Python >= 3.12: prefer pyenv's 3.13.0, else any python3.13 / 3.12 on PATH.
 $(PY):
@@ -110,45 +110,31 @@ lint: install-dev
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py check
 
-# The equalisation test (marked alone: it races two players against each other to the
-# millisecond, and waits more than it computes: the machine was 85-90 % idle through its 80-odd
-# seconds) runs at the normal priority, and everything else beside it in Linux's idle
-# scheduling class (`chrt --idle 0`, util-linux): a process of that class gets a core only when
-# no normal one wants it, so the race's wake-ups are never queued behind the suite's work
-# (it passed beside the whole fast suite so, with the same shares as alone), and the suite
-# uses what the race leaves (docs/performance.md, "The suite"). What runs there: first lint
-# beside the packaging test (mypy keeps one core busy; the wheel's build mostly waits on pip
-# and its own interpreter), then everything else but the browser (two workers) side by side
-# with the browser flows (a pytest process of their own, two workers, each with its own
-# server and database: Playwright's event loop and the asyncio consumer tests must not share
-# one), then the PostgreSQL + Redis path (below). Alone, each of the two middle phases keeps
-# only part of the cores busy (their workers wait on sockets, sites and bots); together they
-# fill both (0-1 % idle through the middle in a vmstat of 7 December's clean clone: only less
-# work shortens it, not more workers); `make -O` prints each phase's output whole when it
-# ends, and the equalisation test's output follows them. The browser flows end first (by one
-# to two minutes in 6 December's runs: the fast suite holds Schemathesis and the two Swiss
-# tournaments), so the PostgreSQL + Redis suite starts when they end, beside the fast suite's
-# last minutes; the rolling deploy runs last, alone, at the normal priority (its pauses are
-# measured). (The PostgreSQL + Redis suite beside the whole browser phase saved nothing, nor
-# did it split in two parts, one after each middle phase; three workers made the equalisation
-# test fail beside them at the same priority: docs/performance.md, "The suite".)
+# First lint beside the packaging test (mypy keeps one core busy; the wheel's build mostly
+# waits on pip and its own interpreter: docs/performance.md, "The suite"), then the tests that
+# need the machine to themselves (marked alone: the equalisation test, which races two players
+# against each other to the millisecond and waits more than it computes), then everything else
+# but the browser (two workers) side by side with the browser flows (a pytest process of their
+# own, two workers, each with its own server and database: Playwright's event loop and the
+# asyncio consumer tests must not share one), then the PostgreSQL + Redis path (below). Alone,
+# each of the two middle phases keeps only part of the cores busy (their workers wait on
+# sockets, sites and bots); together they fill both (0-1 % idle through the middle in a
+# vmstat of 7 December's clean clone: only less work shortens it, not more workers);
+# `make -O` prints each phase's output whole when it ends. The browser flows end first
+# (by one to two minutes in 6 December's runs: the fast suite holds Schemathesis and the two
+# Swiss tournaments), so the PostgreSQL + Redis suite starts when they end, beside the fast
+# suite's last minutes; the rolling deploy runs last, alone. (The PostgreSQL + Redis suite
+# beside the whole browser phase saved nothing, nor did it split in two parts, one after each
+# middle phase; three workers made the equalisation test fail beside them: docs/performance.md,
+# "The suite".)
 # FAST_WORKERS / BROWSER_WORKERS change the counts for a try.
 FAST_WORKERS ?= 2
 BROWSER_WORKERS ?= 2
 test: install-dev chromium fonts gettext axe
-	@log=$$(mktemp); \
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=5 -m alone > $$log 2>&1 & alone=$$!; \
-	chrt --idle 0 $(MAKE) --no-print-directory test-beside-alone; rest=$$?; \
-	wait $$alone; status=$$?; \
-	echo "== the tests marked alone, at the normal priority beside the rest (exit $$status):"; \
-	cat $$log; rm -f $$log; \
-	test $$rest = 0 && test $$status = 0
-	$(MAKE) --no-print-directory test-deploy
-
-# What `make test` runs in the idle class beside the equalisation test (above).
-test-beside-alone:
 	$(MAKE) --no-print-directory -j2 -O lint test-packaging
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=5 -m alone
 	$(MAKE) --no-print-directory -j2 -O test-fast-phase test-browser-then-scale
+	$(MAKE) --no-print-directory test-deploy
 
 test-packaging: install-dev
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
