@@ -7,7 +7,10 @@ after the same seat's last one is not refused; it waits for its turn, one at a t
 driver keeps its bots to the pace itself (tables.driver), so that its thread never waits here.
 
 Times are wall-clock seconds, the clock of the action log's `created_at`: a seat's last play
-counts from the moment it was durable, so that its log row is older than the next play's.
+counts from the moment it was durable, so that its log row is older than the next play's. Until
+it is durable, the seat's next play waits (`unsettled`): the log's time of a play is its
+batch's, and a writer running behind wrote a play more than a pace after it was applied, then
+the next one (applied a pace after the first) 7 ms later (a clean clone's keyboard match).
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ from tables.errors import PlayError
 
 __all__ = ["Pacer", "bot_speed_of", "equalise_of", "pace_of"]
 
+# How often a play looks again while its seat's last one is being written (seconds).
+UNSETTLED_LOOK = 0.02
+
 
 @dataclass
 class Pacer:
@@ -31,10 +37,17 @@ class Pacer:
 
     played_at: dict[int, float] = field(default_factory=dict)
     waiting: set[int] = field(default_factory=set)
+    # seat -> its plays applied and not yet durable (or failed): the moment its next play may
+    # come counts from the last one's durable moment, not yet known.
+    unsettled: dict[int, int] = field(default_factory=dict)
 
     def wait_for(self, seat: int, pace: float) -> float:
         """Seconds `seat` must still wait before its next play (<= 0: it may play now)."""
-        if not pace or seat not in self.played_at:
+        if not pace:
+            return 0.0
+        if self.unsettled.get(seat):
+            return min(pace, UNSETTLED_LOOK)
+        if seat not in self.played_at:
             return 0.0
         return self.played_at[seat] + pace - time.time()
 
@@ -46,6 +59,21 @@ class Pacer:
     def played(self, seat: int) -> None:
         """`seat` played now (applied, then again once durable: the later moment counts)."""
         self.played_at[seat] = max(self.played_at.get(seat, 0.0), time.time())
+
+    def applied(self, seat: int) -> None:
+        """`seat`'s play was applied now; it is being written (`settled` follows, always)."""
+        self.played(seat)
+        self.unsettled[seat] = self.unsettled.get(seat, 0) + 1
+
+    def settled(self, seat: int, durable: bool) -> None:
+        """`seat`'s applied play was written (`durable`: its moment counts from now) or not."""
+        left = self.unsettled.get(seat, 0) - 1
+        if left > 0:
+            self.unsettled[seat] = left
+        else:
+            self.unsettled.pop(seat, None)
+        if durable:
+            self.played(seat)
 
     async def wait_turn(self, seat: int, wait: float, pace: float = 0.0) -> None:
         """Hold `seat`'s early play for `wait` seconds, or refuse it when one waits already

@@ -412,7 +412,7 @@ class Rooms:
                     room.reaction.note(table, entry)  # reaction times (tables.reaction)
                     if entry.refusal is None:
                         if pace:
-                            room.pacer.played(seat)
+                            room.pacer.applied(seat)
                         # While its row is written: what the push will send (it only sends).
                         try:
                             render.prepare(room, entry.table, self.alone)
@@ -425,12 +425,16 @@ class Rooms:
                 await room.pacer.wait_turn(seat, early, pace)
                 continue
             assert entry.future is not None  # set under the lock with the apply
-            durable = await entry.future
+            durable = False
+            try:
+                durable = await entry.future
+            finally:
+                if pace and entry.refusal is None:
+                    # From its durable moment (the log's clock); a failed write frees the seat.
+                    room.pacer.settled(seat, durable)
             if entry.refusal is not None:
                 raise entry.refusal  # a race lost, and logged (L12)
             if durable:
-                if pace:
-                    room.pacer.played(seat)  # from its durable moment: the log's clock
                 if not by_bot and _marked_away(entry.table, seat):
                     await self.touch(room_id, partial(_back, seat))
                 return entry

@@ -17,6 +17,7 @@ from lobby.services import RoomError
 from tables.driver import MatchBots
 from tables.live import rooms
 from tables.models import ActionLog, Match
+from tables.pacing import Pacer
 from tables.ratings import rating_key
 from tests.conftest import make_user
 from tests.tables.helpers import started_room
@@ -116,6 +117,24 @@ async def test_a_paced_table_keeps_every_players_plays_apart_and_its_bots_slow(s
         assert min(_gaps(times[seat])) >= PACE, (seat, _gaps(times[seat]))
     # The bot plays at half its speed: its delays (0.375 s at least, at 1x) are doubled.
     assert min(_gaps(times[1])) >= 0.75
+
+
+def test_a_play_waits_while_the_seats_last_one_is_being_written():
+    # A writer running behind: the seat's last play is durable more than a pace after it was
+    # applied. Its next play waits for that moment, then a pace from it: the log's times (the
+    # batch's) stay a pace apart (a clean clone's keyboard match logged two plays 7 ms apart).
+    pace, pacer = 0.05, Pacer()
+    pacer.applied(0)
+    time.sleep(2 * pace)
+    assert pacer.wait_for(0, pace) > 0  # still being written: not yet
+    pacer.settled(0, durable=True)
+    assert pace * 0.5 < pacer.wait_for(0, pace) <= pace  # a pace from its durable moment
+    # A write that failed frees the seat: its next play counts from the apply.
+    pacer.applied(1)
+    time.sleep(2 * pace)
+    pacer.settled(1, durable=False)
+    assert pacer.wait_for(1, pace) <= 0
+    assert pacer.unsettled == {}
 
 
 @pytest.mark.django_db
