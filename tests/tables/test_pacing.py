@@ -125,10 +125,13 @@ def test_a_play_waits_while_the_seats_last_one_is_being_written():
     # batch's) stay a pace apart (a clean clone's keyboard match logged two plays 7 ms apart).
     pace, pacer = 0.05, Pacer()
     pacer.applied(0)
+    applied_at = pacer.played_at[0]
     time.sleep(2 * pace)
-    assert pacer.wait_for(0, pace) > 0  # still being written: not yet
+    assert pacer.wait_for(0, pace) > 0  # a pace has passed, but it is still being written
+    written = time.time()
     pacer.settled(0, durable=True)
-    assert pace * 0.5 < pacer.wait_for(0, pace) <= pace  # a pace from its durable moment
+    assert pacer.played_at[0] >= written > applied_at + pace  # from its durable moment
+    assert pacer.wait_for(0, pace) <= pace
     # A write that failed frees the seat: its next play counts from the apply.
     pacer.applied(1)
     time.sleep(2 * pace)
