@@ -28,7 +28,6 @@ CHROMIUM_ARGS = [
     "--disable-background-networking",
     "--disable-component-update",
     "--disable-sync",
-    "--in-process-gpu",
 ]
 
 
