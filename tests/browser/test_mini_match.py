@@ -26,10 +26,20 @@ def test_a_mini_match_to_a_target_names_its_winner_as_its_last_round_ends(person
     at_table(amy)
     expect(amy.locator("#lg-status .match-end")).to_contain_text("First to 1 point")
 
-    _play_round(amy, 1)
-    # Round over, nobody ready yet: the match's winner is already named.
-    expect(amy.locator("#lg-status")).to_have_attribute("data-status", "round_over")
     winner = amy.locator("#match-winner")
+    for round_no in range(1, 11):
+        _play_round(amy, round_no)
+        expect(amy.locator("#lg-status")).to_have_attribute("data-status", "round_over")
+        totals = [
+            int(amy.locator(f'#lg-scores tfoot td[data-seat="{s}"]').inner_text()) for s in (0, 1)
+        ]
+        if max(totals) >= 1 or round_no == 10:
+            break
+        # A round deadlocked with nobody at 1 point (L14, scored as it stands; a clean clone
+        # saw -12 and -6): the match goes on, and nobody is named yet.
+        expect(winner).to_have_count(0)
+        amy.locator("#me-ready").click()
+    # Round over, nobody ready yet: the match's winner is already named.
     expect(winner).to_be_visible()
     expect(amy.locator("#me-ready")).to_contain_text("Show the result")
     mine = int(amy.locator('#lg-scores tfoot td[data-seat="0"]').inner_text())
