@@ -37,15 +37,16 @@ class Pacer:
 
     played_at: dict[int, float] = field(default_factory=dict)
     waiting: set[int] = field(default_factory=set)
-    # seat -> its plays applied and not yet durable (or failed): the moment its next play may
-    # come counts from the last one's durable moment, not yet known.
-    unsettled: dict[int, int] = field(default_factory=dict)
+    # The seats whose last play was applied and is not yet durable (or failed): the moment
+    # their next play may come counts from that durable moment, not yet known. One at most a
+    # seat: its next play waits here until then.
+    unsettled: set[int] = field(default_factory=set)
 
     def wait_for(self, seat: int, pace: float) -> float:
         """Seconds `seat` must still wait before its next play (<= 0: it may play now)."""
         if not pace:
             return 0.0
-        if self.unsettled.get(seat):
+        if seat in self.unsettled:
             return min(pace, UNSETTLED_LOOK)
         if seat not in self.played_at:
             return 0.0
@@ -63,15 +64,11 @@ class Pacer:
     def applied(self, seat: int) -> None:
         """`seat`'s play was applied now; it is being written (`settled` follows, always)."""
         self.played(seat)
-        self.unsettled[seat] = self.unsettled.get(seat, 0) + 1
+        self.unsettled.add(seat)
 
     def settled(self, seat: int, durable: bool) -> None:
         """`seat`'s applied play was written (`durable`: its moment counts from now) or not."""
-        left = self.unsettled.get(seat, 0) - 1
-        if left > 0:
-            self.unsettled[seat] = left
-        else:
-            self.unsettled.pop(seat, None)
+        self.unsettled.discard(seat)
         if durable:
             self.played(seat)
 

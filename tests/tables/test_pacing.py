@@ -137,7 +137,7 @@ def test_a_play_waits_while_the_seats_last_one_is_being_written():
     time.sleep(2 * pace)
     pacer.settled(1, durable=False)
     assert pacer.wait_for(1, pace) <= 0
-    assert pacer.unsettled == {}
+    assert pacer.unsettled == set()
 
 
 @pytest.mark.django_db
