@@ -34,11 +34,15 @@ install: $(VENV)/.installed
 install-dev: $(VENV)/.installed-dev
 
 # Browser tests drive Debian's Chromium; a browser download is neither possible nor wanted here.
+# Both of Debian's builds of one Chromium: the browser flows drive its old headless shell (the
+# same Blink without the full browser's GPU process and compositor: a fifth less CPU for the
+# same 76 tests, docs/performance.md); Lighthouse and the rolling deploy drive the full browser.
 chromium:
-	@command -v chromium >/dev/null 2>&1 || { \
-	  echo "Installing Debian's chromium for the browser tests"; \
+	@command -v chromium >/dev/null 2>&1 && command -v chromium-headless-shell >/dev/null 2>&1 || { \
+	  echo "Installing Debian's chromium and chromium-headless-shell for the browser tests"; \
 	  if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq chromium >/dev/null; }
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq \
+	    chromium chromium-headless-shell >/dev/null; }
 	@chromium --version
 
 # A CJK font for the browser tests' screenshots (issue 41): Korean pages show Korean, not boxes.

@@ -81,9 +81,13 @@ def driver() -> Iterator[Playwright]:
 
 @pytest.fixture(scope="session")
 def browser(driver: Playwright) -> Iterator[Browser]:
-    executable = shutil.which("chromium")
+    """Debian's Chromium headless shell: the same Blink as its full browser (pages, scripts,
+    sockets, layout and axe read the same), without the GPU process and compositor a person's
+    screen needs and a test does not; a fifth less CPU for the browser flows (docs/performance.md).
+    Lighthouse and the rolling deploy drive the full browser."""
+    executable = shutil.which("chromium-headless-shell")
     if executable is None:
-        raise RuntimeError("Debian's chromium is not installed: run `make chromium`.")
+        raise RuntimeError("Debian's chromium-headless-shell is missing: run `make chromium`.")
     browser = driver.chromium.launch(executable_path=executable, args=CHROMIUM_ARGS)
     yield browser
     browser.close()

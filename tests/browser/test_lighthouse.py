@@ -4,8 +4,9 @@ legible text (at least 60 % of it 12 px or more) and a meta description; Chromiu
 the site can be installed (Lighthouse 12 dropped its installability audit; it asked Chromium
 the same question, Page.getInstallabilityErrors).
 
-Lighthouse is slow: four runs in all, each on a page a test prepared. It drives the same
-Chromium as Playwright through its debugging port, in the browser's default context (a
+Lighthouse is slow: four runs in all, each on a page a test prepared. It drives Debian's full
+Chromium (the browser a person installs the site in; the other browser flows use its headless
+shell), launched by Playwright with a debugging port, in the browser's default context (a
 persistent one), so the seated player's cookie reaches the page and its WebSocket.
 """
 
