@@ -8,7 +8,7 @@ PORT ?= 8000
 # The whole suite must finish well inside CI's budget; a hang fails instead of waiting forever.
 TEST_TIMEOUT ?= 1200
 
-.PHONY: run install install-dev chromium fonts nginx axe gettext messages compilemessages lint test test-packaging test-fast-phase test-browser-phase test-browser-then-scale test-fast test-browser test-scale test-scale-suite test-deploy bench migrate superuser clean
+.PHONY: run install install-dev chromium fonts nginx axe gettext debian-packages messages compilemessages lint test test-packaging test-fast-phase test-browser-phase test-browser-then-scale test-fast test-browser test-scale test-scale-suite test-deploy bench migrate superuser clean
 
 # Django 6 needs Python >= 3.12: prefer pyenv's 3.13.0, else any python3.13 / 3.12 on PATH.
 $(PY):
@@ -114,31 +114,39 @@ lint: install-dev
 	$(PY) manage.py makemigrations --check --dry-run
 	$(PY) manage.py check
 
-# First lint beside the packaging test (mypy keeps one core busy; the wheel's build mostly
-# waits on pip and its own interpreter: docs/performance.md, "The suite"), then the tests that
-# need the machine to themselves (marked alone: the equalisation test, which races two players
-# against each other to the millisecond and waits more than it computes), then everything else
-# but the browser (two workers) side by side with the browser flows (a pytest process of their
-# own, two workers, each with its own server and database: Playwright's event loop and the
-# asyncio consumer tests must not share one), then the PostgreSQL + Redis path (below). Alone,
-# each of the two middle phases keeps only part of the cores busy (their workers wait on
-# sockets, sites and bots); together they fill both (0-1 % idle through the middle in a
-# vmstat of 7 December's clean clone: only less work shortens it, not more workers);
-# `make -O` prints each phase's output whole when it ends. The browser flows end first
-# (by one to two minutes in 6 December's runs: the fast suite holds Schemathesis and the two
-# Swiss tournaments), so the PostgreSQL + Redis suite starts when they end, beside the fast
-# suite's last minutes; the rolling deploy runs last, alone. (The PostgreSQL + Redis suite
+# First what the suite needs installed: pip's packages, npm's and Debian's at once (a clean
+# clone's pip install keeps one core busy for some 45 s; npm's 19 s and apt's mostly wait on
+# the network and the disk); Debian's one after another (apt holds one lock). Then lint beside
+# the packaging test (mypy keeps one core busy; the wheel's build mostly waits on pip and its
+# own interpreter: docs/performance.md, "The suite"), then the tests that need the machine to
+# themselves (marked alone: the equalisation test, which races two players against each other
+# to the millisecond and waits more than it computes), then everything else but the browser
+# (two workers) side by side with the browser flows (a pytest process of their own, two
+# workers, each with its own server and database: Playwright's event loop and the asyncio
+# consumer tests must not share one), then the PostgreSQL + Redis path (below). Alone, each of
+# the two middle phases keeps only part of the cores busy (their workers wait on sockets, sites
+# and bots); together they fill both (0-1 % idle through the middle in a vmstat of 7
+# December's clean clone: only less work shortens it, not more workers); `make -O` prints each
+# phase's output whole when it ends. The browser flows end first (by one and a half to two
+# minutes in 7 December's clean clones, on Chromium's headless shell: the fast suite holds
+# Schemathesis and the two Swiss tournaments), so the PostgreSQL + Redis suite (four workers)
+# starts when they end, beside the fast suite's last minutes, and fills the cores the fast
+# suite leaves when it ends; the rolling deploy runs last, alone. (The PostgreSQL + Redis suite
 # beside the whole browser phase saved nothing, nor did it split in two parts, one after each
 # middle phase; three workers made the equalisation test fail beside them: docs/performance.md,
 # "The suite".)
 # FAST_WORKERS / BROWSER_WORKERS change the counts for a try.
 FAST_WORKERS ?= 2
 BROWSER_WORKERS ?= 2
-test: install-dev chromium fonts gettext axe
+test:
+	$(MAKE) --no-print-directory -j3 -O install-dev axe debian-packages
 	$(MAKE) --no-print-directory -j2 -O lint test-packaging
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=5 -m alone
 	$(MAKE) --no-print-directory -j2 -O test-fast-phase test-browser-then-scale
 	$(MAKE) --no-print-directory test-deploy
+
+debian-packages:
+	$(MAKE) --no-print-directory -j1 chromium fonts gettext
 
 test-packaging: install-dev
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
