@@ -145,8 +145,9 @@ test:
 	$(MAKE) --no-print-directory -j2 -O test-fast-phase test-browser-then-scale
 	$(MAKE) --no-print-directory test-deploy
 
+# One after another (apt holds one lock): a make of its own, outside the parallel one's jobs.
 debian-packages:
-	$(MAKE) --no-print-directory -j1 chromium fonts gettext
+	MAKEFLAGS= $(MAKE) --no-print-directory chromium fonts gettext
 
 test-packaging: install-dev
 	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=15 -m packaging tests/packaging
