@@ -119,8 +119,10 @@ lint: install-dev
 # the network and the disk); Debian's one after another (apt holds one lock). Then lint beside
 # the packaging test (mypy keeps one core busy; the wheel's build mostly waits on pip and its
 # own interpreter: docs/performance.md, "The suite"), then the tests that need the machine to
-# themselves (marked alone: the equalisation test, which races two players against each other
-# to the millisecond and waits more than it computes), then everything else but the browser
+# themselves (marked alone: the equalisation tests, which race two players against each other
+# to the millisecond and wait more than they compute; their two windows are a setting of the
+# process each, so two workers run them side by side: 54 s against 88 s one after the other,
+# the shares as alone), then everything else but the browser
 # (two workers) side by side with the browser flows (a pytest process of their own, two
 # workers, each with its own server and database: Playwright's event loop and the asyncio
 # consumer tests must not share one), then the PostgreSQL + Redis path (below). Alone, each of
@@ -141,7 +143,7 @@ BROWSER_WORKERS ?= 2
 test:
 	$(MAKE) --no-print-directory -j3 -O install-dev axe debian-packages
 	$(MAKE) --no-print-directory -j2 -O lint test-packaging
-	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=5 -m alone
+	timeout $(TEST_TIMEOUT) $(VENV)/bin/pytest --durations=5 -n 2 -m alone
 	$(MAKE) --no-print-directory -j2 -O test-fast-phase test-browser-then-scale
 	$(MAKE) --no-print-directory test-deploy
 
