@@ -50,7 +50,9 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
         # A move's frame is read straight from the server (no queue and dispatch per frame);
         # frames wait until the whole table is out (`frames_ready`), as they would in Channels.
         self.take_frames()
-        self.open_stream(int(self.scope["url_route"]["kwargs"]["room_id"]))
+        self.open_stream(
+            int(self.scope["url_route"]["kwargs"]["room_id"]), accepts_with_first_draw=True
+        )
         self.tokens, self.refilled = float(settings.TABLE_ACTION_RATE), time.monotonic()
         shown, drawn_for = _shown(self.scope.get("query_string", b""))
         self.user = self.scope.get("user")
@@ -183,7 +185,7 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
         accepted yet), with nothing changed here."""
         send = self._send_now
         version = delivery.version
-        if not send or self.gate.drawing:
+        if not send or self.gate.drawing or not self.gate.opened:
             return False
         if self.gate.shows(version):
             return True  # already shown (a whole table overtook it), as the gate judges

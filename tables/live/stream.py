@@ -902,12 +902,14 @@ class TableStream:
 
     # ------------------------------------------------------------------ listening
 
-    def open_stream(self, room_id: int) -> None:
+    def open_stream(self, room_id: int, *, accepts_with_first_draw: bool = False) -> None:
         """Before the socket is accepted: its room, its gate, no move in flight, and this
-        process's rooms (the live server's, of this loop: its moves go straight to them)."""
+        process's rooms (the live server's, of this loop: its moves go straight to them).
+        `accepts_with_first_draw`: the socket is accepted by its first draw (`Gate.draw`'s or
+        `Gate.resume`'s `send`), so its gate holds every change until then."""
         self.room_id = room_id
         self.live_rooms = rooms.bind(asyncio.get_running_loop())
-        self.gate = Gate(self)
+        self.gate = Gate(self, opened=not accepts_with_first_draw)
         self.acting: set[asyncio.Task[Outcome | None]] = set()
         self.pings: dict[int, int] = {}  # a ping's number -> when it was sent (receipt clock)
         self.rtts: collections.deque[int] = collections.deque(maxlen=RTT_SAMPLES)
@@ -1094,13 +1096,22 @@ class Gate:
     when the socket's `frame` says something went missing, and while the whole table is drawn
     and sent, holds every change and hands those newer than it over afterwards: a frame never
     goes out before an older whole table.
+
+    A gate not `opened` (a socket that its first draw accepts: the browser's table socket)
+    holds every change until that first draw or resume has sent the accept. Without it, a
+    change that came while the socket connected (it listens before it is drawn) started a
+    draw of its own, whose send failed (not accepted yet), and the socket's own first draw,
+    finding a draw under way, only asked for a redraw: the accept never went out. A page
+    reconnecting during a deploy's handover waited 4 s on a socket never accepted, until
+    that process stopped too (a clean clone's rolling deploy, 7 December).
     """
 
-    def __init__(self, socket: Gated) -> None:
+    def __init__(self, socket: Gated, *, opened: bool = True) -> None:
         self.socket = socket
         self.version = 0
         self.drawing = False
         self.redraw = False
+        self.opened = opened
         self.held: list[Delivery] = []
 
     def shows(self, version: int) -> bool:
@@ -1108,7 +1119,7 @@ class Gate:
         return version <= self.version
 
     async def offer(self, delivery: Delivery) -> None:
-        if self.drawing:
+        if self.drawing or not self.opened:
             self.held.append(delivery)
             return
         if not await self._send(delivery):
@@ -1130,7 +1141,7 @@ class Gate:
 
     def take_now(self, version: int) -> bool:
         """Whether a change may be sent in a plain call now (nothing drawn, it is newer)."""
-        return not self.drawing and version > self.version
+        return self.opened and not self.drawing and version > self.version
 
     def sent_now(self, version: int) -> None:
         self.version = version
@@ -1150,6 +1161,7 @@ class Gate:
         whole = False
         try:
             await send(first)
+            self.opened = True
             for delivery in missed:
                 if not await self._send(delivery):
                     whole = True
@@ -1171,6 +1183,8 @@ class Gate:
             # is out, with what is true then.
             self.redraw = True
             return
+        if not self.opened and send is None:
+            return  # not accepted yet: its first draw (the accept) draws what is true then
         self.drawing = True
         try:
             while True:
@@ -1182,6 +1196,7 @@ class Gate:
                 if text or send is not None:
                     self.version = version
                     await (send or self.socket.send_text)(text)
+                    self.opened = True
                 send = None
                 if not self.redraw:
                     break

@@ -41,3 +41,43 @@ async def test_a_redraw_with_nothing_newer_sends_nothing_and_keeps_the_version()
     assert socket.gate.version == 5
     await socket.gate.offer(Delivery(1, 6, {}))
     assert socket.sent == ["whole 5", "change 6"]
+
+
+class Connecting(Recorder):
+    """A socket that its first draw accepts (the browser's table socket): sending anything
+    before that is an error, as Daphne's "Socket has not been accepted"."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.gate = Gate(self, opened=False)
+        self.accepted = False
+
+    async def send_text(self, text: str) -> None:
+        if not self.accepted:
+            raise ValueError("Socket has not been accepted, so cannot send over it")
+        self.sent.append(text)
+
+    async def accept_with(self, text: str) -> None:
+        self.accepted = True
+        self.sent.append("accept")
+        self.sent.append(text)
+
+
+async def test_a_change_that_comes_while_the_socket_connects_waits_for_its_accept():
+    socket = Connecting()
+    # The socket listens before it is drawn: a change reaches it first. It waits (it once
+    # started a draw that failed, and the socket's own first draw never sent the accept).
+    await socket.gate.offer(Delivery(1, 6, {}))
+    await socket.gate.draw()  # a sync or a seat change meanwhile: nothing goes out either
+    assert socket.sent == []
+    await socket.gate.draw(send=socket.accept_with)
+    assert socket.sent == ["accept", "whole 5", "change 6"]
+    assert socket.gate.version == 6
+
+
+async def test_a_reconnecting_socket_gets_its_accept_first_then_what_it_missed_and_what_came():
+    socket = Connecting()
+    await socket.gate.offer(Delivery(1, 6, {}))  # came while it connected
+    await socket.gate.resume(4, [Delivery(1, 5, {})], socket.accept_with, "live")
+    assert socket.sent == ["accept", "live", "change 5", "change 6"]
+    assert socket.gate.version == 6
