@@ -185,7 +185,7 @@ class TableConsumer(ReceiveNow, TableStream, LiveConsumer):
         accepted yet), with nothing changed here."""
         send = self._send_now
         version = delivery.version
-        if not send or self.gate.drawing or not self.gate.opened:
+        if not send or self.gate.drawing:
             return False
         if self.gate.shows(version):
             return True  # already shown (a whole table overtook it), as the gate judges
