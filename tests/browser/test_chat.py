@@ -154,3 +154,69 @@ def test_chat_times_are_shown_in_the_readers_own_time_zone(browser, live_url):
         expect(stamp).to_have_text(expected)  # UTC+12:45 or +13:45: never the server's UTC
     finally:
         context.close()
+
+
+AT_END = """() => { const log = document.getElementById('chat-log');
+  return log.scrollHeight > log.clientHeight
+    && log.scrollHeight - log.scrollTop - log.clientHeight < 2; }"""
+
+
+COUNT_HEIGHT_READS = """() => { const log = document.getElementById('chat-log');
+  const height = Object.getOwnPropertyDescriptor(Element.prototype, 'scrollHeight').get;
+  window.heightReads = 0;
+  Object.defineProperty(log, 'scrollHeight', {
+    get() { window.heightReads += 1; return height.call(this); } }); }"""
+
+
+def _scroll_log(page: Page, to: int) -> None:
+    """Scroll the chat log as a reader does (to 0, or past its end); let its scroll event run."""
+    page.evaluate(f"() => {{ document.getElementById('chat-log').scrollTop = {to}; }}")
+    page.evaluate("() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))")
+
+
+def test_the_chat_log_follows_new_lines_unless_the_reader_scrolled_back(person, site_shell):
+    ann, ben = person(), person()
+    sign_up(ann, "scroll-ann")
+    sign_up(ben, "scroll-ben")
+    room_id = open_room(ann, "ligretto", 3)
+    site_shell(  # a long talk before Ben comes: more lines than the log shows at once
+        "from django.contrib.auth import get_user_model\n"
+        "from chat.models import ChatMessage\n"
+        "ann = get_user_model().objects.get(username='scroll-ann')\n"
+        "ChatMessage.objects.bulk_create(\n"
+        f"    ChatMessage(room_id={room_id}, user=ann, text=f'line {{i}}') for i in range(40))"
+    )
+    join(ben, room_id)
+    # He comes in at the end of the talk, its last line in view.
+    ben.wait_for_function(AT_END)
+    # He scrolls back to read: a new line does not pull him away from where he reads.
+    _scroll_log(ben, 0)
+    say(ann, "while you read")
+    expect(ben.locator("#chat-log .chat-line").last.locator(".text")).to_have_text("while you read")
+    assert ben.evaluate("document.getElementById('chat-log').scrollTop") == 0
+    # Back at the end, the log follows the talk again.
+    _scroll_log(ben, 1_000_000)
+    say(ann, "welcome back")
+    expect(ben.locator("#chat-log .chat-line").last.locator(".text")).to_have_text("welcome back")
+    ben.wait_for_function(AT_END)
+    # Whoever writes a line is brought to it, even from further up the log.
+    ann.reload()
+    wait_live(ann)
+    ann.wait_for_function(AT_END)
+    _scroll_log(ann, 0)
+    say(ann, "my own line")
+    expect(ann.locator("#chat-log .chat-line").last.locator(".text")).to_have_text("my own line")
+    ann.wait_for_function(AT_END)
+    # The room's other pushes (here a seat left and taken again) come through the same socket:
+    # they leave the log alone, without even measuring it (each measure is a layout, on a phone
+    # at a racing table many a second).
+    ann.evaluate(COUNT_HEIGHT_READS)
+    ben.click("#leave-button")
+    expect(ann.locator("#room-seats")).not_to_contain_text("scroll-ben")
+    join(ben, room_id)
+    expect(ann.locator("#room-seats")).to_contain_text("scroll-ben")
+    assert ann.evaluate("window.heightReads") == 0
+    say(ben, "here again")
+    expect(ann.locator("#chat-log .chat-line").last.locator(".text")).to_have_text("here again")
+    assert ann.evaluate("window.heightReads") > 0  # a new line is measured, to follow it
+    ann.wait_for_function(AT_END)
