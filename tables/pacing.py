@@ -3,7 +3,9 @@
 A room's options may ask for a pace (games.registry.SITE_OPTIONS). The room that applies the
 moves (tables.live.rooms.apply_here) keeps a `Pacer`: a play that comes sooner than `pace`
 after the same seat's last one is not refused; it waits for its turn, one at a time per seat
-(a queue of one: a further play while one waits is refused with `pace_queued`). The bots'
+(a queue of one: a further play while one waits is refused with `pace_queued`). The waiting
+play keeps its place until it is applied, its wait for the room's lock included, so that a
+later play of the seat never overtakes it. The bots'
 driver keeps its bots to the pace itself (tables.driver), so that its thread never waits here.
 
 Times are wall-clock seconds, the clock of the action log's `created_at`: a seat's last play
@@ -15,7 +17,6 @@ the next one (applied a pace after the first) 7 ms later (a clean clone's keyboa
 
 from __future__ import annotations
 
-import asyncio
 import math
 import time
 from dataclasses import dataclass, field
@@ -31,7 +32,7 @@ __all__ = ["Pacer", "bot_speed_of", "equalise_of", "pace_of"]
 UNSETTLED_LOOK = 0.02
 
 
-@dataclass
+@dataclass(eq=False)  # one a room: told apart by identity (a room built anew has its own)
 class Pacer:
     """One room's pace keeping: when each seat last played, and which seat's play waits."""
 
@@ -41,6 +42,29 @@ class Pacer:
     # their next play may come counts from that durable moment, not yet known. One at most a
     # seat: its next play waits here until then.
     unsettled: set[int] = field(default_factory=set)
+
+    def turn(self, seat: int, pace: float, queued: bool) -> float:
+        """Seconds `seat`'s play must still wait (<= 0: it may play now). Refused
+        (`pace_queued`) when another of the seat's plays holds its waiting place (a queue of
+        one), even one whose wait is over and that waits for the room's lock; `queued`: this
+        play holds it."""
+        wait = self.wait_for(seat, pace)
+        if seat in self.waiting and not queued:
+            raise PlayError(
+                "pace_queued",
+                gettext_noop("Your last play is still waiting for its turn (a paced table)."),
+                429,
+                retry_after=max(1, math.ceil(wait + pace)),
+            )
+        return wait
+
+    def queue(self, seat: int) -> Pacer:
+        """`seat`'s early play takes its one waiting place (after `turn`), until `unqueue`."""
+        self.waiting.add(seat)
+        return self
+
+    def unqueue(self, seat: int) -> None:
+        self.waiting.discard(seat)
 
     def wait_for(self, seat: int, pace: float) -> float:
         """Seconds `seat` must still wait before its next play (<= 0: it may play now)."""
@@ -71,19 +95,3 @@ class Pacer:
         self.unsettled.discard(seat)
         if durable:
             self.played(seat)
-
-    async def wait_turn(self, seat: int, wait: float, pace: float = 0.0) -> None:
-        """Hold `seat`'s early play for `wait` seconds, or refuse it when one waits already
-        (a play may come again once the waiting one is made and its `pace` has passed)."""
-        if seat in self.waiting:
-            raise PlayError(
-                "pace_queued",
-                gettext_noop("Your last play is still waiting for its turn (a paced table)."),
-                429,
-                retry_after=max(1, math.ceil(wait + pace)),
-            )
-        self.waiting.add(seat)
-        try:
-            await asyncio.sleep(wait)
-        finally:
-            self.waiting.discard(seat)

@@ -44,7 +44,7 @@ from tables.live.render import table_group
 from tables.live.room import Check, Delivery, Entry, Holder, Listener, LiveRoom, unknown_room
 from tables.live.store import DB, Writer, in_db_thread
 from tables.models import Match
-from tables.pacing import pace_of
+from tables.pacing import Pacer, pace_of
 
 log = logging.getLogger(__name__)
 
@@ -368,13 +368,16 @@ class Rooms:
         if received is None:
             received = receipt()
         held: list[tuple[Equaliser, Turn]] = []  # its turn, once it has one
+        queued: list[Pacer] = []  # the pacer whose one waiting place it holds (tables.pacing)
         try:
             return await self._apply_here(
-                room_id, seat, action, by_bot, driver, check, received, rtt, held
+                room_id, seat, action, by_bot, driver, check, received, rtt, held, queued
             )
         finally:
             for equaliser, turn in held:
                 equaliser.done(turn)  # refused, failed or cancelled: the next one goes
+            for pacer in queued:
+                pacer.unqueue(seat)  # refused, failed or cancelled: the seat's next may wait
 
     async def _apply_here(
         self,
@@ -387,6 +390,7 @@ class Rooms:
         received: int,
         rtt: int | None,
         held: list[tuple[Equaliser, Turn]],
+        queued: list[Pacer],
     ) -> Entry:
         assert self.writer is not None
         while True:
@@ -401,8 +405,12 @@ class Rooms:
             async with room.lock:
                 if room.table is not table or room.stale:
                     continue  # rebuilt while this waited for the lock: apply it to the new one
-                early = room.pacer.wait_for(seat, pace) if pace else 0.0  # unpaced: no pacer
+                # Unpaced: no pacer. Paced: a queue of one a seat (tables.pacing).
+                early = room.pacer.turn(seat, pace, room.pacer in queued) if pace else 0.0
                 if early <= 0:
+                    for pacer in queued:
+                        pacer.unqueue(seat)  # its turn: the seat's next play may wait
+                    queued.clear()
                     sent = held[0][1][0] if held else None
                     entry = room.apply(table, seat, action, by_bot, driver, check, received, sent)
                     for equaliser, turn in held:
@@ -422,7 +430,13 @@ class Rooms:
                 for equaliser, turn in held:
                     equaliser.done(turn)  # an equalised turn is not kept through a pace wait
                 # A paced table: the play waits for its turn (tables.pacing), then is applied.
-                await room.pacer.wait_turn(seat, early, pace)
+                # It keeps the seat's waiting place until then, its wait for the room's lock
+                # included: a later play of the seat cannot take the place meanwhile.
+                if room.pacer not in queued:  # its first wait, or the room was built anew
+                    for pacer in queued:
+                        pacer.unqueue(seat)
+                    queued[:] = [room.pacer.queue(seat)]
+                await asyncio.sleep(early)
                 continue
             assert entry.future is not None  # set under the lock with the apply
             durable = False

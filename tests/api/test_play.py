@@ -3,9 +3,9 @@ seeing the same match (a move in one appears live in the other)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
+import time
 
 import pytest
 from asgiref.sync import sync_to_async
@@ -235,8 +235,9 @@ def test_a_play_a_paced_table_queues_no_more_of_is_refused_with_when_to_try_agai
 
     def queued(*args, **kwargs):
         pacer = Pacer()
-        pacer.waiting.add(0)
-        asyncio.run(pacer.wait_turn(0, 0.4, 2.0))
+        pacer.played_at[0] = time.time() - 1.6  # 0.4 s before its next play may come
+        pacer.queue(0)  # one play of the seat waits for it
+        pacer.turn(0, 2.0, queued=False)
 
     monkeypatch.setattr(views.play, "act", queued)
     response = Api(alice).post(f"rooms/{table.pk}/actions", {"action": {"type": "flip"}})

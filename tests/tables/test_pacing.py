@@ -208,3 +208,30 @@ async def test_a_paced_table_goes_on_from_the_log_after_another_process_takes_it
     bots = MatchBots(room.pk)
     await sync_to_async(bots.step, thread_sensitive=False)()
     assert bots.due[1] >= acted + PACE - 0.05, bots.due[1] - acted
+
+
+@pytest.mark.asyncio
+@pytest.mark.django_db(transaction=True)
+async def test_a_waiting_play_keeps_its_place_while_it_waits_for_the_rooms_lock():
+    # A queue of one: the play that waits its turn keeps the seat's place until it is applied,
+    # also once its wait is over and it waits for the room's lock (a touch, a rebuild). A later
+    # play of the seat is then refused; it never overtakes the waiting one.
+    alice = await sync_to_async(make_user)("alice")
+    room = await sync_to_async(started_room)(alice, game="ligretto-mini", bots=1, pace=PACE)
+    rooms.bind(asyncio.get_running_loop())
+    action = await sync_to_async(_a_repeatable_play)(room.pk, 0)
+    assert action is not None
+    await rooms.act(room.pk, 0, action)  # the seat's play: its next must wait a pace
+    live = await rooms.room_for(room.pk)
+    second = asyncio.create_task(rooms.act(room.pk, 0, action))
+    await asyncio.sleep(PACE / 5)  # the second waits its turn
+    async with live.lock:  # the room is busy past the end of that wait
+        third = asyncio.create_task(rooms.act(room.pk, 0, action))
+        await asyncio.sleep(PACE)  # the third waits for the lock before the second does
+    with pytest.raises(IllegalAction) as refused:
+        await third
+    assert refused.value.code == "pace_queued"
+    outcome = await second
+    assert outcome.version > 0
+    times = (await sync_to_async(_applied_times)(room.pk))[0]
+    assert len(times) == 2 and _gaps(times)[0] >= PACE
