@@ -5,8 +5,8 @@ moves (tables.live.rooms.apply_here) keeps a `Pacer`: a play that comes sooner t
 after the same seat's last one is not refused; it waits for its turn, one at a time per seat
 (a queue of one: a further play while one waits is refused with `pace_queued`). The waiting
 play keeps its place until it is applied, its wait for the room's lock included, so that a
-later play of the seat never overtakes it. The bots'
-driver keeps its bots to the pace itself (tables.driver), so that its thread never waits here.
+later play of the seat never overtakes it. The bots' driver keeps its bots to the pace itself
+(tables.driver), so that its thread never waits here.
 
 Times are wall-clock seconds, the clock of the action log's `created_at`: a seat's last play
 counts from the moment it was durable, so that its log row is older than the next play's. Until
