@@ -7,6 +7,7 @@ rules), answers `{"error": {"code", "message"}}` with its status; a bug of ours 
 
 from __future__ import annotations
 
+import copy
 import logging
 import re
 from typing import Any
@@ -78,6 +79,14 @@ class Bearer(HttpBearer):
 class BoardApi(NinjaAPI):
     """NinjaAPI with the Board API's errors, its JSON content type and its public path names."""
 
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        # The finished OpenAPI document per path prefix. Building it takes most of a second of
+        # CPU (ninja rebuilds every operation's models), and it depends only on the routes and
+        # the game registry, both fixed once the process has started, never on the reader (its
+        # texts are not translated): made once, a copy handed out per call (a few ms).
+        self._documents: dict[str | None, dict[str, Any]] = {}
+
     def get_content_type(self) -> str:
         return "application/json"  # as before the move; clients compare it exactly
 
@@ -99,8 +108,14 @@ class BoardApi(NinjaAPI):
     def get_openapi_schema(
         self, *, path_prefix: str | None = None, path_params: dict[str, Any] | None = None
     ) -> Any:
-        document = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
-        return schemas.finish_document(document)
+        if path_params is not None:  # not asked by this site: made afresh, as ninja would
+            document = super().get_openapi_schema(path_prefix=path_prefix, path_params=path_params)
+            return schemas.finish_document(document)
+        made = self._documents.get(path_prefix)
+        if made is None:
+            made = schemas.finish_document(super().get_openapi_schema(path_prefix=path_prefix))
+            self._documents[path_prefix] = made
+        return copy.deepcopy(made)
 
 
 api = BoardApi(

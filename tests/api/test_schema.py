@@ -162,3 +162,29 @@ def test_the_daily_challenges_answers_match_it(doc, alice, settings):
     settings.DAILY_NOW = "2026-12-06T12:00:00+00:00"
     _check(doc, "GET", "/api/v1/daily", a.get("daily?date=2026-12-05"))
     _check(doc, "GET", path, a.get("daily/2026-12-05/leaderboard"))
+
+
+def test_the_document_is_made_once_and_each_reader_gets_his_own_copy(db, monkeypatch):
+    # Made from the routes and the registry, fixed once the process runs: ninja's build (most
+    # of a second of CPU) runs once; every call gets the same document, the asking site's
+    # server named in it, and what one caller does to his copy reaches no other.
+    from ninja import NinjaAPI
+
+    from api.http import api
+
+    built = []
+    build = NinjaAPI.get_openapi_schema
+
+    def counted(self, **kwargs):
+        built.append(kwargs)
+        return build(self, **kwargs)
+
+    api._documents.clear()
+    monkeypatch.setattr(NinjaAPI, "get_openapi_schema", counted)
+    first = Api().get("schema").json()
+    first["paths"].clear()
+    again = Api().client.get("/api/v1/schema", secure=True).json()
+    assert len(built) == 1
+    assert again["paths"] and again["servers"] == [{"url": "https://testserver"}]
+    assert {**again, "servers": None} == {**Api().get("schema").json(), "servers": None}
+    assert len(built) == 1
