@@ -12,6 +12,7 @@ from __future__ import annotations
 import random
 import re
 from html.parser import HTMLParser
+from itertools import pairwise
 
 import pytest
 
@@ -72,10 +73,17 @@ class _Ids(HTMLParser):
 def _swap(page: str, html: str) -> str:
     """Swap each outermost element of `html` into `page` by its id, as the ws extension does."""
     pieces = _Ids(html)
+    places = _Ids(page).found
     for ident in pieces.top:
+        assert ident in places, f"a pushed #{ident} has no place on the page"
+    # The page is read once: its places are swapped from the last one back, so that each swap
+    # leaves the places before it where they were. No pushed part sits inside another on the
+    # page (that part's bytes would be sent twice in one push).
+    spans = sorted((places[ident], ident) for ident in pieces.top)
+    for (a, outer), (b, inner) in pairwise(spans):
+        assert a[1] <= b[0], f"pushed #{inner} sits inside pushed #{outer} on the page"
+    for at, ident in reversed(spans):
         start, end = pieces.found[ident]
-        at = _Ids(page).found.get(ident)
-        assert at is not None, f"a pushed #{ident} has no place on the page"
         page = page[: at[0]] + html[start:end] + page[at[1] :]
     return page
 
