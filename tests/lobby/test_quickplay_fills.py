@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import threading
 import time
 
 import pytest
@@ -30,6 +31,15 @@ def timer(settings):
     settings.QUICK_PLAY_TIMER = True
     settings.QUICK_PLAY_WAIT = 0.3
     settings.ROOM_ACTIONS_PER_USER = 1  # one room action each, then "too fast"
+    before = set(threading.enumerate())
+    yield
+    # A fill's thread still closes its connection after the room it filled is seen playing:
+    # the test's database must outlive it (pytest-django refuses any query after the test),
+    # and a timer still waiting must not fill a room of the next test's database.
+    for thread in set(threading.enumerate()) - before:
+        if isinstance(thread, threading.Timer):
+            thread.cancel()
+            thread.join(timeout=10)
 
 
 def _status_within(room_id: int, seconds: float) -> str:
