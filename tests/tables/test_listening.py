@@ -10,6 +10,7 @@ channel in the room's group on the real channel layer (in memory here, Redis und
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 
 import pytest
 import pytest_asyncio
@@ -85,6 +86,17 @@ async def _say(kind: str, rooms_heard: list[int], whole: bool = False, ask: bool
     await get_channel_layer().group_send(rooms.LISTENING, message)
 
 
+async def _taken_in(holds: Callable[[frozenset[int]], bool], within: float = 5) -> None:
+    """Wait until what this process knows the other one hears satisfies `holds` (what was said
+    has come in over the channel layer: a loaded run may take longer than any fixed pause)."""
+    relay = rooms.bind(asyncio.get_running_loop()).relay
+    assert relay is not None
+    deadline = asyncio.get_running_loop().time() + within
+    while not holds(relay.heard.get(ELSEWHERE, (frozenset(), 0.0))[0]):
+        assert asyncio.get_running_loop().time() < deadline, relay.heard
+        await asyncio.sleep(0.01)
+
+
 async def _flip(socket: TableSocket) -> int:
     """Alice flips; return the version her socket then shows."""
     before = socket.seen
@@ -131,7 +143,7 @@ async def test_a_room_another_process_hears_gets_its_last_change_again_then_ever
     assert {m["origin"] for m in messages} == {rooms.ORIGIN}
 
     await _say("table.unlistening", [room.pk])
-    await asyncio.sleep(0.1)
+    await _taken_in(lambda heard: room.pk not in heard)
     await _flip(alice)
     assert _changes(await _heard(published)) == []
     await alice.disconnect()
@@ -144,7 +156,7 @@ async def test_a_process_that_says_all_it_hears_replaces_what_it_said_before(bar
     await _heard(published)
 
     await _say("table.listening", [room.pk + 1000], whole=True)  # no longer this room
-    await asyncio.sleep(0.1)
+    await _taken_in(lambda heard: heard == {room.pk + 1000})
     await _flip(alice)
     assert _changes(await _heard(published)) == []
     await alice.disconnect()
