@@ -10,7 +10,5 @@ urlpatterns = [
     path("daily/", views.page, name="page"),
     path("daily/play/", views.play, name="play"),
     path("daily/board/", views.today_board, name="board"),
-    path("daily/lobby/", views.lobby_section, name="lobby"),
-    path("daily/streak/<str:username>/", views.streak, name="streak"),
     path("daily/<str:day>/replay/<int:room_id>/", views.replay, name="replay"),
 ]

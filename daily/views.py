@@ -1,6 +1,6 @@
-"""The daily challenge's pages: today's deal and boards, the start, and two fragments the
-lobby and the player page load from here by htmx (they sit below this app and import nothing
-of it)."""
+"""The daily challenge's pages: today's deal and boards, the start, and a past day's replays.
+(The lobby's box and a player's streak are drawn by this app's template tags, in those pages'
+own answers: templatetags/daily.py.)"""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from datetime import UTC, timedelta
 from typing import Any
 
 from django.conf import settings
-from django.contrib.auth import get_user_model
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.html import format_html
@@ -103,24 +102,6 @@ def today_board(request: HttpRequest) -> HttpResponse:
     """Today's board alone, which the page reads again while it is open."""
     rows = board.board(services.today(services.site_clock()))
     return render(request, "daily/page.html#today-board", {"today_board": rows})
-
-
-def lobby_section(request: HttpRequest) -> HttpResponse:
-    """The lobby's box of today's challenge (loaded by the lobby page with hx-get)."""
-    day = services.today(services.site_clock())
-    context = {
-        "deal": services.deal_of(day),
-        "mine": services.attempt_of(request.user, day),
-        "players": Attempt.objects.filter(day=day, ranked=True).count(),
-    }
-    return render(request, "daily/page.html#lobby-section", context)
-
-
-def streak(request: HttpRequest, username: str) -> HttpResponse:
-    """A player's streak of days played (loaded by his player page with hx-get)."""
-    person = get_object_or_404(get_user_model(), username=username, is_active=True)
-    days = services.streak(person, services.site_clock())
-    return render(request, "daily/page.html#streak", {"person": person, "streak": days})
 
 
 def replay(request: HttpRequest, day: str, room_id: int) -> HttpResponse:

@@ -173,6 +173,15 @@ def _require_before_start(tournament: Tournament) -> None:
         )
 
 
+def listed() -> list[Tournament]:
+    """The public events a visitor may join or watch: upcoming and under way."""
+    return list(
+        Tournament.objects.filter(
+            private=False, status__in=[Tournament.Status.SCHEDULED, Tournament.Status.RUNNING]
+        ).select_related("creator")[:50]
+    )
+
+
 def may_see(tournament: Tournament, user: Any, invite: str | None = None) -> bool:
     """A private tournament is seen by its creator, its entrants and holders of its invite."""
     if not tournament.private:

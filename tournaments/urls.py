@@ -8,11 +8,9 @@ app_name = "tournaments"
 
 urlpatterns = [
     path("tournaments/", views.index, name="index"),
-    path("tournaments/lobby/", views.lobby_section, name="lobby_section"),
     path("tournaments/<int:tournament_id>/", views.page, name="page"),
     path("tournaments/<int:tournament_id>/join/", views.join, name="join"),
     path("tournaments/<int:tournament_id>/withdraw/", views.withdraw, name="withdraw"),
-    path("tournaments/played/<str:username>/", views.played, name="played"),
     # Beside a table's page: a finished tournament table's page asks where its event is.
     path("rooms/<int:room_id>/event/", views.event_of_room, name="event_of_room"),
 ]

@@ -7,7 +7,6 @@ from collections.abc import Callable
 
 from django import forms
 from django.contrib import messages
-from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
@@ -18,7 +17,7 @@ from django.views.decorators.http import require_POST
 from games.registry import GAMES
 from tables.words import game_name
 from tournaments import describe, scheduler, services
-from tournaments.models import Entry, Tournament, TournamentTable
+from tournaments.models import Tournament, TournamentTable
 
 
 class TournamentForm(forms.Form):
@@ -43,14 +42,6 @@ class TournamentForm(forms.Form):
         game = self.fields["game"]
         assert isinstance(game, forms.ChoiceField)
         game.choices = [(slug, game_name(slug)) for slug in GAMES]
-
-
-def _public() -> list[Tournament]:
-    return list(
-        Tournament.objects.filter(
-            private=False, status__in=[Tournament.Status.SCHEDULED, Tournament.Status.RUNNING]
-        ).select_related("creator")[:50]
-    )
 
 
 def index(request: HttpRequest) -> HttpResponse:
@@ -81,15 +72,8 @@ def index(request: HttpRequest) -> HttpResponse:
                 status = refusal.status
             else:
                 return redirect("tournaments:page", t.pk)
-    context = {"form": form, "tournaments": [describe.summary(t) for t in _public()]}
+    context = {"form": form, "tournaments": [describe.summary(t) for t in services.listed()]}
     return render(request, "tournaments/index.html", context, status=status)
-
-
-def lobby_section(request: HttpRequest) -> HttpResponse:
-    """The lobby's "Tournaments" section (the lobby page loads it with htmx)."""
-    scheduler.run_due()
-    context = {"tournaments": [describe.summary(t) for t in _public()]}
-    return render(request, "tournaments/index.html#listing", context)
 
 
 def page(request: HttpRequest, tournament_id: int) -> HttpResponse:
@@ -138,18 +122,6 @@ def _entry_change(
     t = get_object_or_404(Tournament, pk=tournament_id)
     context = {"t": describe.detail(t, request.user), "refusal": refusal}
     return render(request, "tournaments/page.html#live", context)
-
-
-def played(request: HttpRequest, username: str) -> HttpResponse:
-    """The tournaments a player played (the player page loads it with htmx)."""
-    person = get_object_or_404(get_user_model(), username=username, is_active=True)
-    entries = (
-        Entry.objects.filter(user=person, tournament__private=False)
-        .exclude(tournament__status=Tournament.Status.SCHEDULED)
-        .select_related("tournament")
-        .order_by("-tournament__starts_at")[:30]
-    )
-    return render(request, "tournaments/played.html", {"entries": entries})
 
 
 def event_of_room(request: HttpRequest, room_id: int) -> HttpResponse:

@@ -1,5 +1,5 @@
-"""The daily challenge's pages: today's page, the start, and the fragments the lobby and the
-player page load from here."""
+"""The daily challenge's pages: today's page, the start, and what the lobby and the player page
+show of it (drawn by this app's tags in their own answers)."""
 
 from __future__ import annotations
 
@@ -52,17 +52,22 @@ def test_the_page_speaks_the_readers_language(alice):
     assert "Tagesaufgabe" in page
 
 
-def test_the_lobby_and_the_player_page_load_their_fragments_from_here(client, alice):
-    assert 'hx-get="/daily/lobby/"' in client.get("/").content.decode()
-    assert 'hx-get="/daily/streak/alice/"' in client.get("/players/alice/").content.decode()
-    box = client.get("/daily/lobby/").content.decode()
-    assert 'id="daily-box"' in box and "<html" not in box and "0 players so far" in box
-    streak = client.get("/daily/streak/alice/").content.decode()
-    assert 'id="daily-streak"' in streak and "No daily challenge played yet." in streak
+def test_the_lobby_and_the_player_page_show_the_box_and_the_streak_in_their_own_answer(
+    client, alice
+):
+    lobby = client.get("/").content.decode()
+    assert 'id="daily-box"' in lobby and "0 players so far" in lobby
+    assert "Play today's deal" in lobby
+    player = client.get("/players/alice/").content.decode()
+    assert 'id="daily-streak"' in player and "No daily challenge played yet." in player
     client_for(alice).post("/daily/play/")
-    streak = client.get("/daily/streak/alice/").content.decode()
-    assert 'data-current="1"' in streak and 'data-best="1"' in streak
-    assert client.get("/daily/streak/nobody/").status_code == 404
+    assert "1 player so far" in client.get("/").content.decode()
+    assert "See your result" in client_for(alice).get("/").content.decode()
+    player = client.get("/players/alice/").content.decode()
+    assert 'data-current="1"' in player and 'data-best="1"' in player
+    # What used to be loaded after the page has no address of its own any more.
+    assert client.get("/daily/lobby/").status_code == 404
+    assert client.get("/daily/streak/alice/").status_code == 404
 
 
 def test_todays_runs_cannot_be_watched_before_the_reveal(alice, bob):
@@ -88,9 +93,9 @@ def test_every_daily_page_speaks_only_the_readers_language(code, alice, bob, car
         "daily, visitor": _page(None, "/daily/", code),
         "daily, refused": refused.content.decode(),
         "today's board": _page(None, "/daily/board/", code),
-        "lobby box": _page(alice, "/daily/lobby/", code),
-        "streak": _page(None, "/daily/streak/alice/", code),
-        "no streak": _page(None, f"/daily/streak/{carol.username}/", code),
+        "lobby with the box": _page(alice, "/", code),
+        "streak": _page(None, "/players/alice/", code),
+        "no streak": _page(None, f"/players/{carol.username}/", code),
     }
     assert 'id="daily-board-yesterday"' in pages["daily, visitor"]
     _check(pages, code)

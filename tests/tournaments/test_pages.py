@@ -41,8 +41,9 @@ def test_a_member_creates_an_event_and_another_joins_and_withdraws_on_its_page(a
     assert b"already in this tournament" in again.content
     bob_client.post(url + "withdraw/")  # without htmx: back to the page
     assert b'id="join"' in bob_client.get(url).content
-    listed = Client().get("/tournaments/lobby/")
-    assert url.encode() in listed.content
+    listed = Client().get("/")  # the lobby lists it in its own answer
+    section = listed.content.decode().split('id="lobby-tournaments">')[1].split("</section>")[0]
+    assert 'id="tournament-list"' in section and url in section
 
 
 def test_a_finished_table_leads_back_to_its_event_and_the_player_page_lists_it(
@@ -57,7 +58,7 @@ def test_a_finished_table_leads_back_to_its_event_and_the_player_page_lists_it(
     back = _client(bob).get(f"/rooms/{table.room_id}/event/")
     assert back.json() == {"url": f"/tournaments/{t.pk}/"}
     assert Client().get("/rooms/999999/event/").json() == {"url": None}  # no event: stay
-    played = Client().get("/tournaments/played/bob/")
+    played = Client().get("/players/bob/")
     assert f"/tournaments/{t.pk}/".encode() in played.content
     on_page = _client(bob).get(f"/tournaments/{t.pk}/")
     assert f'href="/rooms/{table.room_id}/"'.encode() in on_page.content
@@ -107,7 +108,9 @@ def test_the_player_page_lists_a_tournaments_format_and_duplicate_deals(alice, b
         services.add_bots(t.pk, alice, 1, "easy")
         Tournament.objects.filter(pk=t.pk).update(starts_at=timezone.now())
     scheduler.run_due(timezone.now() + timedelta(seconds=400))
-    items = Client().get("/tournaments/played/bob/").content.decode().split("<li>")[1:]
+    page = Client().get("/players/bob/").content.decode()
+    played = page.split('id="tournaments-played"')[1].split("</section>")[0]
+    items = played.split("<li>")[1:]
     assert len(items) == 2
     by_link = {f"/tournaments/{t.pk}/": t for t in (duplicate, plain)}
     for item in items:
