@@ -172,43 +172,57 @@ def open_paced_room_with_bots(page: Page, game: str, seats: int, clock: int | No
     return room_id
 
 
+def allegra_step(page: Page) -> str:
+    """Do, by keyboard, what the Allegra table asks of the reader now, and wait for the next
+    change (or a moment): "over" once the match's winner is said (nothing done), else what was
+    done ("ready", "draw", "discard", "pick")."""
+    me = page.locator("#al-me")
+    now = version(page)
+    mine = me.aria_snapshot()
+    # The winner is said the moment the last round ends (issue 45 item 13); the match is over
+    # once everyone asked for the result.
+    ready = re.search(r'button "(Show the result|Ready for round \d+)', mine)
+    if not ready and re.search(
+        r"wins with|share the win", page.locator("#al-status").aria_snapshot()
+    ):
+        return "over"
+    if ready:
+        page.keyboard.press("r")
+        done = "ready"
+    elif 'button "Draw from the deck' in mine:
+        page.keyboard.press("d")
+        done = "draw"
+    elif re.search(r'button "Discard the \d+', mine):
+        page.keyboard.press("x")
+        done = "discard"
+    else:
+        # A card to turn, to give, or to take and place: Tab's way, by the role's name.
+        radios = me.get_by_role("radio")
+        if radios.count() and not me.get_by_role("radio", checked=True).count():
+            radios.first.focus()
+            page.keyboard.press("Space")
+        buttons = me.get_by_role("button").filter(has_not_text=re.compile("^Knock"))
+        if buttons.count():
+            buttons.first.focus()
+            page.keyboard.press("Enter")
+        done = "pick"
+    next_version(page, now)
+    return done
+
+
 @pytest.mark.timeout(MATCH_TIME + 60)
 def test_a_whole_three_seat_allegra_match_by_keyboard_on_a_paced_table(person, site_shell):
     page = person()
     sign_up_by_keyboard(page, "alma")
     room_id = open_paced_room_with_bots(page, "allegra", 3)
     hear_everything(page)
-    me = page.locator("#al-me")
     deadline = time.monotonic() + MATCH_TIME
     turns = 0
     while time.monotonic() < deadline:
-        now = version(page)
-        mine = me.aria_snapshot()
-        # The winner is said the moment the last round ends (issue 45 item 13); the match is
-        # over once everyone asked for the result.
-        ready = re.search(r'button "(Show the result|Ready for round \d+)', mine)
-        if not ready and re.search(
-            r"wins with|share the win", page.locator("#al-status").aria_snapshot()
-        ):
+        step = allegra_step(page)
+        if step == "over":
             break
-        if ready:
-            page.keyboard.press("r")
-        elif 'button "Draw from the deck' in mine:
-            page.keyboard.press("d")
-            turns += 1
-        elif re.search(r'button "Discard the \d+', mine):
-            page.keyboard.press("x")
-        else:
-            # A card to turn, to give, or to take and place: Tab's way, by the role's name.
-            radios = me.get_by_role("radio")
-            if radios.count() and not me.get_by_role("radio", checked=True).count():
-                radios.first.focus()
-                page.keyboard.press("Space")
-            buttons = me.get_by_role("button").filter(has_not_text=re.compile("^Knock"))
-            if buttons.count():
-                buttons.first.focus()
-                page.keyboard.press("Enter")
-        next_version(page, now)
+        turns += step == "draw"
     else:
         raise AssertionError("the match did not end in time")
 

@@ -3,10 +3,17 @@ shared column, the final lap, the score sheet with its doubling, a reload mid-tu
 
 from __future__ import annotations
 
+import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.test_access_play import (
+    allegra_step,
+    open_paced_room_with_bots,
+    sign_up_by_keyboard,
+)
 from tests.browser.test_ligretto_table import join, open_room, same_version
 from tests.browser.test_lobby_flow import sign_up, wait_live
+from tests.browser.test_table_layout import LAPTOP, PHONE
 
 
 def at_table(page: Page) -> None:
@@ -141,3 +148,40 @@ def test_the_how_to_page_is_linked_from_the_room_form_and_shows_a_shared_column(
     expect(page.locator("h1")).to_have_text("How to play Allegra")
     expect(page.locator("figure.example .shared-col.highlight")).to_be_visible()
     expect(page.locator("#A7")).to_contain_text("Knocking")
+
+
+# Every move of the board or of your own part that the page makes by itself from now on
+# (Chromium's Layout Instability API reports the outermost element that moved).
+STEADY = """() => {
+  window.moved = [];
+  new PerformanceObserver((list) => {
+    for (const e of list.getEntries()) for (const s of e.sources) {
+      if (s.node && s.node.matches && s.node.matches(".board, #al-me")) {
+        const from = Math.round(s.previousRect.y), to = Math.round(s.currentRect.y);
+        window.moved.push(`${s.node.id || s.node.className}: ${from} -> ${to}`);
+      }
+    }
+  }).observe({type: "layout-shift"});
+}"""
+
+
+@pytest.mark.parametrize("size", [LAPTOP, PHONE], ids=["laptop", "phone"])
+def test_the_board_and_your_area_stay_in_place_turn_after_turn(person, size):
+    # The status above the board gains and loses lines with every turn: the clock while a
+    # person decides, a detail that wraps or not, the news. The board below it (the deck, the
+    # discard, every other grid) went 20 px up and down on nearly every turn, and 40 px as
+    # the round began. The status now keeps one height (static/css/allegra.css).
+    page = person()
+    page.set_viewport_size(size)
+    sign_up_by_keyboard(page, f"steady{size['width']}")
+    open_paced_room_with_bots(page, "allegra", 3)
+    page.evaluate(STEADY)
+    draws = 0
+    for _ in range(100):  # the opening, then three turns of each player's
+        step = allegra_step(page)
+        assert step != "over"
+        draws += step == "draw"
+        if draws == 3:
+            break
+    assert draws == 3
+    assert page.evaluate("window.moved") == []
