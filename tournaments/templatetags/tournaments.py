@@ -16,6 +16,7 @@ register = template.Library()
 
 @register.inclusion_tag("tournaments/index.html#listing")
 def tournaments_listed() -> dict[str, Any]:
+    """The public events, upcoming and under way (the lobby's section)."""
     scheduler.run_due()  # what a lost timer (a restart) left due, before it is listed
     return {"tournaments": [describe.summary(t) for t in services.listed()]}
 
